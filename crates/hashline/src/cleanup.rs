@@ -1,0 +1,234 @@
+//! Conservative repair of what models paste: view prefixes copied into new
+//! content, and a neighbouring line echoed at a range's boundary. Each fix
+//! applies only where it is unambiguous and is reported to the caller.
+
+/// The length of a view prefix (`12#A3F#9BC|`, optionally after a diff
+/// marker `+`, ` ` or `>>> ` as the edit result shows them) at the start of
+/// `line`. Only the exact form the engine prints counts, so text that merely
+/// resembles a ref (`12:abc|` in a CSV, `- item` in Markdown) is left alone.
+fn view_prefix_len(line: &str) -> Option<usize> {
+    let b = line.as_bytes();
+    let mut i = if line.starts_with(">>> ") {
+        4
+    } else if line.starts_with(['+', ' ']) {
+        1
+    } else {
+        0
+    };
+    while i < b.len() && b[i] == b' ' {
+        i += 1;
+    }
+    let digits = b[i..].iter().take_while(|c| c.is_ascii_digit()).count();
+    if digits == 0 {
+        return None;
+    }
+    i += digits;
+    for _ in 0..2 {
+        if b.get(i) != Some(&b'#') {
+            return None;
+        }
+        let hex = b.get(i + 1..i + 4)?;
+        if !hex
+            .iter()
+            .all(|c| c.is_ascii_digit() || (b'A'..=b'F').contains(c))
+        {
+            return None;
+        }
+        i += 4;
+    }
+    (b.get(i) == Some(&b'|')).then_some(i + 1)
+}
+
+/// The lines without their view prefixes, when every non-empty line carries
+/// one; `None` otherwise (then nothing is stripped).
+pub fn strip_view_prefixes(lines: &[String]) -> Option<Vec<String>> {
+    let mut any = false;
+    let mut out = Vec::with_capacity(lines.len());
+    for line in lines {
+        if line.is_empty() {
+            out.push(String::new());
+            continue;
+        }
+        let len = view_prefix_len(line)?;
+        any = true;
+        out.push(line[len..].to_owned());
+    }
+    any.then_some(out)
+}
+
+fn body(line: &str) -> &str {
+    line.trim_end_matches(['\n', '\r'])
+}
+
+/// The same for a whole text (a `write`'s content), keeping its line
+/// terminators; returns the text and the number of lines stripped.
+pub fn strip_view_prefixes_text(text: &str) -> (String, usize) {
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let mut stripped = 0;
+    for line in &lines {
+        if body(line).is_empty() {
+            continue;
+        }
+        if view_prefix_len(body(line)).is_none() {
+            return (text.to_owned(), 0);
+        }
+        stripped += 1;
+    }
+    if stripped == 0 {
+        return (text.to_owned(), 0);
+    }
+    let out = lines
+        .iter()
+        .map(|l| match view_prefix_len(body(l)) {
+            Some(len) => &l[len..],
+            None => l,
+        })
+        .collect();
+    (out, stripped)
+}
+
+/// Net count of opening minus closing brackets, ignoring strings roughly:
+/// enough to tell whether dropping an echoed line keeps a block balanced.
+fn bracket_balance<'a>(lines: impl IntoIterator<Item = &'a str>) -> i64 {
+    lines
+        .into_iter()
+        .flat_map(str::chars)
+        .map(|c| match c {
+            '{' | '(' | '[' => 1,
+            '}' | ')' | ']' => -1,
+            _ => 0,
+        })
+        .sum()
+}
+
+/// Which boundary echo was removed from an operation's content.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Echo {
+    /// The first content line repeated the line before the range.
+    Before,
+    /// The last content line repeated the line after the range.
+    After,
+}
+
+/// Trims a replace's content that repeats the line just before or after the
+/// replaced lines. `before`/`after` are those neighbours, `replaced` the old
+/// lines. A repeated line is dropped only when it is not blank, the range
+/// did not already start (or end) with that same line, some content stays,
+/// and, where the dropped lines open or close brackets, dropping them leaves
+/// the content exactly as balanced as the lines it replaces. Returns which
+/// echoes were removed.
+pub fn trim_boundary_echo(
+    content: &mut Vec<String>,
+    before: Option<&str>,
+    replaced: &[&str],
+    after: Option<&str>,
+) -> Vec<Echo> {
+    let is_echo = |line: Option<&String>, neighbour: Option<&str>, edge: Option<&&str>| match (
+        line, neighbour,
+    ) {
+        (Some(line), Some(neighbour)) => {
+            line == neighbour && !neighbour.trim().is_empty() && edge != Some(&neighbour)
+        }
+        _ => false,
+    };
+    let lead = is_echo(content.first(), before, replaced.first());
+    let tail = is_echo(content.last(), after, replaced.last());
+    let target = bracket_balance(replaced.iter().copied());
+    let total = bracket_balance(content.iter().map(String::as_str));
+    let first = content.first().map_or(0, |l| bracket_balance([l.as_str()]));
+    let last = content.last().map_or(0, |l| bracket_balance([l.as_str()]));
+    let fits = |drop_first: bool, drop_last: bool| {
+        let dropped = usize::from(drop_first) + usize::from(drop_last);
+        let balance = i64::from(drop_first) * first + i64::from(drop_last) * last;
+        let zero_balance = (!drop_first || first == 0) && (!drop_last || last == 0);
+        content.len() > dropped && (zero_balance || total - balance == target)
+    };
+    let (drop_first, drop_last) = [(true, true), (true, false), (false, true)]
+        .into_iter()
+        .find(|&(f, l)| (f || l) && (!f || lead) && (!l || tail) && fits(f, l))
+        .unwrap_or((false, false));
+    let mut removed = Vec::new();
+    if drop_first {
+        content.remove(0);
+        removed.push(Echo::Before);
+    }
+    if drop_last {
+        content.pop();
+        removed.push(Echo::After);
+    }
+    removed
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn v(lines: &[&str]) -> Vec<String> {
+        lines.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn strips_prefixes_only_when_every_nonempty_line_has_one() {
+        assert_eq!(
+            strip_view_prefixes(&v(&[
+                "1#A3F#9BC|a",
+                "",
+                "+2#0E1#44D|  b",
+                ">>> 3#B20#7C1|c"
+            ])),
+            Some(v(&["a", "", "  b", "c"]))
+        );
+        assert_eq!(strip_view_prefixes(&v(&["1#A3F#9BC|a", "plain"])), None);
+        assert_eq!(strip_view_prefixes(&v(&["", ""])), None);
+    }
+
+    #[test]
+    fn leaves_text_that_only_resembles_a_prefix() {
+        for line in [
+            "- item",
+            "12:abc|x",
+            "12#abc#def|lowercase",
+            "# heading",
+            "#A3F#9BC|no line",
+            "12#A3F|short",
+            "-1#A3F#9BC|minus",
+        ] {
+            assert_eq!(strip_view_prefixes(&v(&[line])), None, "{line}");
+        }
+    }
+
+    #[test]
+    fn strips_prefixes_from_whole_text_keeping_terminators() {
+        let (out, n) = strip_view_prefixes_text("1#A3F#9BC|a\r\n\n2#0E1#44D|b");
+        assert_eq!((out.as_str(), n), ("a\r\n\nb", 2));
+        let (out, n) = strip_view_prefixes_text("1#A3F#9BC|a\nplain\n");
+        assert_eq!((out.as_str(), n), ("1#A3F#9BC|a\nplain\n", 0));
+    }
+
+    #[test]
+    fn trims_an_echoed_neighbour_at_either_boundary() {
+        let mut content = v(&["fn a() {", "  new();", "}"]);
+        let removed = trim_boundary_echo(&mut content, Some("fn a() {"), &["  old();"], Some("}"));
+        assert_eq!(removed, vec![Echo::Before, Echo::After]);
+        assert_eq!(content, v(&["  new();"]));
+    }
+
+    #[test]
+    fn keeps_a_closing_bracket_the_content_needs() {
+        // The content opens a block and closes it: the `}` is not an echo.
+        let mut content = v(&["  if (x) {", "    y();", "}"]);
+        let removed = trim_boundary_echo(&mut content, None, &["  z();"], Some("}"));
+        assert!(removed.is_empty());
+        assert_eq!(content.len(), 3);
+    }
+
+    #[test]
+    fn keeps_blank_lines_single_lines_and_lines_the_range_already_had() {
+        let mut content = v(&["", "x"]);
+        assert!(trim_boundary_echo(&mut content, Some(""), &["y"], None).is_empty());
+        let mut content = v(&["a"]);
+        assert!(trim_boundary_echo(&mut content, Some("a"), &["y"], None).is_empty());
+        let mut content = v(&["a", "b"]);
+        assert!(trim_boundary_echo(&mut content, Some("a"), &["a", "c"], None).is_empty());
+    }
+}

@@ -1,0 +1,207 @@
+//! An edit of one document, start to end without the file system: plan the
+//! request against the text, apply it, and describe the result.
+
+use crate::error::{Error, ErrorCode, Result};
+use crate::hash::rev;
+use crate::plan::{plan, PlanContext};
+use crate::replace::replace;
+use crate::report::{hunks, success, Hunk, SuccessInput, Summary};
+use crate::request::{OpKind, Request};
+use crate::store::Version;
+use crate::text::Document;
+
+pub struct EditInput<'a> {
+    pub doc: &'a Document,
+    /// The path as the model knows it.
+    pub path: &'a str,
+    /// Whether the file exists; when it does not, `doc` is empty and only
+    /// requests that create a file are accepted.
+    pub exists: bool,
+    pub history: &'a [Version],
+    pub cleanup: bool,
+    pub seen_guard: bool,
+}
+
+#[derive(Debug, Clone)]
+pub struct Edited {
+    pub bytes: Vec<u8>,
+    pub doc: Document,
+    pub rev: String,
+    pub previous_rev: String,
+    pub summary: Summary,
+}
+
+impl Request {
+    /// Whether the request can apply to a file that does not exist yet.
+    pub fn creates(&self) -> bool {
+        match self {
+            Request::Operations { operations, .. } => operations
+                .iter()
+                .all(|op| matches!(op.kind, OpKind::Prepend | OpKind::Append)),
+            Request::Replace { old_string, .. } => old_string.is_empty(),
+        }
+    }
+}
+
+pub fn edit(input: &EditInput<'_>, request: &Request) -> Result<Edited> {
+    let doc = input.doc;
+    if !input.exists && !request.creates() {
+        return Err(Error::new(
+            ErrorCode::NotFound,
+            format!("File {} not found", input.path),
+        )
+        .with_path(input.path));
+    }
+    let previous_rev = rev(doc.text());
+    let plural = |n: usize, one: &str, many: &str| {
+        if n == 1 {
+            format!("{n} {one}")
+        } else {
+            format!("{n} {many}")
+        }
+    };
+    let (bytes, hunks, headline, notes): (Vec<u8>, Vec<Hunk>, String, Vec<String>) = match request {
+        Request::Operations { operations, rev } => {
+            let ctx = PlanContext {
+                doc,
+                rev: &previous_rev,
+                path: input.path,
+                history: input.history,
+                cleanup: input.cleanup,
+                seen_guard: input.seen_guard,
+            };
+            let planned = plan(&ctx, operations, rev.as_deref())?;
+            let ops = plural(planned.applied, "operation", "operations");
+            let headline = if input.exists {
+                format!("Applied {ops} to {}", input.path)
+            } else {
+                format!("Created {} with {ops}", input.path)
+            };
+            (
+                doc.splice(&planned.splices),
+                hunks(&planned.splices),
+                headline,
+                planned.notes,
+            )
+        }
+        Request::Replace {
+            old_string,
+            new_string,
+            replace_all,
+        } if old_string.is_empty() => {
+            if !doc.is_empty() {
+                return Err(Error::invalid_request(format!(
+                    "oldString is empty, which creates a file, but {} already exists and is not empty. Put the text to replace in oldString, or use operations.",
+                    input.path
+                ))
+                .with_path(input.path));
+            }
+            if *replace_all {
+                return Err(
+                    Error::invalid_request("replaceAll needs a non-empty oldString.")
+                        .with_path(input.path),
+                );
+            }
+            if new_string.is_empty() {
+                return Err(Error::new(ErrorCode::NoChange, crate::replace::IDENTICAL)
+                    .with_path(input.path));
+            }
+            // The new file holds exactly the text given, terminators included.
+            let bytes = new_string.as_bytes().to_vec();
+            let lines = Document::from_bytes(&bytes)?.line_count();
+            let created = [Hunk {
+                old: 0..0,
+                new: 0..lines,
+            }];
+            let headline = format!(
+                "{} {}",
+                if input.exists { "Wrote" } else { "Created" },
+                input.path
+            );
+            (bytes, created.to_vec(), headline, Vec::new())
+        }
+        Request::Replace {
+            old_string,
+            new_string,
+            replace_all,
+        } => {
+            let replaced = replace(doc, old_string, new_string, *replace_all)
+                .map_err(|e| e.with_path(input.path))?;
+            let headline = format!(
+                "Replaced {} in {}",
+                plural(replaced.matches, "match", "matches"),
+                input.path
+            );
+            (
+                doc.splice(&replaced.splices),
+                hunks(&replaced.splices),
+                headline,
+                replaced.notes,
+            )
+        }
+    };
+    let new_doc = Document::from_bytes(&bytes)?;
+    if new_doc == *doc && input.exists {
+        return Err(Error::new(
+            ErrorCode::NoChange,
+            format!(
+                "No changes to apply: the edit leaves {} exactly as it is.",
+                input.path
+            ),
+        )
+        .with_path(input.path));
+    }
+    let new_rev = rev(new_doc.text());
+    let hunks = trim_to_real_changes(hunks, doc, &new_doc);
+    let summary = success(SuccessInput {
+        path: input.path,
+        old: doc,
+        new: &new_doc,
+        old_rev: &previous_rev,
+        new_rev: &new_rev,
+        hunks: &hunks,
+        headline,
+        notes: &notes,
+    });
+    Ok(Edited {
+        bytes,
+        doc: new_doc,
+        rev: new_rev,
+        previous_rev,
+        summary,
+    })
+}
+
+/// Hunks are computed from the splices; a splice at the very end of a file
+/// without a final newline can merge with the last line when re-read, so
+/// clamp hunks to the new document's length.
+fn trim_to_real_changes(mut hunks: Vec<Hunk>, old: &Document, new: &Document) -> Vec<Hunk> {
+    for h in &mut hunks {
+        h.old.end = h.old.end.min(old.line_count());
+        h.old.start = h.old.start.min(h.old.end);
+        h.new.end = h.new.end.min(new.line_count());
+        h.new.start = h.new.start.min(h.new.end);
+    }
+    hunks
+}
+
+/// Applies a request to a text with no file and no store: the pure form
+/// hosts use for content they hold themselves.
+pub fn apply_to_text(text: &str, request: &Request, cleanup: bool) -> Result<(String, Edited)> {
+    let doc = Document::from_text(text);
+    let edited = edit(
+        &EditInput {
+            doc: &doc,
+            path: "text",
+            exists: true,
+            history: &[],
+            cleanup,
+            seen_guard: false,
+        },
+        request,
+    )?;
+    // The bytes carry a BOM as its UTF-8 encoding, which the string keeps as U+FEFF.
+    let out = String::from_utf8(edited.bytes.clone())
+        .map_err(|_| Error::new(ErrorCode::NotUtf8, "The edit produced invalid UTF-8."))?;
+    Ok((out, edited))
+}

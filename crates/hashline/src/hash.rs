@@ -1,0 +1,118 @@
+//! The three digests of the reference format: a line's HASH, its ANCHOR
+//! (the line with its neighbours) and a document's REV.
+
+use sha1::{Digest, Sha1};
+use std::fmt;
+
+/// Joins the parts of an ANCHOR; a character no source line is likely to hold.
+pub const SEPARATOR: &str = "\u{241E}";
+
+/// A 12-bit digest shown as three uppercase hex digits (a HASH or an ANCHOR).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Tag(u16);
+
+impl Tag {
+    pub fn from_bits(bits: u16) -> Option<Tag> {
+        (bits < 0x1000).then_some(Tag(bits))
+    }
+
+    pub fn bits(self) -> u16 {
+        self.0
+    }
+
+    /// Parses exactly three hex digits, either case.
+    pub fn parse(hex: &str) -> Option<Tag> {
+        if hex.len() != 3 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return None;
+        }
+        u16::from_str_radix(hex, 16).ok().map(Tag)
+    }
+
+    fn from_digest(digest: &[u8]) -> Tag {
+        Tag((u16::from(digest[0]) << 4) | u16::from(digest[1] >> 4))
+    }
+}
+
+impl fmt::Display for Tag {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:03X}", self.0)
+    }
+}
+
+/// The text that is hashed: trailing spaces and tabs never count, so an
+/// editor that trims them does not invalidate refs; indentation does count.
+pub fn hashed_text(line: &str) -> &str {
+    line.trim_end_matches([' ', '\t'])
+}
+
+pub fn line_hash(line: &str) -> Tag {
+    Tag::from_digest(&Sha1::digest(hashed_text(line).as_bytes()))
+}
+
+/// A missing neighbour (first or last line) counts as the empty string.
+pub fn anchor_hash(prev: Option<&str>, line: &str, next: Option<&str>) -> Tag {
+    let mut hasher = Sha1::new();
+    hasher.update(hashed_text(prev.unwrap_or("")).as_bytes());
+    hasher.update(SEPARATOR.as_bytes());
+    hasher.update(hashed_text(line).as_bytes());
+    hasher.update(SEPARATOR.as_bytes());
+    hasher.update(hashed_text(next.unwrap_or("")).as_bytes());
+    Tag::from_digest(&hasher.finalize())
+}
+
+/// REV: 8 uppercase hex digits of SHA-1 over the canonical text.
+pub fn rev(canonical: &str) -> String {
+    hex::encode_upper(&Sha1::digest(canonical.as_bytes())[..4])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sha1_hex(s: &str) -> String {
+        hex::encode_upper(Sha1::digest(s.as_bytes()))
+    }
+
+    #[test]
+    fn line_hash_is_first_three_hex_digits_of_sha1() {
+        let line = "    const total = items.length;";
+        assert_eq!(line_hash(line).to_string(), sha1_hex(line)[..3]);
+    }
+
+    #[test]
+    fn line_hash_ignores_trailing_spaces_and_tabs_but_not_indentation() {
+        assert_eq!(line_hash("x = 1"), line_hash("x = 1 \t "));
+        assert_ne!(line_hash("x = 1"), line_hash("  x = 1"));
+    }
+
+    #[test]
+    fn anchor_hash_covers_both_neighbours_joined_by_the_separator() {
+        let expected = sha1_hex("a\u{241E}b\u{241E}c");
+        assert_eq!(
+            anchor_hash(Some("a"), "b", Some("c")).to_string(),
+            expected[..3]
+        );
+        let edge = sha1_hex("\u{241E}b\u{241E}");
+        assert_eq!(anchor_hash(None, "b", None).to_string(), edge[..3]);
+        assert_ne!(
+            anchor_hash(Some("a"), "b", Some("c")),
+            anchor_hash(Some("x"), "b", Some("c"))
+        );
+    }
+
+    #[test]
+    fn rev_is_eight_uppercase_hex_digits() {
+        assert_eq!(rev("a\nb\n"), sha1_hex("a\nb\n")[..8]);
+        assert_eq!(rev("").len(), 8);
+    }
+
+    #[test]
+    fn tags_always_print_three_digits() {
+        assert_eq!(Tag::from_bits(0xA).unwrap().to_string(), "00A");
+        assert_eq!(Tag::parse("a3f").unwrap().to_string(), "A3F");
+        assert!(Tag::parse("A3").is_none());
+        assert!(Tag::parse("G00").is_none());
+        assert!(Tag::parse("+12").is_none());
+        assert!(Tag::from_bits(0x1000).is_none());
+    }
+}

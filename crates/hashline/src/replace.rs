@@ -1,0 +1,281 @@
+//! The `oldString`/`newString` fallback with OpenCode's semantics and error
+//! texts, minus its faults: a tolerant match re-indents the new text to the
+//! lines it matched and never touches a line outside them, and
+//! `replaceAll` is literal.
+
+use crate::error::{Error, ErrorCode, Result};
+use crate::report::window;
+use crate::request::split_content;
+use crate::text::{Document, Splice};
+
+pub const IDENTICAL: &str = "No changes to apply: oldString and newString are identical.";
+pub const NOT_FOUND: &str =
+    "Could not find oldString in the file. It must match exactly, including whitespace, indentation, and line endings.";
+pub const AMBIGUOUS: &str =
+    "Found multiple matches for oldString. Provide more surrounding context to make the match unique.";
+
+/// Files up to this many lines get the closest lines shown when nothing
+/// matches; past it the search would cost more than it helps.
+const NEAREST_SEARCH_LINES: usize = 20_000;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Replaced {
+    pub splices: Vec<Splice>,
+    pub notes: Vec<String>,
+    pub matches: usize,
+}
+
+fn normalize(s: &str) -> String {
+    s.replace("\r\n", "\n").replace('\r', "\n")
+}
+
+/// Replaces in an existing document. An empty `old` is handled by the
+/// caller (it creates a file).
+pub fn replace(doc: &Document, old: &str, new: &str, replace_all: bool) -> Result<Replaced> {
+    let old = normalize(old);
+    let new = normalize(new);
+    if old == new {
+        return Err(Error::new(ErrorCode::NoChange, IDENTICAL));
+    }
+    let text = doc.text();
+    let found: Vec<usize> = text.match_indices(old.as_str()).map(|(i, _)| i).collect();
+    match found.len() {
+        0 => tolerant(doc, &old, &new),
+        1 => Ok(Replaced {
+            splices: literal_splices(doc, &found, old.len(), &new),
+            notes: Vec::new(),
+            matches: 1,
+        }),
+        n if replace_all => Ok(Replaced {
+            splices: literal_splices(doc, &found, old.len(), &new),
+            notes: Vec::new(),
+            matches: n,
+        }),
+        _ => {
+            let lines: Vec<usize> = found.iter().map(|&at| line_of_offset(doc, at)).collect();
+            let mut lines_dedup = lines.clone();
+            lines_dedup.dedup();
+            let (shown_text, shown) = window(doc, &lines_dedup, 1);
+            let mut err = Error::new(
+                ErrorCode::OldStringAmbiguous,
+                format!(
+                    "{AMBIGUOUS} It matches {} places (lines {}); or cite the line with an operation:\n{shown_text}",
+                    found.len(),
+                    lines.iter().map(|l| (l + 1).to_string()).collect::<Vec<_>>().join(", ")
+                ),
+            );
+            err.shown = shown;
+            Err(err)
+        }
+    }
+}
+
+fn line_starts(doc: &Document) -> impl Iterator<Item = usize> + '_ {
+    let mut at = 0;
+    doc.lines().map(move |l| {
+        let start = at;
+        at += l.len() + 1;
+        start
+    })
+}
+
+fn line_of_offset(doc: &Document, offset: usize) -> usize {
+    line_starts(doc)
+        .take_while(|&s| s <= offset)
+        .count()
+        .saturating_sub(1)
+}
+
+/// Splices for literal matches at byte offsets `found` in the canonical
+/// text: each covers the whole lines the match touches, with the text
+/// around the match on those lines kept.
+fn literal_splices(doc: &Document, found: &[usize], old_len: usize, new: &str) -> Vec<Splice> {
+    let text = doc.text();
+    let starts: Vec<usize> = line_starts(doc).collect();
+    let line_at = |offset: usize| starts.partition_point(|&s| s <= offset).saturating_sub(1);
+    let line_end = |line: usize| starts.get(line + 1).copied().unwrap_or(text.len());
+    let mut splices: Vec<Splice> = Vec::new();
+    let mut i = 0;
+    while i < found.len() {
+        let first = line_at(found[i]);
+        let mut last = line_at(found[i] + old_len - 1);
+        let mut j = i + 1;
+        while j < found.len() && line_at(found[j]) <= last {
+            last = last.max(line_at(found[j] + old_len - 1));
+            j += 1;
+        }
+        let mut end = line_end(last);
+        let mut chunk = String::new();
+        let mut at = starts[first];
+        for &m in &found[i..j] {
+            chunk.push_str(&text[at..m]);
+            chunk.push_str(new);
+            at = m + old_len;
+        }
+        chunk.push_str(&text[at..end]);
+        // A match that ended in a newline the new text lacks joins the next
+        // line to this one; take that line into the splice.
+        if !chunk.ends_with('\n') && text[..end].ends_with('\n') && last + 1 < starts.len() {
+            last += 1;
+            let next_end = line_end(last);
+            chunk.push_str(&text[end..next_end]);
+            end = next_end;
+        }
+        let lines = if end == text.len() && !doc.final_newline() {
+            chunk.split('\n').map(str::to_owned).collect()
+        } else {
+            split_content(&chunk)
+        };
+        splices.push(Splice {
+            range: first..last + 1,
+            lines,
+        });
+        i = j;
+    }
+    splices
+}
+
+fn indent(line: &str) -> &str {
+    &line[..line.len() - line.trim_start().len()]
+}
+
+/// Whole lines equal to `old`'s lines once leading and trailing white space
+/// is ignored; used only when it is the single such block.
+fn tolerant(doc: &Document, old: &str, new: &str) -> Result<Replaced> {
+    let old_lines = split_content(old);
+    let k = old_lines.len();
+    let wanted: Vec<&str> = old_lines.iter().map(|l| l.trim()).collect();
+    let n = doc.line_count();
+    let mut hits = Vec::new();
+    if k > 0 && wanted.iter().any(|l| !l.is_empty()) && k <= n {
+        for start in 0..=n - k {
+            if (0..k).all(|j| doc.line(start + j).trim() == wanted[j]) {
+                hits.push(start);
+            }
+        }
+    }
+    match hits.as_slice() {
+        [start] => {
+            let start = *start;
+            let pivot = (0..k).find(|&j| !wanted[j].is_empty()).unwrap_or(0);
+            let from = indent(&old_lines[pivot]);
+            let to = indent(doc.line(start + pivot));
+            let lines: Vec<String> = split_content(new)
+                .into_iter()
+                .map(|l| match l.strip_prefix(from) {
+                    Some(rest) if !l.trim().is_empty() => format!("{to}{rest}"),
+                    _ => l,
+                })
+                .collect();
+            Ok(Replaced {
+                splices: vec![Splice {
+                    range: start..start + k,
+                    lines,
+                }],
+                notes: vec![format!(
+                    "oldString matched lines {}-{} only with different white space; newString was re-indented to those lines' indentation.",
+                    start + 1,
+                    start + k
+                )],
+                matches: 1,
+            })
+        }
+        [] => Err(not_found(doc, &wanted)),
+        _ => {
+            let (shown_text, shown) = window(doc, &hits, 1);
+            let mut err = Error::new(
+                ErrorCode::OldStringAmbiguous,
+                format!("{AMBIGUOUS} Ignoring white space it matches {} places; or cite the line with an operation:\n{shown_text}", hits.len()),
+            );
+            err.shown = shown;
+            Err(err)
+        }
+    }
+}
+
+/// The not-found error, showing the lines closest to oldString's first
+/// non-blank line, with refs, so the retry can use operations instead.
+fn not_found(doc: &Document, wanted: &[&str]) -> Error {
+    let probe = wanted.iter().find(|l| !l.is_empty()).copied().unwrap_or("");
+    let mut err = Error::new(ErrorCode::OldStringNotFound, NOT_FOUND);
+    if probe.is_empty() || doc.line_count() > NEAREST_SEARCH_LINES {
+        return err;
+    }
+    let mut scored: Vec<(f32, usize)> = doc
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .map(|(i, l)| (similar::TextDiff::from_chars(l.trim(), probe).ratio(), i))
+        .filter(|(score, _)| *score >= 0.6)
+        .collect();
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    let mut best: Vec<usize> = scored.into_iter().take(3).map(|(_, i)| i).collect();
+    if best.is_empty() {
+        return err;
+    }
+    best.sort_unstable();
+    let (shown_text, shown) = window(doc, &best, 1);
+    err.message = format!("{NOT_FOUND} The closest lines are below; edit them with operations and these refs:\n{shown_text}");
+    err.shown = shown;
+    err
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn apply(text: &str, old: &str, new: &str, all: bool) -> Result<String> {
+        let doc = Document::from_text(text);
+        let r = replace(&doc, old, new, all)?;
+        Ok(String::from_utf8(doc.splice(&r.splices)).unwrap())
+    }
+
+    #[test]
+    fn replaces_a_unique_exact_match_inside_a_line_and_across_lines() {
+        assert_eq!(
+            apply("let a = 1;\nlet b = 2;\n", "= 1", "= 10", false).unwrap(),
+            "let a = 10;\nlet b = 2;\n"
+        );
+        assert_eq!(apply("a\nb\nc\n", "a\nb", "x", false).unwrap(), "x\nc\n");
+        assert_eq!(apply("a\nb\nc\n", "b\n", "x", false).unwrap(), "a\nxc\n");
+        assert_eq!(apply("a\nb", "b", "b\nc", false).unwrap(), "a\nb\nc");
+    }
+
+    #[test]
+    fn replace_all_is_literal_and_handles_several_matches_per_line() {
+        assert_eq!(
+            apply("x x\ny\nx\n", "x", "$&", true).unwrap(),
+            "$& $&\ny\n$&\n"
+        );
+    }
+
+    #[test]
+    fn errors_keep_opencode_texts() {
+        let doc = Document::from_text("a\na\n");
+        assert_eq!(
+            replace(&doc, "a", "a", false).unwrap_err().message,
+            IDENTICAL
+        );
+        let err = replace(&doc, "a", "b", false).unwrap_err();
+        assert_eq!(err.code, ErrorCode::OldStringAmbiguous);
+        assert!(err.message.starts_with(AMBIGUOUS));
+        let err = replace(&doc, "zzz", "b", false).unwrap_err();
+        assert_eq!(err.code, ErrorCode::OldStringNotFound);
+        assert!(err.message.starts_with(NOT_FOUND));
+    }
+
+    #[test]
+    fn a_whitespace_tolerant_match_reindents_the_new_text_and_touches_nothing_else() {
+        let text = "fn a() {\n    if x {\n        y();\n    }\n}\n";
+        let out = apply(text, "if x {\n    y();\n}", "if x {\n    z();\n}", false).unwrap();
+        assert_eq!(out, "fn a() {\n    if x {\n        z();\n    }\n}\n");
+    }
+
+    #[test]
+    fn not_found_shows_the_closest_lines_with_refs() {
+        let doc = Document::from_text("fn main() {\n    let total = items.len();\n}\n");
+        let err = replace(&doc, "let totl = items.len();", "x", false).unwrap_err();
+        assert!(err.message.contains(">>> 2#"), "{}", err.message);
+        assert_eq!(err.shown, vec![0..3]);
+    }
+}

@@ -1,0 +1,438 @@
+//! What the model and the host get back: after an edit, fresh refs for every
+//! changed region, the removed lines, shift hints and a unified diff; on a
+//! rejection, the cited lines as they are now, with refs to retry with.
+
+use crate::reference::Ref;
+use crate::text::{Document, Splice};
+use crate::view::push_line;
+use similar::{capture_diff_slices, Algorithm, DiffOp};
+use std::fmt::Write;
+use std::ops::Range;
+
+/// Lines of context around each changed region in the model's output.
+const CONTEXT: usize = 1;
+/// Lines of context in the unified diff, as `diff -u` has them.
+const DIFF_CONTEXT: usize = 3;
+/// Past this many lines a region shows its head and tail only.
+const MAX_REGION_LINES: usize = 80;
+const SHIFT_HINTS: usize = 4;
+
+/// A changed region: old lines `old` became new lines `new` (0-based).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Hunk {
+    pub old: Range<usize>,
+    pub new: Range<usize>,
+}
+
+/// The regions the splices change, in the numbering of both versions.
+pub fn hunks(splices: &[Splice]) -> Vec<Hunk> {
+    let mut shift: isize = 0;
+    let mut out: Vec<Hunk> = Vec::with_capacity(splices.len());
+    for s in splices {
+        let new_start = (s.range.start as isize + shift) as usize;
+        let hunk = Hunk {
+            old: s.range.clone(),
+            new: new_start..new_start + s.lines.len(),
+        };
+        shift += s.lines.len() as isize - s.range.len() as isize;
+        match out.last_mut() {
+            Some(last) if last.old.end == hunk.old.start => {
+                last.old.end = hunk.old.end;
+                last.new.end = hunk.new.end;
+            }
+            _ => out.push(hunk),
+        }
+    }
+    out
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Row {
+    Same(usize, usize),
+    Removed(usize),
+    Added(usize),
+}
+
+/// The smallest line diff inside one changed region: a model that re-types
+/// a line unchanged should not see it as removed and added.
+fn region_rows(old: &Document, new: &Document, hunk: &Hunk) -> Vec<Row> {
+    let old_lines: Vec<&str> = hunk.old.clone().map(|i| old.line(i)).collect();
+    let new_lines: Vec<&str> = hunk.new.clone().map(|i| new.line(i)).collect();
+    let mut rows = Vec::with_capacity(old_lines.len() + new_lines.len());
+    for op in capture_diff_slices(Algorithm::Myers, &old_lines, &new_lines) {
+        match op {
+            DiffOp::Equal {
+                old_index,
+                new_index,
+                len,
+            } => rows.extend((0..len).map(|k| {
+                Row::Same(
+                    hunk.old.start + old_index + k,
+                    hunk.new.start + new_index + k,
+                )
+            })),
+            DiffOp::Delete {
+                old_index, old_len, ..
+            } => rows.extend((0..old_len).map(|k| Row::Removed(hunk.old.start + old_index + k))),
+            DiffOp::Insert {
+                new_index, new_len, ..
+            } => rows.extend((0..new_len).map(|k| Row::Added(hunk.new.start + new_index + k))),
+            DiffOp::Replace {
+                old_index,
+                old_len,
+                new_index,
+                new_len,
+            } => {
+                rows.extend((0..old_len).map(|k| Row::Removed(hunk.old.start + old_index + k)));
+                rows.extend((0..new_len).map(|k| Row::Added(hunk.new.start + new_index + k)));
+            }
+        }
+    }
+    rows
+}
+
+/// The result of an applied edit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Summary {
+    pub output: String,
+    pub diff: String,
+    pub additions: usize,
+    pub deletions: usize,
+    /// Lines of the new version the output displayed with refs.
+    pub shown: Vec<Range<usize>>,
+}
+
+pub struct SuccessInput<'a> {
+    pub path: &'a str,
+    pub old: &'a Document,
+    pub new: &'a Document,
+    pub old_rev: &'a str,
+    pub new_rev: &'a str,
+    pub hunks: &'a [Hunk],
+    /// The first sentence, naming what was done and the path.
+    pub headline: String,
+    pub notes: &'a [String],
+}
+
+pub fn success(input: SuccessInput<'_>) -> Summary {
+    let SuccessInput {
+        path,
+        old,
+        new,
+        old_rev,
+        new_rev,
+        hunks,
+        headline,
+        notes,
+    } = input;
+    let rows: Vec<Vec<Row>> = hunks.iter().map(|h| region_rows(old, new, h)).collect();
+    let additions = rows
+        .iter()
+        .flatten()
+        .filter(|r| matches!(r, Row::Added(_)))
+        .count();
+    let deletions = rows
+        .iter()
+        .flatten()
+        .filter(|r| matches!(r, Row::Removed(_)))
+        .count();
+
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{headline}. REV {old_rev} -> {new_rev} (+{additions} -{deletions})"
+    );
+    let mut shown = Vec::new();
+    for group in group_hunks(hunks, CONTEXT) {
+        let first = &hunks[group.start];
+        let last = &hunks[group.end - 1];
+        let from = first.new.start.saturating_sub(CONTEXT);
+        let to = (last.new.end + CONTEXT).min(new.line_count());
+        if to > from {
+            let _ = writeln!(out, "@@ {}-{} @@", from + 1, to);
+        } else {
+            let _ = writeln!(out, "@@ (file is now empty) @@");
+        }
+        let mut next = from;
+        for k in group.clone() {
+            let hunk = &hunks[k];
+            for i in next..hunk.new.start {
+                push_row(&mut out, ' ', new, i);
+            }
+            push_region(&mut out, old, new, &rows[k]);
+            next = hunk.new.end;
+        }
+        for i in next..to {
+            push_row(&mut out, ' ', new, i);
+        }
+        shown.push(from..to);
+    }
+    push_shift_hints(&mut out, hunks, old.line_count());
+    for note in notes {
+        let _ = writeln!(out, "Note: {note}");
+    }
+    Summary {
+        output: out,
+        diff: unified_diff(path, old, new, hunks, &rows),
+        additions,
+        deletions,
+        shown,
+    }
+}
+
+fn push_row(out: &mut String, mark: char, doc: &Document, index: usize) {
+    out.push(mark);
+    push_line(out, doc, index);
+    out.push('\n');
+}
+
+fn push_region(out: &mut String, old: &Document, new: &Document, rows: &[Row]) {
+    let elide = rows.len() > MAX_REGION_LINES;
+    let keep = MAX_REGION_LINES / 2;
+    for (i, row) in rows.iter().enumerate() {
+        if elide && i >= keep && i < rows.len() - keep {
+            if i == keep {
+                let _ = writeln!(
+                    out,
+                    "  … {} more lines of this change …",
+                    rows.len() - 2 * keep
+                );
+            }
+            continue;
+        }
+        match *row {
+            Row::Same(_, n) => push_row(out, ' ', new, n),
+            Row::Added(n) => push_row(out, '+', new, n),
+            Row::Removed(o) => {
+                out.push_str("-|");
+                out.push_str(old.line(o));
+                out.push('\n');
+            }
+        }
+    }
+}
+
+/// Consecutive hunks whose context would touch, shown as one block.
+fn group_hunks(hunks: &[Hunk], context: usize) -> Vec<Range<usize>> {
+    let mut groups: Vec<Range<usize>> = Vec::new();
+    for (k, hunk) in hunks.iter().enumerate() {
+        match groups.last_mut() {
+            Some(g) if hunk.new.start <= hunks[g.end - 1].new.end + 2 * context => g.end = k + 1,
+            _ => groups.push(k..k + 1),
+        }
+    }
+    groups
+}
+
+fn push_shift_hints(out: &mut String, hunks: &[Hunk], old_total: usize) {
+    let mut shift: isize = 0;
+    let mut hints = Vec::new();
+    for (k, hunk) in hunks.iter().enumerate() {
+        shift += hunk.new.len() as isize - hunk.old.len() as isize;
+        let start = hunk.old.end;
+        let end = hunks.get(k + 1).map_or(old_total, |h| h.old.start);
+        if shift != 0 && end > start {
+            let moved = |l: usize| (l as isize + shift) as usize;
+            hints.push(if end == start + 1 {
+                format!("old {} is now {} ({shift:+})", end, moved(end))
+            } else {
+                format!(
+                    "old {}-{} are now {}-{} ({shift:+})",
+                    start + 1,
+                    end,
+                    moved(start + 1),
+                    moved(end)
+                )
+            });
+        }
+    }
+    if hints.is_empty() {
+        return;
+    }
+    let more = hints.len().saturating_sub(SHIFT_HINTS);
+    hints.truncate(SHIFT_HINTS);
+    let _ = write!(out, "Lines moved: {}", hints.join("; "));
+    if more > 0 {
+        let _ = write!(out, "; and {more} more ranges");
+    }
+    out.push_str(".\n");
+}
+
+fn unified_diff(
+    path: &str,
+    old: &Document,
+    new: &Document,
+    hunks: &[Hunk],
+    rows: &[Vec<Row>],
+) -> String {
+    let mut out = format!("--- a/{path}\n+++ b/{path}\n");
+    for group in group_hunks(hunks, DIFF_CONTEXT) {
+        let first = &hunks[group.start];
+        let last = &hunks[group.end - 1];
+        let before = first.old.start.min(first.new.start).min(DIFF_CONTEXT);
+        let after = (old.line_count() - last.old.end)
+            .min(new.line_count() - last.new.end)
+            .min(DIFF_CONTEXT);
+        let old_from = first.old.start - before;
+        let old_to = last.old.end + after;
+        let new_from = first.new.start - before;
+        let new_to = last.new.end + after;
+        let _ = writeln!(
+            out,
+            "@@ -{} +{} @@",
+            diff_range(old_from, old_to - old_from),
+            diff_range(new_from, new_to - new_from)
+        );
+        let mut next = old_from;
+        for k in group.clone() {
+            let hunk = &hunks[k];
+            for i in next..hunk.old.start {
+                let _ = writeln!(out, " {}", old.line(i));
+            }
+            for row in &rows[k] {
+                let _ = match *row {
+                    Row::Same(o, _) => writeln!(out, " {}", old.line(o)),
+                    Row::Removed(o) => writeln!(out, "-{}", old.line(o)),
+                    Row::Added(n) => writeln!(out, "+{}", new.line(n)),
+                };
+            }
+            next = hunk.old.end;
+        }
+        for i in next..old_to {
+            let _ = writeln!(out, " {}", old.line(i));
+        }
+    }
+    out
+}
+
+fn diff_range(start: usize, len: usize) -> String {
+    match len {
+        0 => format!("{start},0"),
+        1 => format!("{}", start + 1),
+        _ => format!("{},{len}", start + 1),
+    }
+}
+
+/// Lines of `doc` around `focus` (0-based, sorted), `context` lines on
+/// each side, `>>> ` marking the focus lines, with fresh refs; and the
+/// ranges it displayed.
+pub fn window(doc: &Document, focus: &[usize], context: usize) -> (String, Vec<Range<usize>>) {
+    let mut out = String::new();
+    let mut shown = Vec::new();
+    let mut last_end: Option<usize> = None;
+    let n = doc.line_count();
+    let mut i = 0;
+    while i < focus.len() {
+        let start = focus[i].saturating_sub(context);
+        let mut end = (focus[i] + context + 1).min(n);
+        let mut j = i + 1;
+        while j < focus.len() && focus[j].saturating_sub(context) <= end {
+            end = (focus[j] + context + 1).min(n);
+            j += 1;
+        }
+        if last_end.is_some_and(|e| e < start) {
+            out.push_str("    ...\n");
+        }
+        shown.push(start.max(last_end.unwrap_or(0))..end);
+        for line in start.max(last_end.unwrap_or(0))..end {
+            out.push_str(if focus[i..j].contains(&line) {
+                ">>> "
+            } else {
+                "    "
+            });
+            push_line(&mut out, doc, line);
+            out.push('\n');
+        }
+        last_end = Some(end);
+        i = j;
+    }
+    (out, shown)
+}
+
+/// The current ref of line `index`, for messages.
+pub fn current_ref(doc: &Document, index: usize) -> String {
+    Ref::of_line(doc, index).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn splice(range: Range<usize>, lines: &[&str]) -> Splice {
+        Splice {
+            range,
+            lines: lines.iter().map(|s| s.to_string()).collect(),
+        }
+    }
+
+    #[test]
+    fn hunks_track_positions_in_both_versions() {
+        let h = hunks(&[
+            splice(1..2, &["a", "b", "c"]),
+            splice(5..7, &[]),
+            splice(9..9, &["x"]),
+        ]);
+        assert_eq!(
+            h,
+            vec![
+                Hunk {
+                    old: 1..2,
+                    new: 1..4
+                },
+                Hunk {
+                    old: 5..7,
+                    new: 7..7
+                },
+                Hunk {
+                    old: 9..9,
+                    new: 9..10
+                }
+            ]
+        );
+    }
+
+    #[test]
+    fn success_output_shows_fresh_refs_removed_lines_shifts_and_a_unified_diff() {
+        let old = Document::from_text("a\nb\nc\nd\ne\n");
+        let new = Document::from_text("a\nB\nB2\nc\nd\ne\n");
+        let h = hunks(&[splice(1..2, &["B", "B2"])]);
+        let summary = success(SuccessInput {
+            path: "f.txt",
+            old: &old,
+            new: &new,
+            old_rev: "OLD",
+            new_rev: "NEW",
+            hunks: &h,
+            headline: "Applied 1 operation to f.txt".into(),
+            notes: &[],
+        });
+        let want = format!(
+            "Applied 1 operation to f.txt. REV OLD -> NEW (+2 -1)\n@@ 1-4 @@\n {}|a\n-|b\n+{}|B\n+{}|B2\n {}|c\nLines moved: old 3-5 are now 4-6 (+1).\n",
+            current_ref(&new, 0),
+            current_ref(&new, 1),
+            current_ref(&new, 2),
+            current_ref(&new, 3)
+        );
+        assert_eq!(summary.output, want);
+        assert_eq!((summary.additions, summary.deletions), (2, 1));
+        assert_eq!(summary.shown, vec![0..4]);
+        assert_eq!(
+            summary.diff,
+            "--- a/f.txt\n+++ b/f.txt\n@@ -1,5 +1,6 @@\n a\n-b\n+B\n+B2\n c\n d\n e\n"
+        );
+    }
+
+    #[test]
+    fn window_marks_focus_lines_and_separates_distant_ones() {
+        let text: String = (1..=20).map(|i| format!("l{i}\n")).collect();
+        let doc = Document::from_text(&text);
+        let (w, shown) = window(&doc, &[2, 3, 15], 2);
+        assert_eq!(shown, vec![0..6, 13..18]);
+        let lines: Vec<&str> = w.lines().collect();
+        assert_eq!(lines.len(), 6 + 1 + 5);
+        assert!(lines[2].starts_with(">>> 3#"));
+        assert!(lines[3].starts_with(">>> 4#"));
+        assert_eq!(lines[6], "    ...");
+        assert!(lines[9].starts_with(">>> 16#"));
+    }
+}

@@ -1,0 +1,277 @@
+//! A `Hashline` session: a root, options, and the store of versions its
+//! views and edits have produced. Everything that touches files goes
+//! through here.
+
+use crate::edit::{edit, EditInput, Edited};
+use crate::error::{Error, Result};
+use crate::file::{load, replace_atomically, Base, Root, Target, DEFAULT_MAX_FILE_BYTES};
+use crate::hash::rev;
+use crate::reference::Ref;
+use crate::request::Request;
+use crate::store::{Store, StoreLimits};
+use crate::text::Document;
+use crate::view::{render, View};
+use parking_lot::lock_api::ArcMutexGuard;
+use parking_lot::RawMutex;
+use std::collections::HashMap;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub root: PathBuf,
+    pub max_file_bytes: u64,
+    pub allow_outside_root: bool,
+    /// Strip echoed view prefixes and boundary echoes from content.
+    pub cleanup: bool,
+    /// Refuse edits anchored on lines no view displayed.
+    pub seen_guard: bool,
+    pub store: StoreLimits,
+}
+
+impl Options {
+    pub fn new(root: impl Into<PathBuf>) -> Options {
+        Options {
+            root: root.into(),
+            max_file_bytes: DEFAULT_MAX_FILE_BYTES,
+            allow_outside_root: false,
+            cleanup: true,
+            seen_guard: true,
+            store: StoreLimits::default(),
+        }
+    }
+}
+
+/// A line another viewer displayed, to be given its ref.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ShownLine {
+    /// 1-based.
+    pub line: usize,
+    pub text: String,
+    /// The viewer cut the line: `text` is a prefix of it.
+    pub truncated: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Tagged {
+    pub rev: String,
+    pub total_lines: usize,
+    /// The ref of each shown line, `None` where the text shown is not the
+    /// file's line (the file changed, or the viewer altered it).
+    pub refs: Vec<Option<String>>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReadResult {
+    pub path: String,
+    pub view: View,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EditResult {
+    pub output: String,
+    pub path: String,
+    pub rev: String,
+    pub previous_rev: String,
+    pub diff: String,
+    pub additions: usize,
+    pub deletions: usize,
+}
+
+/// An edit computed but not written; `commit` writes it if the file is
+/// still what it was planned against.
+#[derive(Debug, Clone)]
+pub struct EditPlan {
+    target: Target,
+    base: Base,
+    old: Arc<Document>,
+    new: Arc<Document>,
+    bytes: Vec<u8>,
+    shown: Vec<Range<usize>>,
+    result: EditResult,
+}
+
+impl EditPlan {
+    pub fn result(&self) -> &EditResult {
+        &self.result
+    }
+}
+
+pub struct Hashline {
+    options: Options,
+    root: Root,
+    store: Mutex<Store>,
+    /// One lock per file, held from plan to write; an owned guard needs
+    /// parking_lot's `lock_arc`.
+    locks: Mutex<HashMap<PathBuf, Arc<parking_lot::Mutex<()>>>>,
+}
+
+/// A panic while a lock was held leaves data that is still consistent
+/// (every update is a single insert or replace), so keep going.
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+impl Hashline {
+    pub fn new(options: Options) -> Result<Hashline> {
+        let root = Root::new(&options.root)?;
+        Ok(Hashline {
+            store: Mutex::new(Store::new(options.store)),
+            options,
+            root,
+            locks: Mutex::new(HashMap::new()),
+        })
+    }
+
+    pub fn root(&self) -> &Path {
+        self.root.path()
+    }
+
+    fn target(&self, path: &str, allow_outside: bool) -> Result<Target> {
+        self.root
+            .resolve(path, allow_outside || self.options.allow_outside_root)
+    }
+
+    fn remember(&self, target: &Target, rev: &str, doc: &Arc<Document>, lines: &[Range<usize>]) {
+        let mut store = lock(&self.store);
+        if lines.is_empty() {
+            store.record(&target.real, rev, doc, 0..0);
+        }
+        for range in lines {
+            store.record(&target.real, rev, doc, range.clone());
+        }
+    }
+
+    /// A tagged view of lines `offset..offset+limit` (1-based).
+    pub fn read(
+        &self,
+        path: &str,
+        offset: Option<usize>,
+        limit: Option<usize>,
+        allow_outside: bool,
+    ) -> Result<ReadResult> {
+        let target = self.target(path, allow_outside)?;
+        let doc = Arc::new(load(&target, self.options.max_file_bytes, false)?.doc);
+        let view = render(&doc, &target.display, offset, limit)
+            .map_err(|e| e.with_path(&target.display))?;
+        let shown = view.start_line.saturating_sub(1)..view.end_line;
+        self.remember(&target, &view.rev, &doc, &[shown]);
+        Ok(ReadResult {
+            path: target.display,
+            view,
+        })
+    }
+
+    /// Refs for lines another viewer displayed, computed from the file
+    /// itself; the lines count as seen.
+    pub fn tag(&self, path: &str, shown: &[ShownLine], allow_outside: bool) -> Result<Tagged> {
+        let target = self.target(path, allow_outside)?;
+        let doc = Arc::new(load(&target, self.options.max_file_bytes, false)?.doc);
+        let rev = rev(doc.text());
+        let n = doc.line_count();
+        let mut seen = Vec::new();
+        let refs = shown
+            .iter()
+            .map(|s| {
+                let index = s.line.checked_sub(1).filter(|&i| i < n)?;
+                let line = doc.line(index);
+                let same = if s.truncated {
+                    line.starts_with(s.text.as_str())
+                } else {
+                    line == s.text
+                };
+                same.then(|| {
+                    seen.push(index..index + 1);
+                    Ref::of_line(&doc, index).to_string()
+                })
+            })
+            .collect();
+        self.remember(&target, &rev, &doc, &seen);
+        Ok(Tagged {
+            rev,
+            total_lines: n,
+            refs,
+        })
+    }
+
+    /// Computes an edit without writing it.
+    pub fn plan(&self, path: &str, request: &Request, allow_outside: bool) -> Result<EditPlan> {
+        let target = self.target(path, allow_outside)?;
+        let loaded = load(&target, self.options.max_file_bytes, request.creates())?;
+        let old = Arc::new(loaded.doc);
+        let history = lock(&self.store).versions(&target.real);
+        let input = EditInput {
+            doc: &old,
+            path: &target.display,
+            exists: loaded.base != Base::Missing,
+            history: &history,
+            cleanup: self.options.cleanup,
+            seen_guard: self.options.seen_guard,
+        };
+        let edited: Edited = match edit(&input, request) {
+            Ok(edited) => edited,
+            Err(err) => return Err(self.after_rejection(&target, &old, err)),
+        };
+        let mut output = edited.summary.output;
+        if !history.is_empty() {
+            output.push_str("Refs from earlier views of this file stay usable for lines outside the changed regions.\n");
+        }
+        Ok(EditPlan {
+            result: EditResult {
+                output,
+                path: target.display.clone(),
+                rev: edited.rev,
+                previous_rev: edited.previous_rev,
+                diff: edited.summary.diff,
+                additions: edited.summary.additions,
+                deletions: edited.summary.deletions,
+            },
+            shown: edited.summary.shown,
+            bytes: edited.bytes,
+            new: Arc::new(edited.doc),
+            old,
+            base: loaded.base,
+            target,
+        })
+    }
+
+    /// A rejection shows current lines with refs; record them as seen so
+    /// that a retry citing them passes.
+    fn after_rejection(&self, target: &Target, doc: &Arc<Document>, err: Error) -> Error {
+        if !err.shown.is_empty() {
+            self.remember(target, &rev(doc.text()), doc, &err.shown);
+        }
+        err
+    }
+
+    /// Writes a plan, refusing with `BASE_CHANGED` if the file changed
+    /// since it was planned.
+    pub fn commit(&self, plan: &EditPlan) -> Result<EditResult> {
+        let _guard = self.path_lock(&plan.target.real);
+        self.write(plan)
+    }
+
+    fn write(&self, plan: &EditPlan) -> Result<EditResult> {
+        replace_atomically(&plan.target, &plan.base, &plan.bytes)?;
+        self.remember(&plan.target, &plan.result.previous_rev, &plan.old, &[]);
+        self.remember(&plan.target, &plan.result.rev, &plan.new, &plan.shown);
+        Ok(plan.result.clone())
+    }
+
+    /// Plans and writes in one step, holding the file's lock across both so
+    /// concurrent edits from this process each see the one before.
+    pub fn edit(&self, path: &str, request: &Request, allow_outside: bool) -> Result<EditResult> {
+        let target = self.target(path, allow_outside)?;
+        let _guard = self.path_lock(&target.real);
+        let plan = self.plan(path, request, allow_outside)?;
+        self.write(&plan)
+    }
+
+    fn path_lock(&self, path: &Path) -> ArcMutexGuard<RawMutex, ()> {
+        let mutex = Arc::clone(lock(&self.locks).entry(path.to_owned()).or_default());
+        mutex.lock_arc()
+    }
+}

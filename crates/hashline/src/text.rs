@@ -1,0 +1,362 @@
+//! The canonical form of a file: BOM removed, every line ending as LF, the
+//! original endings and the final newline remembered so that writing back
+//! reproduces every line the edit did not name byte for byte.
+
+use crate::error::{Error, ErrorCode, Result};
+use memchr::{memchr, memchr2, memchr_iter};
+use std::ops::Range;
+
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ending {
+    Lf,
+    CrLf,
+    Cr,
+}
+
+impl Ending {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Ending::Lf => "\n",
+            Ending::CrLf => "\r\n",
+            Ending::Cr => "\r",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Endings {
+    Uniform(Ending),
+    /// The ending of each terminated line, for files that mix them.
+    PerLine(Vec<Ending>),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Document {
+    text: String,
+    starts: Vec<usize>,
+    endings: Endings,
+    bom: bool,
+    final_newline: bool,
+}
+
+/// Lines to put in place of `range` (0-based line indexes, end exclusive).
+/// An empty range inserts before `range.start`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Splice {
+    pub range: Range<usize>,
+    pub lines: Vec<String>,
+}
+
+impl Document {
+    pub fn from_bytes(bytes: &[u8]) -> Result<Document> {
+        let (bom, body) = match bytes.strip_prefix(BOM) {
+            Some(rest) => (true, rest),
+            None => (false, bytes),
+        };
+        let text = std::str::from_utf8(body).map_err(|e| {
+            let at = e.valid_up_to();
+            let line = memchr_iter(b'\n', &body[..at]).count() + 1;
+            Error::new(
+                ErrorCode::NotUtf8,
+                format!(
+                    "The file is not valid UTF-8 (first invalid byte at offset {}, line {line}); it cannot be edited as text.",
+                    at + usize::from(bom) * BOM.len()
+                ),
+            )
+        })?;
+        Ok(Document::build(text, bom))
+    }
+
+    /// A document from text that is already a string; a leading BOM
+    /// character is treated as the file's BOM.
+    pub fn from_text(text: &str) -> Document {
+        match text.strip_prefix('\u{FEFF}') {
+            Some(rest) => Document::build(rest, true),
+            None => Document::build(text, false),
+        }
+    }
+
+    fn build(body: &str, bom: bool) -> Document {
+        let bytes = body.as_bytes();
+        if memchr(b'\r', bytes).is_none() {
+            let mut starts = Vec::with_capacity(bytes.len() / 32 + 1);
+            if !bytes.is_empty() {
+                starts.push(0);
+                starts.extend(memchr_iter(b'\n', bytes).map(|i| i + 1));
+                if starts.last() == Some(&bytes.len()) {
+                    starts.pop();
+                }
+            }
+            return Document {
+                text: body.to_owned(),
+                starts,
+                endings: Endings::Uniform(Ending::Lf),
+                bom,
+                final_newline: bytes.last() == Some(&b'\n'),
+            };
+        }
+        let mut text = String::with_capacity(body.len());
+        let mut starts = Vec::new();
+        let mut endings = Vec::new();
+        let mut at = 0;
+        while at < bytes.len() {
+            starts.push(text.len());
+            match memchr2(b'\r', b'\n', &bytes[at..]) {
+                Some(i) => {
+                    text.push_str(&body[at..at + i]);
+                    text.push('\n');
+                    let ending = if bytes[at + i] == b'\n' {
+                        Ending::Lf
+                    } else if bytes.get(at + i + 1) == Some(&b'\n') {
+                        Ending::CrLf
+                    } else {
+                        Ending::Cr
+                    };
+                    at += i + ending.as_str().len();
+                    endings.push(ending);
+                }
+                None => {
+                    text.push_str(&body[at..]);
+                    at = bytes.len();
+                }
+            }
+        }
+        let final_newline = starts.len() == endings.len() && !starts.is_empty();
+        let endings = match endings.first() {
+            Some(&first) if endings.iter().all(|&e| e == first) => Endings::Uniform(first),
+            Some(_) => Endings::PerLine(endings),
+            None => Endings::Uniform(Ending::Lf),
+        };
+        Document {
+            text,
+            starts,
+            endings,
+            bom,
+            final_newline,
+        }
+    }
+
+    /// The canonical text: what REV is computed over.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    pub fn line_count(&self) -> usize {
+        self.starts.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.starts.is_empty()
+    }
+
+    pub fn has_bom(&self) -> bool {
+        self.bom
+    }
+
+    pub fn final_newline(&self) -> bool {
+        self.final_newline
+    }
+
+    /// Line `index` (0-based) without its terminator.
+    pub fn line(&self, index: usize) -> &str {
+        let start = self.starts[index];
+        let end = match self.starts.get(index + 1) {
+            Some(&next) => next - 1,
+            None if self.final_newline => self.text.len() - 1,
+            None => self.text.len(),
+        };
+        &self.text[start..end]
+    }
+
+    pub fn lines(&self) -> impl ExactSizeIterator<Item = &str> + '_ {
+        (0..self.line_count()).map(move |i| self.line(i))
+    }
+
+    /// The terminator line `index` has in the file, `None` for a last line
+    /// without one.
+    pub fn ending(&self, index: usize) -> Option<Ending> {
+        if index + 1 == self.line_count() && !self.final_newline {
+            return None;
+        }
+        Some(match &self.endings {
+            Endings::Uniform(e) => *e,
+            Endings::PerLine(v) => v[index],
+        })
+    }
+
+    /// The ending new lines get: the most common one, LF on a tie or when
+    /// the file has none.
+    pub fn dominant_ending(&self) -> Ending {
+        match &self.endings {
+            Endings::Uniform(e) => *e,
+            Endings::PerLine(v) => {
+                let mut counts = [0usize; 3];
+                for e in v {
+                    counts[*e as usize] += 1;
+                }
+                [Ending::CrLf, Ending::Cr]
+                    .into_iter()
+                    .filter(|e| counts[*e as usize] > counts[Ending::Lf as usize])
+                    .max_by_key(|e| counts[*e as usize])
+                    .unwrap_or(Ending::Lf)
+            }
+        }
+    }
+
+    /// The file's bytes: BOM, lines and their original endings.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        self.splice(&[])
+    }
+
+    /// The file's bytes with `splices` applied (sorted by range, not
+    /// overlapping). Lines outside the splices keep their bytes and endings;
+    /// new lines get the dominant ending; the final newline is kept as the
+    /// file had it (a file that had no lines gets one).
+    pub fn splice(&self, splices: &[Splice]) -> Vec<u8> {
+        let new_ending = self.dominant_ending();
+        let mut out = LineWriter {
+            bytes: Vec::with_capacity(self.text.len() + self.text.len() / 16 + 16),
+            held: None,
+        };
+        if self.bom {
+            out.bytes.extend_from_slice(BOM);
+        }
+        let mut next = 0;
+        for splice in splices {
+            for i in next..splice.range.start {
+                out.push(self.line(i), self.ending(i).unwrap_or(new_ending));
+            }
+            for line in &splice.lines {
+                out.push(line, new_ending);
+            }
+            next = splice.range.end;
+        }
+        for i in next..self.line_count() {
+            out.push(self.line(i), self.ending(i).unwrap_or(new_ending));
+        }
+        out.finish(self.final_newline || self.is_empty())
+    }
+}
+
+/// Writes lines, holding the last one back until it is known to be last,
+/// because only the last line may lack a terminator.
+struct LineWriter<'a> {
+    bytes: Vec<u8>,
+    held: Option<(&'a str, Ending)>,
+}
+
+impl<'a> LineWriter<'a> {
+    fn push(&mut self, line: &'a str, ending: Ending) {
+        if let Some((held, held_ending)) = self.held.replace((line, ending)) {
+            self.bytes.extend_from_slice(held.as_bytes());
+            self.bytes
+                .extend_from_slice(held_ending.as_str().as_bytes());
+        }
+    }
+
+    fn finish(mut self, final_newline: bool) -> Vec<u8> {
+        if let Some((line, ending)) = self.held.take() {
+            self.bytes.extend_from_slice(line.as_bytes());
+            if final_newline {
+                self.bytes.extend_from_slice(ending.as_str().as_bytes());
+            }
+        }
+        self.bytes
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn doc(bytes: &[u8]) -> Document {
+        Document::from_bytes(bytes).unwrap()
+    }
+
+    #[test]
+    fn lf_file_round_trips_and_counts_lines() {
+        for bytes in [&b""[..], b"\n", b"a", b"a\n", b"a\nb", b"a\n\n", b"\n\n\n"] {
+            let d = doc(bytes);
+            assert_eq!(d.to_bytes(), bytes, "{:?}", bytes);
+        }
+        assert_eq!(doc(b"").line_count(), 0);
+        assert_eq!(doc(b"\n").line_count(), 1);
+        assert_eq!(doc(b"a\nb").line_count(), 2);
+        assert_eq!(doc(b"a\n\n").line_count(), 2);
+    }
+
+    #[test]
+    fn crlf_bom_mixed_and_lone_cr_round_trip_byte_for_byte() {
+        for bytes in [
+            &b"\xEF\xBB\xBFa\r\nb\r\n"[..],
+            b"a\r\nb\nc\rd",
+            b"\r",
+            b"\r\r\n\n",
+            b"x\r\ny",
+        ] {
+            let d = doc(bytes);
+            assert_eq!(d.to_bytes(), bytes, "{:?}", bytes);
+        }
+    }
+
+    #[test]
+    fn canonical_text_has_no_bom_and_only_lf() {
+        let d = doc(b"\xEF\xBB\xBFa\r\nb\rc");
+        assert_eq!(d.text(), "a\nb\nc");
+        assert_eq!(d.lines().collect::<Vec<_>>(), ["a", "b", "c"]);
+        assert!(d.has_bom());
+        assert!(!d.final_newline());
+        assert_eq!(d.ending(0), Some(Ending::CrLf));
+        assert_eq!(d.ending(1), Some(Ending::Cr));
+        assert_eq!(d.ending(2), None);
+    }
+
+    #[test]
+    fn splice_keeps_untouched_line_endings_and_uses_dominant_for_new_lines() {
+        let d = doc(b"a\r\nb\nc\r\nd\r\n");
+        let out = d.splice(&[Splice {
+            range: 1..2,
+            lines: vec!["B".into(), "B2".into()],
+        }]);
+        assert_eq!(out, b"a\r\nB\r\nB2\r\nc\r\nd\r\n");
+    }
+
+    #[test]
+    fn splice_keeps_missing_final_newline_when_appending() {
+        let d = doc(b"a\r\nb");
+        let out = d.splice(&[Splice {
+            range: 2..2,
+            lines: vec!["c".into()],
+        }]);
+        assert_eq!(out, b"a\r\nb\r\nc");
+    }
+
+    #[test]
+    fn splice_into_an_empty_file_ends_with_a_newline() {
+        let d = doc(b"");
+        let out = d.splice(&[Splice {
+            range: 0..0,
+            lines: vec!["x".into()],
+        }]);
+        assert_eq!(out, b"x\n");
+    }
+
+    #[test]
+    fn deleting_every_line_leaves_an_empty_file_with_its_bom() {
+        let d = doc(b"\xEF\xBB\xBFa\nb");
+        let out = d.splice(&[Splice {
+            range: 0..2,
+            lines: vec![],
+        }]);
+        assert_eq!(out, b"\xEF\xBB\xBF");
+    }
+
+    #[test]
+    fn invalid_utf8_is_reported_with_its_line() {
+        let err = Document::from_bytes(b"ok\nbad \xFF here\n").unwrap_err();
+        assert_eq!(err.code, ErrorCode::NotUtf8);
+        assert!(err.message.contains("line 2"), "{}", err.message);
+    }
+}

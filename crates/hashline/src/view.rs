@@ -1,0 +1,146 @@
+//! The tagged view a model reads: a header with the REV, one
+//! `LINE#HASH#ANCHOR|content` line per file line, and how to read on.
+
+use crate::error::{Error, ErrorCode, Result};
+use crate::hash::rev;
+use crate::reference::Ref;
+use crate::text::Document;
+use std::fmt::Write;
+
+pub const DEFAULT_LIMIT: usize = 2000;
+/// Longer lines are cut in the view; their refs still hash the whole line.
+pub const MAX_LINE_CHARS: usize = 2000;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct View {
+    pub text: String,
+    pub rev: String,
+    pub total_lines: usize,
+    /// 1-based, inclusive; `end_line < start_line` when nothing is shown.
+    pub start_line: usize,
+    pub end_line: usize,
+}
+
+/// `offset` is the 1-based first line; `limit` the number of lines.
+pub fn render(
+    doc: &Document,
+    path: &str,
+    offset: Option<usize>,
+    limit: Option<usize>,
+) -> Result<View> {
+    let total = doc.line_count();
+    let offset = offset.unwrap_or(1).max(1);
+    let limit = limit.unwrap_or(DEFAULT_LIMIT);
+    if limit == 0 {
+        return Err(Error::invalid_request("limit must be at least 1."));
+    }
+    if offset > total.max(1) {
+        return Err(Error::new(
+            ErrorCode::OutOfRange,
+            format!("offset {offset} is past the end of {path} ({total} lines)."),
+        ));
+    }
+    let start = offset - 1;
+    let end = total.min(start.saturating_add(limit));
+    let rev = rev(doc.text());
+    let mut text = String::with_capacity((end - start) * 48 + 64);
+    if total == 0 {
+        let _ = writeln!(text, "{path} REV:{rev} (empty file)");
+    } else {
+        let _ = writeln!(text, "{path} REV:{rev} lines {offset}-{end} of {total}");
+    }
+    for index in start..end {
+        push_line(&mut text, doc, index);
+        text.push('\n');
+    }
+    if end < total {
+        let _ = writeln!(
+            text,
+            "(Showing lines {offset}-{end} of {total}. Read on with offset={}.)",
+            end + 1
+        );
+    }
+    Ok(View {
+        text,
+        rev,
+        total_lines: total,
+        start_line: offset,
+        end_line: end,
+    })
+}
+
+/// One view line, `LINE#HASH#ANCHOR|content`, without a newline.
+pub fn push_line(out: &mut String, doc: &Document, index: usize) {
+    let _ = write!(out, "{}|", Ref::of_line(doc, index));
+    push_content(out, doc.line(index));
+}
+
+fn push_content(out: &mut String, line: &str) {
+    match line.char_indices().nth(MAX_LINE_CHARS) {
+        None => out.push_str(line),
+        Some((cut, _)) => {
+            let chars = line.chars().count();
+            out.push_str(&line[..cut]);
+            let _ = write!(
+                out,
+                "… (line cut at {MAX_LINE_CHARS} of {chars} characters; its ref covers the whole line)"
+            );
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn view_shows_header_refs_and_content() {
+        let doc = Document::from_text("a\nb\n");
+        let view = render(&doc, "f.txt", None, None).unwrap();
+        let lines: Vec<&str> = view.text.lines().collect();
+        assert_eq!(lines[0], format!("f.txt REV:{} lines 1-2 of 2", view.rev));
+        assert_eq!(lines[1], format!("{}|a", Ref::of_line(&doc, 0)));
+        assert_eq!(lines[2], format!("{}|b", Ref::of_line(&doc, 1)));
+        assert_eq!(lines.len(), 3);
+        assert_eq!(
+            (view.start_line, view.end_line, view.total_lines),
+            (1, 2, 2)
+        );
+    }
+
+    #[test]
+    fn offset_and_limit_select_lines_and_the_footer_says_how_to_read_on() {
+        let text: String = (1..=10).map(|i| format!("line {i}\n")).collect();
+        let doc = Document::from_text(&text);
+        let view = render(&doc, "f", Some(3), Some(4)).unwrap();
+        assert_eq!((view.start_line, view.end_line), (3, 6));
+        assert!(view.text.lines().nth(1).unwrap().starts_with("3#"));
+        assert!(view
+            .text
+            .ends_with("(Showing lines 3-6 of 10. Read on with offset=7.)\n"));
+    }
+
+    #[test]
+    fn offset_past_the_end_is_out_of_range() {
+        let doc = Document::from_text("a\n");
+        assert_eq!(
+            render(&doc, "f", Some(3), None).unwrap_err().code,
+            ErrorCode::OutOfRange
+        );
+        assert!(render(&Document::from_text(""), "f", Some(1), None)
+            .unwrap()
+            .text
+            .contains("(empty file)"));
+    }
+
+    #[test]
+    fn long_lines_are_cut_but_their_ref_hashes_the_whole_line() {
+        let long = "é".repeat(MAX_LINE_CHARS + 5);
+        let doc = Document::from_text(&format!("{long}\n"));
+        let view = render(&doc, "f", None, None).unwrap();
+        let line = view.text.lines().nth(1).unwrap();
+        assert!(line.starts_with(&format!("{}|", Ref::of_line(&doc, 0))));
+        assert!(line.contains(&format!("of {} characters", MAX_LINE_CHARS + 5)));
+        assert_eq!(line.matches('é').count(), MAX_LINE_CHARS);
+    }
+}
