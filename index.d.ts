@@ -96,6 +96,11 @@ export interface HashlineOptions {
   cleanup?: boolean
   /** Reject edits anchored on lines no view displayed (default true). */
   seenGuard?: boolean
+  /**
+   * Also keep the recent versions of files in this folder, so that a later
+   * process can remap refs from an earlier one's view (for command lines).
+   */
+  storeDir?: string
 }
 
 /** HASH: 3 hex digits of SHA-1 of the line (trailing spaces and tabs ignored). */

@@ -206,3 +206,20 @@ test('edits follow a symlink inside the root and keep the link', (t) => {
   t.truthy(refs[1])
   t.deepEqual(readdirSync(s.dir).sort(), ['link.txt', 'real.txt'])
 })
+
+test('with storeDir, a new session remaps refs from a view an earlier session showed', (t) => {
+  const dir = scratch(t)
+  const storeDir = join(scratch(t), 'store')
+  const file = join(dir, 'f.txt')
+  writeFileSync(file, 'one\ntwo\nthree\n')
+  const first = new Hashline({ root: dir, storeDir })
+  const refs = refsOf(first.read('f.txt').text)
+  first.edit('f.txt', { operations: [{ op: 'prepend', content: 'zero' }] })
+
+  const withoutStore = new Hashline({ root: dir })
+  t.is(t.throws(() => withoutStore.edit('f.txt', { operations: [{ op: 'replace', ref: refs[3], content: 'THREE' }] })).code, 'HASH_MISMATCH')
+
+  const later = new Hashline({ root: dir, storeDir })
+  later.edit('f.txt', { operations: [{ op: 'replace', ref: refs[3], content: 'THREE' }] })
+  t.is(readFileSync(file, 'utf8'), 'zero\none\ntwo\nTHREE\n')
+})

@@ -106,6 +106,9 @@ pub struct HashlineOptions {
     pub cleanup: Option<bool>,
     /// Reject edits anchored on lines no view displayed (default true).
     pub seen_guard: Option<bool>,
+    /// Also keep the recent versions of files in this folder, so that a later
+    /// process can remap refs from an earlier one's view (for command lines).
+    pub store_dir: Option<String>,
 }
 
 #[napi(object)]
@@ -261,6 +264,7 @@ impl Hashline {
                 allow_outside_root: None,
                 cleanup: None,
                 seen_guard: None,
+                store_dir: None,
             });
             let root = match o.root {
                 Some(root) => root.into(),
@@ -278,6 +282,7 @@ impl Hashline {
             opts.allow_outside_root = o.allow_outside_root.unwrap_or(false);
             opts.cleanup = o.cleanup.unwrap_or(true);
             opts.seen_guard = o.seen_guard.unwrap_or(true);
+            opts.store_dir = o.store_dir.map(Into::into);
             Ok(Hashline {
                 inner: hashline::Hashline::new(opts)?,
             })

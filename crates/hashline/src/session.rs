@@ -28,6 +28,8 @@ pub struct Options {
     /// Refuse edits anchored on lines no view displayed.
     pub seen_guard: bool,
     pub store: StoreLimits,
+    /// Keep versions on disk here too, for hosts that live one call long.
+    pub store_dir: Option<PathBuf>,
 }
 
 impl Options {
@@ -39,6 +41,7 @@ impl Options {
             cleanup: true,
             seen_guard: true,
             store: StoreLimits::default(),
+            store_dir: None,
         }
     }
 }
@@ -119,7 +122,10 @@ impl Hashline {
     pub fn new(options: Options) -> Result<Hashline> {
         let root = Root::new(&options.root)?;
         Ok(Hashline {
-            store: Mutex::new(Store::new(options.store)),
+            store: Mutex::new(match &options.store_dir {
+                Some(dir) => Store::persistent(options.store, dir.clone()),
+                None => Store::new(options.store),
+            }),
             options,
             root,
             locks: Mutex::new(HashMap::new()),

@@ -2,10 +2,19 @@
 //! was shown with: what lets refs from an earlier view be remapped provably
 //! and lets an edit on lines nobody saw be caught.
 
+use crate::hash::rev;
 use crate::text::Document;
+use sha1::{Digest, Sha1};
+use std::fs;
+use std::io::Write;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+
+/// Versions of one file kept on disk; older ones are pruned.
+const DISK_VERSIONS_PER_FILE: usize = 16;
+const DISK_MAGIC: &str = "hashline-version 1";
+const DISK_SUFFIX: &str = ".hlv";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct StoreLimits {
@@ -52,6 +61,9 @@ pub struct Store {
     limits: StoreLimits,
     entries: Vec<Entry>,
     clock: u64,
+    /// Where versions are also written, so that a later process (a command
+    /// line run per edit) can remap refs from an earlier one's view.
+    dir: Option<PathBuf>,
 }
 
 impl Store {
@@ -60,6 +72,15 @@ impl Store {
             limits,
             entries: Vec::new(),
             clock: 0,
+            dir: None,
+        }
+    }
+
+    /// A store that also keeps its versions in `dir`.
+    pub fn persistent(limits: StoreLimits, dir: PathBuf) -> Self {
+        Store {
+            dir: Some(dir),
+            ..Store::new(limits)
         }
     }
 
@@ -72,31 +93,77 @@ impl Store {
         }
         self.clock += 1;
         let clock = self.clock;
-        if let Some(entry) = self
+        self.load(path);
+        let index = match self
             .entries
-            .iter_mut()
-            .find(|e| e.version.rev == rev && e.path == path)
+            .iter()
+            .position(|e| e.version.rev == rev && e.path == path)
         {
-            entry.last_used = clock;
-            add_range(&mut entry.version.seen, lines);
-            return;
+            Some(index) => {
+                let entry = &mut self.entries[index];
+                entry.last_used = clock;
+                let before = entry.version.seen.clone();
+                add_range(&mut entry.version.seen, lines);
+                if entry.version.seen == before {
+                    return;
+                }
+                index
+            }
+            None => {
+                let mut seen = Vec::new();
+                add_range(&mut seen, lines);
+                self.entries.push(Entry {
+                    path: path.to_owned(),
+                    version: Version {
+                        rev: rev.to_owned(),
+                        doc: Arc::clone(doc),
+                        seen,
+                    },
+                    last_used: clock,
+                });
+                self.entries.len() - 1
+            }
+        };
+        if let Some(dir) = &self.dir {
+            let entry = &self.entries[index];
+            // The store is a cache: a version that cannot be written only
+            // means fewer refs can be recovered later, never a wrong edit.
+            let _ = save(dir, &entry.path, &entry.version);
         }
-        let mut seen = Vec::new();
-        add_range(&mut seen, lines);
-        self.entries.push(Entry {
-            path: path.to_owned(),
-            version: Version {
-                rev: rev.to_owned(),
-                doc: Arc::clone(doc),
-                seen,
-            },
-            last_used: clock,
-        });
         self.evict();
     }
 
+    /// Brings the versions of `path` kept on disk into memory (as least
+    /// recently used), once per version.
+    fn load(&mut self, path: &Path) {
+        let Some(dir) = &self.dir else {
+            return;
+        };
+        let loaded = load(dir, path);
+        let mut added = false;
+        for version in loaded {
+            if !self
+                .entries
+                .iter()
+                .any(|e| e.path == path && e.version.rev == version.rev)
+                && version.doc.text().len() <= self.limits.max_version_bytes
+            {
+                self.entries.push(Entry {
+                    path: path.to_owned(),
+                    version,
+                    last_used: 0,
+                });
+                added = true;
+            }
+        }
+        if added {
+            self.evict();
+        }
+    }
+
     /// The stored versions of `path`, most recently used first.
-    pub fn versions(&self, path: &Path) -> Vec<Version> {
+    pub fn versions(&mut self, path: &Path) -> Vec<Version> {
+        self.load(path);
         let mut found: Vec<&Entry> = self.entries.iter().filter(|e| e.path == path).collect();
         found.sort_by_key(|e| std::cmp::Reverse(e.last_used));
         found.into_iter().map(|e| e.version.clone()).collect()
@@ -134,6 +201,99 @@ impl Store {
             }
         }
     }
+}
+
+fn file_key(path: &Path) -> String {
+    hex::encode(&Sha1::digest(path.to_string_lossy().as_bytes())[..8])
+}
+
+/// One version per file: a header (magic, path, seen ranges) and the
+/// canonical text. Written to a temporary file and renamed, so concurrent
+/// processes never read half a version.
+fn save(dir: &Path, path: &Path, version: &Version) -> std::io::Result<()> {
+    fs::create_dir_all(dir)?;
+    let key = file_key(path);
+    let seen: Vec<String> = version
+        .seen
+        .iter()
+        .map(|r| format!("{}-{}", r.start, r.end))
+        .collect();
+    let mut temp = tempfile::NamedTempFile::new_in(dir)?;
+    write!(
+        temp,
+        "{DISK_MAGIC}\n{}\n{}\n",
+        path.to_string_lossy(),
+        seen.join(",")
+    )?;
+    temp.write_all(version.doc.text().as_bytes())?;
+    temp.persist(dir.join(format!("{key}-{}{DISK_SUFFIX}", version.rev)))
+        .map_err(|e| e.error)?;
+    prune(dir, &key);
+    Ok(())
+}
+
+fn versions_on_disk(dir: &Path, key: &str) -> Vec<(PathBuf, std::time::SystemTime)> {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter(|e| {
+            let name = e.file_name();
+            let name = name.to_string_lossy();
+            name.starts_with(key) && name.ends_with(DISK_SUFFIX)
+        })
+        .filter_map(|e| Some((e.path(), e.metadata().ok()?.modified().ok()?)))
+        .collect()
+}
+
+fn prune(dir: &Path, key: &str) {
+    let mut files = versions_on_disk(dir, key);
+    if files.len() <= DISK_VERSIONS_PER_FILE {
+        return;
+    }
+    files.sort_by_key(|(_, modified)| std::cmp::Reverse(*modified));
+    for (file, _) in files.into_iter().skip(DISK_VERSIONS_PER_FILE) {
+        let _ = fs::remove_file(file);
+    }
+}
+
+/// The versions of `path` on disk; a file that is damaged, or whose text
+/// does not hash to the REV in its name, is skipped.
+fn load(dir: &Path, path: &Path) -> Vec<Version> {
+    let key = file_key(path);
+    let wanted = path.to_string_lossy();
+    versions_on_disk(dir, &key)
+        .into_iter()
+        .filter_map(|(file, _)| {
+            let name = file.file_name()?.to_string_lossy().into_owned();
+            let file_rev = name
+                .strip_suffix(DISK_SUFFIX)?
+                .rsplit('-')
+                .next()?
+                .to_owned();
+            let content = fs::read_to_string(&file).ok()?;
+            let mut parts = content.splitn(4, '\n');
+            if parts.next()? != DISK_MAGIC || parts.next()? != wanted {
+                return None;
+            }
+            let seen = parts
+                .next()?
+                .split(',')
+                .filter(|s| !s.is_empty())
+                .map(|r| {
+                    let (a, b) = r.split_once('-')?;
+                    Some(a.parse().ok()?..b.parse().ok()?)
+                })
+                .collect::<Option<Vec<Range<usize>>>>()?;
+            let text = parts.next().unwrap_or("");
+            (rev(text) == file_rev).then(|| Version {
+                rev: file_rev,
+                doc: Arc::new(Document::from_text(text)),
+                seen,
+            })
+        })
+        .collect()
 }
 
 fn add_range(ranges: &mut Vec<Range<usize>>, new: Range<usize>) {
@@ -176,6 +336,43 @@ mod tests {
         );
         assert_eq!(versions[0].seen, vec![0..5]);
         assert!(versions[0].saw(4) && !versions[0].saw(5));
+    }
+
+    #[test]
+    fn a_persistent_store_gives_a_new_process_the_versions_and_seen_lines_of_an_earlier_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = Path::new("/r/a.txt");
+        let text = "x\ny\n";
+        let r = rev(text);
+        {
+            let mut store = Store::persistent(StoreLimits::default(), dir.path().to_owned());
+            store.record(p, &r, &doc(text), 0..1);
+            store.record(p, &r, &doc(text), 1..2);
+        }
+        let mut later = Store::persistent(StoreLimits::default(), dir.path().to_owned());
+        let versions = later.versions(p);
+        assert_eq!(versions.len(), 1);
+        assert_eq!(versions[0].rev, r);
+        assert_eq!(versions[0].seen, vec![0..2]);
+        assert_eq!(versions[0].doc.text(), text);
+        assert!(later.versions(Path::new("/r/other")).is_empty());
+    }
+
+    #[test]
+    fn a_damaged_version_file_is_ignored() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = Path::new("/r/a.txt");
+        let mut store = Store::persistent(StoreLimits::default(), dir.path().to_owned());
+        store.record(p, &rev("x\n"), &doc("x\n"), 0..1);
+        for entry in fs::read_dir(dir.path()).unwrap().flatten() {
+            fs::write(
+                entry.path(),
+                "hashline-version 1\n/r/a.txt\n0-1\ntampered\n",
+            )
+            .unwrap();
+        }
+        let mut later = Store::persistent(StoreLimits::default(), dir.path().to_owned());
+        assert!(later.versions(p).is_empty());
     }
 
     #[test]
