@@ -4,6 +4,7 @@
 use crate::error::{Error, ErrorCode, Result};
 use crate::hash::rev;
 use crate::plan::{plan, PlanContext};
+use crate::remap::LineMap;
 use crate::replace::replace;
 use crate::report::{hunks, success, Hunk, SuccessInput, Summary};
 use crate::request::{OpKind, Request};
@@ -29,6 +30,8 @@ pub struct Edited {
     pub rev: String,
     pub previous_rev: String,
     pub summary: Summary,
+    /// Where each unchanged line of the old text is in the new one.
+    pub map: LineMap,
 }
 
 impl Request {
@@ -163,12 +166,17 @@ pub fn edit(input: &EditInput<'_>, request: &Request) -> Result<Edited> {
         headline,
         notes: &notes,
     });
+    let map = LineMap::from_changes(
+        doc.line_count(),
+        hunks.iter().map(|h| (h.old.clone(), h.new.clone())),
+    );
     Ok(Edited {
         bytes,
         doc: new_doc,
         rev: new_rev,
         previous_rev,
         summary,
+        map,
     })
 }
 

@@ -297,7 +297,7 @@ fn locate(
         if version.rev == ctx.rev || !validates(&version.doc, cited) {
             continue;
         }
-        let map = LineMap::between(&version.doc, ctx.doc);
+        let map = line_map(ctx, version);
         let mut lines: Vec<Option<usize>> = cited
             .iter()
             .map(|c| map.line(c.reference.line - 1))
@@ -326,6 +326,14 @@ fn locate(
         }
     }
 
+    // Text nobody was shown cannot vouch for itself: if a version the
+    // model was shown also holds these refs but cannot be mapped, the refs
+    // may mean that version, and where they point now is unknown.
+    let current_vouched = current.is_some() || named.as_deref() == Some(ctx.rev);
+    let only_unvouched_current = readings.iter().all(|r| !r.remapped);
+    if !unmappable.is_empty() && !current_vouched && only_unvouched_current {
+        readings.clear();
+    }
     let Some(first) = readings.first() else {
         return Err(mismatch_error(ctx, cited, unmappable.first()));
     };
@@ -424,6 +432,30 @@ fn locate(
         lines: first.lines.clone(),
         from,
     })
+}
+
+/// Where the lines of `version` are in the current text: exactly, through
+/// the edits recorded between them, when the current text was made from
+/// `version` by edits this store saw; otherwise by a diff.
+fn line_map(ctx: &PlanContext<'_>, version: &Version) -> LineMap {
+    let mut maps = Vec::new();
+    let mut at = ctx.history.iter().find(|v| v.rev == ctx.rev);
+    while let Some(current) = at {
+        if current.rev == version.rev {
+            let mut steps = maps.into_iter().rev();
+            let first: LineMap = steps.next().unwrap_or_default();
+            return steps.fold(first, |acc, next: LineMap| acc.then(&next));
+        }
+        if maps.len() > ctx.history.len() {
+            break;
+        }
+        let Some(parent) = &current.parent else {
+            break;
+        };
+        maps.push((*parent.map).clone());
+        at = ctx.history.iter().find(|v| v.rev == parent.rev);
+    }
+    LineMap::between(&version.doc, ctx.doc)
 }
 
 fn hash_counts(doc: &Document) -> HashMap<crate::hash::Tag, usize> {

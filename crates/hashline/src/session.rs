@@ -7,8 +7,9 @@ use crate::error::{Error, Result};
 use crate::file::{load, replace_atomically, Base, Root, Target, DEFAULT_MAX_FILE_BYTES};
 use crate::hash::rev;
 use crate::reference::Ref;
+use crate::remap::LineMap;
 use crate::request::Request;
-use crate::store::{Store, StoreLimits};
+use crate::store::{Parent, Store, StoreLimits};
 use crate::text::Document;
 use crate::view::{render, View};
 use parking_lot::lock_api::ArcMutexGuard;
@@ -92,6 +93,7 @@ pub struct EditPlan {
     new: Arc<Document>,
     bytes: Vec<u8>,
     shown: Vec<Range<usize>>,
+    map: Arc<LineMap>,
     result: EditResult,
 }
 
@@ -236,6 +238,7 @@ impl Hashline {
                 deletions: edited.summary.deletions,
             },
             shown: edited.summary.shown,
+            map: Arc::new(edited.map),
             bytes: edited.bytes,
             new: Arc::new(edited.doc),
             old,
@@ -264,6 +267,14 @@ impl Hashline {
         replace_atomically(&plan.target, &plan.base, &plan.bytes)?;
         self.remember(&plan.target, &plan.result.previous_rev, &plan.old, &[]);
         self.remember(&plan.target, &plan.result.rev, &plan.new, &plan.shown);
+        lock(&self.store).link(
+            &plan.target.real,
+            &plan.result.rev,
+            Parent {
+                rev: plan.result.previous_rev.clone(),
+                map: Arc::clone(&plan.map),
+            },
+        );
         Ok(plan.result.clone())
     }
 

@@ -3,6 +3,7 @@
 //! and lets an edit on lines nobody saw be caught.
 
 use crate::hash::rev;
+use crate::remap::LineMap;
 use crate::text::Document;
 use sha1::{Digest, Sha1};
 use std::fs;
@@ -41,6 +42,15 @@ pub struct Version {
     pub doc: Arc<Document>,
     /// Lines (0-based, end exclusive) some view of this version displayed.
     pub seen: Vec<Range<usize>>,
+    /// The version this one was made from by an edit, and exactly where
+    /// that edit moved each unchanged line.
+    pub parent: Option<Parent>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Parent {
+    pub rev: String,
+    pub map: Arc<LineMap>,
 }
 
 impl Version {
@@ -118,6 +128,7 @@ impl Store {
                         rev: rev.to_owned(),
                         doc: Arc::clone(doc),
                         seen,
+                        parent: None,
                     },
                     last_used: clock,
                 });
@@ -131,6 +142,22 @@ impl Store {
             let _ = save(dir, &entry.path, &entry.version);
         }
         self.evict();
+    }
+
+    /// Records that version `rev` of `path` was made from `parent` by an
+    /// edit (the version must be recorded already).
+    pub fn link(&mut self, path: &Path, rev: &str, parent: Parent) {
+        let Some(entry) = self
+            .entries
+            .iter_mut()
+            .find(|e| e.version.rev == rev && e.path == path)
+        else {
+            return;
+        };
+        entry.version.parent = Some(parent);
+        if let Some(dir) = &self.dir {
+            let _ = save(dir, &entry.path, &entry.version);
+        }
     }
 
     /// Brings the versions of `path` kept on disk into memory (as least
@@ -218,10 +245,22 @@ fn save(dir: &Path, path: &Path, version: &Version) -> std::io::Result<()> {
         .iter()
         .map(|r| format!("{}-{}", r.start, r.end))
         .collect();
+    let parent = match &version.parent {
+        Some(p) => {
+            let runs: Vec<String> = p
+                .map
+                .runs()
+                .iter()
+                .map(|(o, n, l)| format!("{o}:{n}:{l}"))
+                .collect();
+            format!("{} {}", p.rev, runs.join(","))
+        }
+        None => String::new(),
+    };
     let mut temp = tempfile::NamedTempFile::new_in(dir)?;
     write!(
         temp,
-        "{DISK_MAGIC}\n{}\n{}\n",
+        "{DISK_MAGIC}\n{}\n{}\n{parent}\n",
         path.to_string_lossy(),
         seen.join(",")
     )?;
@@ -273,7 +312,7 @@ fn load(dir: &Path, path: &Path) -> Vec<Version> {
                 .next()?
                 .to_owned();
             let content = fs::read_to_string(&file).ok()?;
-            let mut parts = content.splitn(4, '\n');
+            let mut parts = content.splitn(5, '\n');
             if parts.next()? != DISK_MAGIC || parts.next()? != wanted {
                 return None;
             }
@@ -286,14 +325,36 @@ fn load(dir: &Path, path: &Path) -> Vec<Version> {
                     Some(a.parse().ok()?..b.parse().ok()?)
                 })
                 .collect::<Option<Vec<Range<usize>>>>()?;
+            let parent = parse_parent(parts.next()?)?;
             let text = parts.next().unwrap_or("");
             (rev(text) == file_rev).then(|| Version {
                 rev: file_rev,
                 doc: Arc::new(Document::from_text(text)),
                 seen,
+                parent,
             })
         })
         .collect()
+}
+
+/// `Some(None)` for no parent, `None` for a damaged line.
+fn parse_parent(line: &str) -> Option<Option<Parent>> {
+    if line.is_empty() {
+        return Some(None);
+    }
+    let (rev, runs) = line.split_once(' ').unwrap_or((line, ""));
+    let runs = runs
+        .split(',')
+        .filter(|s| !s.is_empty())
+        .map(|run| {
+            let mut n = run.split(':').map(|x| x.parse::<usize>().ok());
+            Some((n.next()??, n.next()??, n.next()??))
+        })
+        .collect::<Option<Vec<_>>>()?;
+    Some(Some(Parent {
+        rev: rev.to_owned(),
+        map: Arc::new(LineMap::from_runs(runs)),
+    }))
 }
 
 fn add_range(ranges: &mut Vec<Range<usize>>, new: Range<usize>) {
@@ -348,6 +409,14 @@ mod tests {
             let mut store = Store::persistent(StoreLimits::default(), dir.path().to_owned());
             store.record(p, &r, &doc(text), 0..1);
             store.record(p, &r, &doc(text), 1..2);
+            store.link(
+                p,
+                &r,
+                Parent {
+                    rev: "OLD".into(),
+                    map: Arc::new(LineMap::from_changes(1, [(0..0, 0..1)])),
+                },
+            );
         }
         let mut later = Store::persistent(StoreLimits::default(), dir.path().to_owned());
         let versions = later.versions(p);
@@ -355,6 +424,9 @@ mod tests {
         assert_eq!(versions[0].rev, r);
         assert_eq!(versions[0].seen, vec![0..2]);
         assert_eq!(versions[0].doc.text(), text);
+        let parent = versions[0].parent.as_ref().unwrap();
+        assert_eq!(parent.rev, "OLD");
+        assert_eq!(parent.map.line(0), Some(1));
         assert!(later.versions(Path::new("/r/other")).is_empty());
     }
 
