@@ -1,3 +1,4 @@
+// @ts-check
 // Runs on `npm install`: when no binary for this platform loads (a fresh
 // clone, or a platform without a prebuilt package), build the addon from
 // source with cargo.

@@ -1,3 +1,4 @@
+// @ts-check
 // The test command: builds the addon (debug), runs the engine's cargo tests
 // and the ava suite, and ends with one line counting both.
 import { spawnSync } from 'node:child_process'
@@ -5,8 +6,14 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
+/** @param {string} name */
 const bin = (name) => join(root, 'node_modules', '.bin', process.platform === 'win32' ? `${name}.cmd` : name)
 
+/**
+ * @param {string} label
+ * @param {string} command
+ * @param {string[]} args
+ */
 function run(label, command, args) {
   console.log(`\n== ${label}: ${command} ${args.join(' ')}`)
   const result = spawnSync(command, args, { cwd: root, encoding: 'utf8', maxBuffer: 256 << 20, stdio: ['ignore', 'pipe', 'pipe'] })

@@ -1,0 +1,368 @@
+// @ts-check
+// End to end: the real OpenCode binary, headless, with this package's tool and
+// plugin, against a scripted model on 127.0.0.1. Each scenario checks the
+// exact bytes of the files afterwards.
+import test from "ava"
+import fs from "node:fs"
+import os from "node:os"
+import path from "node:path"
+import { spawnSync } from "node:child_process"
+import { createRequire } from "node:module"
+import { makeProject, opencodeBinary, opencodeConfig, REPO_ROOT, runOpencode, toolParts } from "./e2e/opencode.mjs"
+import { startScriptedServer } from "./e2e/server.mjs"
+
+/**
+ * @typedef {import("./e2e/server.mjs").Step} Step
+ * @typedef {import("./e2e/opencode.mjs").ProjectOptions} ProjectOptions
+ */
+
+/** @type {string | undefined} */
+let nativeProblem
+try {
+  createRequire(import.meta.url)("../index.js")
+} catch (err) {
+  nativeProblem = `the native module does not load (npm run build): ${err instanceof Error ? err.message : String(err)}`
+}
+
+/** @type {string | undefined} */
+let binaryProblem
+try {
+  opencodeBinary()
+} catch (err) {
+  binaryProblem = err instanceof Error ? err.message : String(err)
+}
+
+// Each run starts a full OpenCode; two cores do not gain from running several.
+const ready = !nativeProblem && !binaryProblem
+const scenario = ready ? test.serial : test.serial.skip
+if (!ready) {
+  test("OpenCode end-to-end prerequisites", (t) => {
+    t.fail([nativeProblem, binaryProblem].filter(Boolean).join("; "))
+  })
+}
+
+/**
+ * Runs one scenario and leaves its folder behind only when it failed.
+ * @param {import("ava").ExecutionContext} t
+ * @param {{ files: Record<string, string | Buffer>, steps: Step[], permission?: Record<string, unknown>, plugin?: string[], project?: Omit<ProjectOptions, "files">, prompt?: string }} spec
+ */
+async function play(t, spec) {
+  t.timeout(180_000)
+  const project = makeProject({ files: spec.files, ...spec.project })
+  const server = await startScriptedServer(spec.steps)
+  t.teardown(async () => {
+    await server.close()
+    if (t.passed) project.cleanup()
+    else t.log(`kept ${project.root}`)
+  })
+  const run = await runOpencode(project, {
+    prompt: spec.prompt ?? "Make the change.",
+    config: { ...opencodeConfig(server.url, spec.permission), ...(spec.plugin ? { plugin: spec.plugin } : {}) },
+    timeoutMs: 120_000,
+  })
+  t.log(`opencode run: ${run.ms} ms`)
+  t.deepEqual(server.errors, [])
+  t.false(run.timedOut, `opencode did not finish: ${run.stderr.slice(-2000)}`)
+  return { project, server, run, tools: toolParts(run.events) }
+}
+
+const REF_LINE = /^(\d+#[0-9A-F]{3}#[0-9A-F]{3})\|(.*)$/
+
+/**
+ * The refs a view shows, by the text of their line, as a model reads them.
+ * @param {string | undefined} output
+ */
+function refsOf(output) {
+  /** @type {Array<{ ref: string, text: string }>} */
+  const found = []
+  for (const line of (output ?? "").split("\n")) {
+    const m = REF_LINE.exec(line.trimStart())
+    if (m) found.push({ ref: m[1], text: m[2] })
+  }
+  return found
+}
+
+/**
+ * @param {string | undefined} output
+ * @param {string} text
+ */
+function refFor(output, text) {
+  const hit = refsOf(output).find((r) => r.text === text)
+  if (!hit) throw new Error(`no ref for ${JSON.stringify(text)} in:\n${output}`)
+  return hit.ref
+}
+
+/** @param {any} schema @returns {string[]} */
+function unionKeywords(schema) {
+  if (!schema || typeof schema !== "object") return []
+  const own = ["anyOf", "oneOf", "allOf"].filter((k) => k in schema)
+  return [...own, ...Object.values(schema).flatMap(unionKeywords)]
+}
+
+const done = () => ({ text: "Done." })
+
+scenario("the model sees one edit tool, with this package's flat schema, and the instruction once", async (t) => {
+  const { server, run } = await play(t, { files: { "a.txt": "x\n" }, steps: [done] })
+  t.is(run.code, 0)
+  const request = server.agentRequests[0]
+  const edits = (request.tools ?? []).filter((tool) => tool.function.name === "edit")
+  t.is(edits.length, 1)
+  const schema = edits[0].function.parameters
+  t.deepEqual(Object.keys(schema.properties).sort(), ["filePath", "newString", "oldString", "operations", "replaceAll", "rev"])
+  t.deepEqual(schema.required, ["filePath"])
+  const op = schema.properties.operations.items
+  t.deepEqual(Object.keys(op.properties).sort(), ["content", "op", "ref", "through"])
+  t.is(op.properties.content.type, "string")
+  t.deepEqual(unionKeywords(schema), [])
+  t.true(edits[0].function.description?.includes("12#A3F#9BC"))
+
+  const system = request.messages.filter((m) => m.role === "system").map((m) => String(m.content)).join("\n")
+  t.is(system.split("<hashline>").length - 1, 1)
+})
+
+scenario("a read shows refs and the REV, and an edit built from them lands", async (t) => {
+  const original = "function total(items) {\n  let sum = 0\n  for (const x of items) sum += x\n  return sum\n}\n"
+  const { project, run, tools } = await play(t, {
+    files: { "src/total.js": original },
+    steps: [
+      () => ({ calls: [{ name: "read", args: { filePath: "src/total.js" } }] }),
+      ({ lastToolOutput }) => ({
+        calls: [
+          {
+            name: "edit",
+            args: {
+              filePath: "src/total.js",
+              operations: [
+                { op: "replace", ref: refFor(lastToolOutput, "  let sum = 0"), content: "  let sum = 0 // running total" },
+                { op: "insert_before", ref: refFor(lastToolOutput, "  return sum"), content: "  if (sum < 0) throw new Error(\"negative\")" },
+              ],
+            },
+          },
+        ],
+      }),
+      done,
+    ],
+  })
+  t.is(run.code, 0)
+  const [read, edit] = tools
+  t.is(read.tool, "read")
+  t.regex(read.state.output, /^REV:[0-9A-F]{8}$/m)
+  t.is(refsOf(read.state.output).length, 5)
+  t.is(edit.tool, "edit")
+  t.is(edit.state.status, "completed", edit.state.error)
+  t.is(edit.state.title, "src/total.js")
+  t.is(edit.state.metadata.filediff.file, project.file("src/total.js"))
+  t.is(edit.state.metadata.filediff.additions, 2)
+  t.is(edit.state.metadata.filediff.deletions, 1)
+  t.regex(edit.state.metadata.diff, /^\+\s+let sum = 0 \/\/ running total$/m)
+  t.is(
+    project.read("src/total.js").toString("utf8"),
+    'function total(items) {\n  let sum = 0 // running total\n  for (const x of items) sum += x\n  if (sum < 0) throw new Error("negative")\n  return sum\n}\n',
+  )
+})
+
+scenario("edits from the first read's refs after lines moved land right or are rejected, never wrong", async (t) => {
+  const lines = ["a", "}", "b", "}", "c", "}", "d", "}", "e", "}"]
+  /** @type {string | undefined} */
+  let firstRead
+  const { project, run, tools } = await play(t, {
+    files: { "f.txt": lines.join("\n") + "\n" },
+    steps: [
+      () => ({ calls: [{ name: "read", args: { filePath: "f.txt" } }] }),
+      ({ lastToolOutput }) => {
+        firstRead = lastToolOutput
+        // Two lines in at the top: everything after moves by 2.
+        return {
+          calls: [{ name: "edit", args: { filePath: "f.txt", operations: [{ op: "insert_after", ref: refFor(firstRead, "a"), content: "a1\na2" }] } }],
+        }
+      },
+      // Still from the first read: line 8 ("}") is now line 10, and an
+      // identical "}" now sits at line 8.
+      () => {
+        const closing = refsOf(firstRead).filter((r) => r.text === "}")
+        return { calls: [{ name: "edit", args: { filePath: "f.txt", operations: [{ op: "replace", ref: closing[3].ref, content: "} // d" }] } }] }
+      },
+      // A ref to a line the first edit rewrote must not be taken.
+      () => ({
+        calls: [
+          {
+            name: "edit",
+            args: { filePath: "f.txt", operations: [{ op: "replace", ref: refFor(firstRead, "a"), through: refFor(firstRead, "b"), content: "z" }] },
+          },
+        ],
+      }),
+      done,
+    ],
+  })
+  t.is(run.code, 0)
+  const edits = tools.filter((p) => p.tool === "edit")
+  t.is(edits.length, 3)
+  t.is(edits[0].state.status, "completed", edits[0].state.error)
+  t.is(edits[1].state.status, "completed", edits[1].state.error)
+  const after = ["a", "a1", "a2", "}", "b", "}", "c", "}", "d", "} // d", "e", "}"]
+  // Lines 1..3 of the first read had lines inserted between them: where that
+  // range went cannot be proven, so the edit must be refused with fresh refs.
+  t.is(edits[2].state.status, "error")
+  t.regex(edits[2].state.error, /^Edit rejected, nothing written/)
+  t.regex(edits[2].state.error, /^>>> 1#[0-9A-F]{3}#[0-9A-F]{3}\|a$/m)
+  t.is(project.read("f.txt").toString("utf8"), after.join("\n") + "\n")
+})
+
+scenario("content that echoes view prefixes is cleaned and the cleaning reported", async (t) => {
+  const { project, run, tools } = await play(t, {
+    files: { "g.py": "def f():\n    return 1\n" },
+    steps: [
+      () => ({ calls: [{ name: "read", args: { filePath: "g.py" } }] }),
+      ({ lastToolOutput }) => {
+        const ref = refFor(lastToolOutput, "    return 1")
+        return {
+          calls: [
+            // The model pasted the view's own prefixes into the new content.
+            { name: "edit", args: { filePath: "g.py", operations: [{ op: "replace", ref, content: `${ref}|    x = 2\n${ref.replace(/^\d+/, "3")}|    return x` }] } },
+          ],
+        }
+      },
+      () => ({ calls: [{ name: "write", args: { filePath: "h.py", content: "1#AAA#BBB|import os\n2#CCC#DDD|print(os.sep)\n" } }] }),
+      done,
+    ],
+  })
+  t.is(run.code, 0)
+  const edit = tools.find((p) => p.tool === "edit")
+  t.is(edit.state.status, "completed", edit.state.error)
+  t.regex(edit.state.output, /removed the view prefixes/)
+  t.is(project.read("g.py").toString("utf8"), "def f():\n    x = 2\n    return x\n")
+  const write = tools.find((p) => p.tool === "write")
+  t.is(write.state.status, "completed", write.state.error)
+  t.regex(write.state.output, /Removed the view prefixes/)
+  t.is(project.read("h.py").toString("utf8"), "import os\nprint(os.sep)\n")
+})
+
+scenario("a CRLF file with a byte order mark keeps both", async (t) => {
+  const { project, run, tools } = await play(t, {
+    files: { "w.cs": "\uFEFFclass A\r\n{\r\n    int x = 1;\r\n}\r\n" },
+    steps: [
+      () => ({ calls: [{ name: "read", args: { filePath: "w.cs" } }] }),
+      ({ lastToolOutput }) => ({
+        calls: [
+          {
+            name: "edit",
+            args: { filePath: "w.cs", operations: [{ op: "replace", ref: refFor(lastToolOutput, "    int x = 1;"), content: "    int x = 2;\n    int y = 3;" }] },
+          },
+        ],
+      }),
+      done,
+    ],
+  })
+  t.is(run.code, 0)
+  const edit = tools.find((p) => p.tool === "edit")
+  t.is(edit.state.status, "completed", edit.state.error)
+  t.deepEqual(project.read("w.cs"), Buffer.from("\uFEFFclass A\r\n{\r\n    int x = 2;\r\n    int y = 3;\r\n}\r\n", "utf8"))
+})
+
+scenario("a refused permission leaves the file untouched", async (t) => {
+  const original = "keep\nme\n"
+  const { project, tools } = await play(t, {
+    files: { "k.txt": original },
+    permission: { edit: "ask" },
+    steps: [
+      () => ({ calls: [{ name: "read", args: { filePath: "k.txt" } }] }),
+      ({ lastToolOutput }) => ({
+        calls: [{ name: "edit", args: { filePath: "k.txt", operations: [{ op: "delete", ref: refFor(lastToolOutput, "me") }] } }],
+      }),
+      done,
+    ],
+  })
+  // `opencode run` refuses every permission it would have to ask for.
+  const edit = tools.find((p) => p.tool === "edit")
+  t.is(edit?.state.status, "error")
+  t.regex(edit?.state.error, /rejected permission/)
+  t.is(project.read("k.txt").toString("utf8"), original)
+})
+
+scenario("the oldString/newString form works", async (t) => {
+  const { project, run, tools } = await play(t, {
+    files: { "l.md": "# Title\n\nSome text here.\n" },
+    steps: [
+      () => ({ calls: [{ name: "edit", args: { filePath: "l.md", oldString: "Some text", newString: "Other text" } }] }),
+      () => ({ calls: [{ name: "edit", args: { filePath: "l.md", oldString: "missing", newString: "x" } }] }),
+      done,
+    ],
+  })
+  t.is(run.code, 0)
+  const [ok, missing] = tools.filter((p) => p.tool === "edit")
+  t.is(ok.state.status, "completed", ok.state.error)
+  t.is(missing.state.status, "error")
+  t.regex(missing.state.error, /Could not find oldString/)
+  t.is(project.read("l.md").toString("utf8"), "# Title\n\nOther text here.\n")
+})
+
+// OpenCode's grep needs ripgrep; without it on PATH it would try to download it.
+const hasRipgrep = spawnSync("rg", ["--version"]).status === 0
+;(hasRipgrep ? scenario : test.serial.skip)("a grep hit carries a ref an edit can use", async (t) => {
+  const { project, run, tools } = await play(t, {
+    files: { "src/n.js": "const needle = 1\nconst other = 2\nexport { needle }\n" },
+    steps: [
+      () => ({ calls: [{ name: "grep", args: { pattern: "needle", include: "*.js" } }] }),
+      ({ lastToolOutput }) => ({
+        calls: [{ name: "edit", args: { filePath: "src/n.js", operations: [{ op: "replace", ref: refFor(lastToolOutput, "const needle = 1"), content: "const needle = 42" }] } }],
+      }),
+      done,
+    ],
+  })
+  t.is(run.code, 0)
+  const [grep, edit] = tools
+  t.is(grep.tool, "grep")
+  t.is(refsOf(grep.state.output).length, 2)
+  t.is(edit.state.status, "completed", edit.state.error)
+  t.is(project.read("src/n.js").toString("utf8"), "const needle = 42\nconst other = 2\nexport { needle }\n")
+})
+
+const manifest = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, "package.json"), "utf8"))
+const serverEntry = manifest.exports?.["./server"]
+scenario("installed by name as an npm plugin, it tags reads and edits", async (t) => {
+  t.is(serverEntry, "./opencode/plugin.mjs", "package.json exports the plugin as ./server")
+  const { project, run, tools } = await play(t, {
+    files: { "p.txt": "first\nsecond\n" },
+    project: { hashline: false, npmPlugin: true },
+    plugin: [manifest.name],
+    steps: [
+      () => ({ calls: [{ name: "read", args: { filePath: "p.txt" } }] }),
+      ({ lastToolOutput }) => ({
+        calls: [{ name: "edit", args: { filePath: "p.txt", operations: [{ op: "insert_after", ref: refFor(lastToolOutput, "first"), content: "between" }] } }],
+      }),
+      done,
+    ],
+  })
+  t.is(run.code, 0)
+  const [read, edit] = tools
+  t.regex(read.state.output, /^REV:[0-9A-F]{8}$/m)
+  t.is(edit.state.status, "completed", edit.state.error)
+  t.is(project.read("p.txt").toString("utf8"), "first\nbetween\nsecond\n")
+})
+
+scenario("without its native module the tool says why and the session goes on", async (t) => {
+  // A copy of the JS layer with no native module beside it.
+  const { project, run, tools } = await play(t, {
+    files: { "m.txt": "one\n" },
+    project: { hashlineDir: copyWithoutNative(t) },
+    steps: [() => ({ calls: [{ name: "edit", args: { filePath: "m.txt", oldString: "one", newString: "two" } }] }), done],
+  })
+  t.is(run.code, 0)
+  const edit = tools.find((p) => p.tool === "edit")
+  t.is(edit.state.status, "error")
+  t.regex(edit.state.error, /native module could not be loaded/)
+  t.true(run.events.some((e) => e.type === "text" && e.part.text === "Done."))
+  t.is(project.read("m.txt").toString("utf8"), "one\n")
+})
+
+/** @param {import("ava").ExecutionContext} t */
+function copyWithoutNative(t) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "hashline-nonative-"))
+  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }))
+  fs.mkdirSync(path.join(dir, "opencode"))
+  for (const name of fs.readdirSync(path.join(REPO_ROOT, "opencode"))) {
+    if (name.endsWith(".mjs")) fs.copyFileSync(path.join(REPO_ROOT, "opencode", name), path.join(dir, "opencode", name))
+  }
+  fs.symlinkSync(path.join(REPO_ROOT, "node_modules"), path.join(dir, "node_modules"), "dir")
+  return path.join(dir, "opencode")
+}
