@@ -144,3 +144,13 @@ test('a ref without ANCHOR on a unique line is accepted', (t) => {
   new Hashline({ root: dir }).edit('f.txt', { operations: [{ op: 'delete', ref: `2#${lineHash('b')}` }] })
   t.is(readFileSync(join(dir, 'f.txt'), 'utf8'), 'a\n')
 })
+
+test('a rev that is not 8 hex digits is refused; an unknown one is said to be unknown', (t) => {
+  const s = firstRead(t, 'a\nb\n')
+  const err = t.throws(() => s.hl.edit('f.txt', { rev: 'nonsense', operations: [{ op: 'delete', ref: s.refs[1] }] }))
+  t.is(err.code, 'INVALID_REQUEST')
+  t.is(s.bytes(), 'a\nb\n')
+  const result = s.hl.edit('f.txt', { rev: 'REV:0000abcd', operations: [{ op: 'delete', ref: s.refs[1] }] })
+  t.regex(result.output, /REV 0000ABCD is not a version known here; the refs were checked against the current text/)
+  t.is(s.bytes(), 'b\n')
+})

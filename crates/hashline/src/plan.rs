@@ -83,6 +83,15 @@ pub fn plan(ctx: &PlanContext<'_>, operations: &[Operation], rev: Option<&str>) 
             "the refs were from REV {from}; the lines they name are unchanged since then and were found at their current positions."
         ));
     }
+    if let Some(named) = rev.map(|r| r.trim().to_ascii_uppercase()) {
+        let known = named == ctx.rev || ctx.history.iter().any(|v| v.rev == named);
+        if !known && !cited.is_empty() {
+            notes.push(format!(
+                "REV {named} is not a version known here; the refs were checked against the current text, REV {}.",
+                ctx.rev
+            ));
+        }
+    }
 
     let mut items = Vec::with_capacity(operations.len());
     let mut next = 0;

@@ -208,7 +208,10 @@ impl Request {
                     .enumerate()
                     .map(|(i, item)| parse_operation(i + 1, item))
                     .collect::<Result<Vec<_>>>()?;
-                let rev = rev.map(|v| string_field(v, "rev")).transpose()?;
+                let rev = match rev {
+                    None | Some(Value::Null) => None,
+                    Some(v) => parse_rev(&string_field(v, "rev")?)?,
+                };
                 Ok(Request::Operations { operations, rev })
             }
             (None, true) => {
@@ -243,6 +246,26 @@ impl Request {
             }
         }
     }
+}
+
+/// A REV as the view shows it (`REV:72C4946C`) or bare, any case; an empty
+/// string counts as none.
+fn parse_rev(text: &str) -> Result<Option<String>> {
+    let trimmed = text.trim();
+    let bare = trimmed
+        .strip_prefix("REV:")
+        .or_else(|| trimmed.strip_prefix("rev:"))
+        .unwrap_or(trimmed)
+        .trim();
+    if bare.is_empty() {
+        return Ok(None);
+    }
+    if bare.len() == 8 && bare.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Ok(Some(bare.to_ascii_uppercase()));
+    }
+    Err(Error::invalid_request(format!(
+        "`rev` {text:?} is not a REV: it is 8 hex digits as the view's header shows it, e.g. 72C4946C. Leave it out if unsure."
+    )))
 }
 
 fn string_field(value: &Value, name: &str) -> Result<String> {
