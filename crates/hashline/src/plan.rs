@@ -369,7 +369,7 @@ fn locate(
     // A ref without ANCHOR cannot tell identical lines apart; accept one on
     // a repeated line only when a stored version vouches for the text read.
     let vouched = named.as_deref() == Some(ctx.rev) || readings.iter().any(|r| r.version.is_some());
-    if !vouched {
+    if !vouched && cited.iter().any(|c| c.reference.anchor.is_none()) {
         let counts = hash_counts(ctx.doc);
         let ambiguous: Vec<usize> = cited
             .iter()

@@ -2,10 +2,11 @@
 //! `LINE#HASH#ANCHOR|content` line per file line, and how to read on.
 
 use crate::error::{Error, ErrorCode, Result};
-use crate::hash::rev;
+use crate::hash::{rev, Tag};
 use crate::reference::Ref;
 use crate::text::Document;
 use std::fmt::Write;
+use std::ops::Range;
 
 pub const DEFAULT_LIMIT: usize = 2000;
 /// Longer lines are cut in the view; their refs still hash the whole line.
@@ -49,10 +50,7 @@ pub fn render(
     } else {
         let _ = writeln!(text, "{path} REV:{rev} lines {offset}-{end} of {total}");
     }
-    for index in start..end {
-        push_line(&mut text, doc, index);
-        text.push('\n');
-    }
+    text.push_str(&render_lines(doc, start..end));
     if end < total {
         let _ = writeln!(
             text,
@@ -69,10 +67,69 @@ pub fn render(
     })
 }
 
+/// Views at least this long are rendered on several threads: hashing every
+/// line twice dominates their cost, and lines hash independently.
+const PARALLEL_LINES: usize = 16_384;
+
+/// Lines `range` (0-based), one view line each, newline-terminated.
+fn render_lines(doc: &Document, range: Range<usize>) -> String {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(8);
+    if range.len() < PARALLEL_LINES || threads < 2 {
+        return render_run(doc, range);
+    }
+    let chunk = range.len().div_ceil(threads);
+    std::thread::scope(|scope| {
+        let parts: Vec<_> = (0..threads)
+            .map(|t| {
+                let from = range.start + t * chunk;
+                let to = (from + chunk).min(range.end);
+                scope.spawn(move || render_run(doc, from..to))
+            })
+            .collect();
+        let parts: Vec<String> = parts
+            .into_iter()
+            .map(|part| {
+                part.join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            })
+            .collect();
+        parts.concat()
+    })
+}
+
+fn render_run(doc: &Document, range: Range<usize>) -> String {
+    let bytes: usize = range.clone().map(|i| doc.line(i).len()).sum();
+    let mut out = String::with_capacity(bytes + range.len() * 16);
+    for index in range {
+        push_line(&mut out, doc, index);
+        out.push('\n');
+    }
+    out
+}
+
 /// One view line, `LINE#HASH#ANCHOR|content`, without a newline.
 pub fn push_line(out: &mut String, doc: &Document, index: usize) {
-    let _ = write!(out, "{}|", Ref::of_line(doc, index));
+    let r = Ref::of_line(doc, index);
+    let _ = write!(out, "{}#", r.line);
+    push_tag(out, r.hash);
+    if let Some(anchor) = r.anchor {
+        out.push('#');
+        push_tag(out, anchor);
+    }
+    out.push('|');
     push_content(out, doc.line(index));
+}
+
+/// Three uppercase hex digits without going through `fmt`, which costs more
+/// than the hashing on large views.
+fn push_tag(out: &mut String, tag: Tag) {
+    const HEX: &[u8; 16] = b"0123456789ABCDEF";
+    let bits = usize::from(tag.bits());
+    for shift in [8, 4, 0] {
+        out.push(char::from(HEX[(bits >> shift) & 0xF]));
+    }
 }
 
 fn push_content(out: &mut String, line: &str) {
@@ -118,6 +175,20 @@ mod tests {
         assert!(view
             .text
             .ends_with("(Showing lines 3-6 of 10. Read on with offset=7.)\n"));
+    }
+
+    #[test]
+    fn a_view_rendered_on_several_threads_equals_one_rendered_line_by_line() {
+        let text: String = (0..PARALLEL_LINES * 2 + 7)
+            .map(|i| format!("{}line {}\n", " ".repeat(i % 5), i % 97))
+            .collect();
+        let doc = Document::from_text(&text);
+        let view = render(&doc, "f", None, Some(usize::MAX)).unwrap();
+        let mut expected = String::new();
+        for i in 0..doc.line_count() {
+            expected.push_str(&format!("{}|{}\n", Ref::of_line(&doc, i), doc.line(i)));
+        }
+        assert_eq!(view.text.split_once('\n').unwrap().1, expected);
     }
 
     #[test]
