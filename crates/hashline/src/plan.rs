@@ -6,7 +6,7 @@
 use crate::cleanup::{strip_view_prefixes, trim_boundary_echo, Echo};
 use crate::error::{Error, ErrorCode, Mismatch, Result};
 use crate::reference::{Ref, EXPECTED_FORM};
-use crate::remap::LineMap;
+use crate::remap::{certain, LineMap};
 use crate::report::{current_ref, window};
 use crate::request::{OpKind, Operation};
 use crate::store::Version;
@@ -306,18 +306,7 @@ fn locate(
         if version.rev == ctx.rev || !validates(&version.doc, cited) {
             continue;
         }
-        let map = line_map(ctx, version);
-        let mut lines: Vec<Option<usize>> = cited
-            .iter()
-            .map(|c| map.line(c.reference.line - 1))
-            .collect();
-        for &(a, b) in pairs {
-            let range = map.range(cited[a].reference.line - 1, cited[b].reference.line - 1);
-            if range.is_none() {
-                lines[a] = None;
-                lines[b] = None;
-            }
-        }
+        let lines = map_cited(ctx, version, cited, pairs);
         if lines.iter().all(Option::is_some) {
             readings.push(Reading {
                 lines: lines.into_iter().flatten().collect(),
@@ -443,28 +432,74 @@ fn locate(
     })
 }
 
-/// Where the lines of `version` are in the current text: exactly, through
-/// the edits recorded between them, when the current text was made from
-/// `version` by edits this store saw; otherwise by a diff.
-fn line_map(ctx: &PlanContext<'_>, version: &Version) -> LineMap {
+/// Where the cited lines of `version` are in the current text (`None` for
+/// each that cannot be proven), with every range checked to be intact.
+fn map_cited(
+    ctx: &PlanContext<'_>,
+    version: &Version,
+    cited: &[Cited],
+    pairs: &[(usize, usize)],
+) -> Vec<Option<usize>> {
+    let old_line = |c: &Cited| c.reference.line - 1;
+    let mut lines: Vec<Option<usize>>;
+    match chain(ctx, version) {
+        Some(map) => {
+            lines = cited.iter().map(|c| map.line(old_line(c))).collect();
+            for &(a, b) in pairs {
+                if map
+                    .range(old_line(&cited[a]), old_line(&cited[b]))
+                    .is_none()
+                {
+                    lines[a] = None;
+                    lines[b] = None;
+                }
+            }
+        }
+        None => {
+            let wanted: Vec<usize> = cited.iter().map(old_line).collect();
+            lines = certain(&version.doc, ctx.doc, &wanted);
+            // Both ends proven and the lines between them identical and as
+            // many: every optimal alignment then matches the whole range.
+            for &(a, b) in pairs {
+                let (first, last) = (old_line(&cited[a]), old_line(&cited[b]));
+                let intact = match (lines[a], lines[b]) {
+                    (Some(ja), Some(jb)) => {
+                        jb >= ja
+                            && jb - ja == last - first
+                            && (first..=last)
+                                .all(|i| version.doc.line(i) == ctx.doc.line(ja + (i - first)))
+                    }
+                    _ => false,
+                };
+                if !intact {
+                    lines[a] = None;
+                    lines[b] = None;
+                }
+            }
+        }
+    }
+    lines
+}
+
+/// The exact map from `version` to the current text, when the current text
+/// was made from `version` by edits this store recorded.
+fn chain(ctx: &PlanContext<'_>, version: &Version) -> Option<LineMap> {
     let mut maps = Vec::new();
     let mut at = ctx.history.iter().find(|v| v.rev == ctx.rev);
     while let Some(current) = at {
         if current.rev == version.rev {
             let mut steps = maps.into_iter().rev();
-            let first: LineMap = steps.next().unwrap_or_default();
-            return steps.fold(first, |acc, next: LineMap| acc.then(&next));
+            let first: LineMap = steps.next()?;
+            return Some(steps.fold(first, |acc, next: LineMap| acc.then(&next)));
         }
         if maps.len() > ctx.history.len() {
-            break;
+            return None;
         }
-        let Some(parent) = &current.parent else {
-            break;
-        };
+        let parent = current.parent.as_ref()?;
         maps.push((*parent.map).clone());
         at = ctx.history.iter().find(|v| v.rev == parent.rev);
     }
-    LineMap::between(&version.doc, ctx.doc)
+    None
 }
 
 fn hash_counts(doc: &Document) -> HashMap<crate::hash::Tag, usize> {

@@ -1,16 +1,17 @@
-//! Where the lines of an earlier version are now: a line diff between the
-//! two texts, trusted only inside runs the diff found unchanged. A line that
-//! lies in no unchanged run has no position, however much a line elsewhere
-//! looks like it.
+//! Where the lines of an earlier version are now. Exactly, through the
+//! edits the engine recorded; otherwise only where every shortest diff
+//! between the two texts agrees. A line that some shortest diff treats as
+//! changed, or places elsewhere (a run of `}` or blank lines, a neighbour
+//! that became a copy of it), has no position, however much a line
+//! elsewhere looks like it.
 
 use crate::text::Document;
-use similar::{capture_diff_slices_deadline, Algorithm, DiffOp};
+use std::collections::HashMap;
 use std::ops::Range;
-use std::time::{Duration, Instant};
 
-/// A diff that runs out of time yields fewer unchanged runs, never wrong
-/// ones, so the deadline only bounds how much can be recovered.
-const DIFF_DEADLINE: Duration = Duration::from_secs(2);
+/// Most word operations the diff check may spend (n * m / 64); past it
+/// nothing is remapped and stale refs are rejected.
+const LCS_BUDGET: usize = 1 << 28;
 
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct LineMap {
@@ -39,61 +40,6 @@ impl LineMap {
             runs.push((old_at, new_at, old_len - old_at));
         }
         LineMap { runs }
-    }
-
-    /// The map found by diffing two texts. Where a change could be placed
-    /// as well a few lines up or down (it borders lines equal to its own,
-    /// as in a run of `}` or blank lines), the lines it could slide over
-    /// have no certain position and are left unmapped.
-    pub fn between(old: &Document, new: &Document) -> LineMap {
-        let old_lines: Vec<&str> = old.lines().collect();
-        let new_lines: Vec<&str> = new.lines().collect();
-        let ops = capture_diff_slices_deadline(
-            Algorithm::Myers,
-            &old_lines,
-            &new_lines,
-            Some(Instant::now() + DIFF_DEADLINE),
-        );
-        let mut runs = Vec::new();
-        let mut unsure: Vec<usize> = Vec::new();
-        for (i, op) in ops.iter().enumerate() {
-            match *op {
-                DiffOp::Equal {
-                    old_index,
-                    new_index,
-                    len,
-                } => runs.push((old_index, new_index, len)),
-                _ => {
-                    let (a, b) = (op.old_range().start, op.old_range().end);
-                    let (c, d) = (op.new_range().start, op.new_range().end);
-                    let before = match i.checked_sub(1).map(|j| &ops[j]) {
-                        Some(DiffOp::Equal { len, .. }) => *len,
-                        _ => 0,
-                    };
-                    let after = match ops.get(i + 1) {
-                        Some(DiffOp::Equal { len, .. }) => *len,
-                        _ => 0,
-                    };
-                    let slides_up = |k: usize| {
-                        (a == b || old_lines[a - 1 - k] == old_lines[b - 1 - k])
-                            && (c == d || new_lines[c - 1 - k] == new_lines[d - 1 - k])
-                    };
-                    let slides_down = |k: usize| {
-                        (a == b || old_lines[a + k] == old_lines[b + k])
-                            && (c == d || new_lines[c + k] == new_lines[d + k])
-                    };
-                    let up = (0..before).take_while(|&k| slides_up(k)).count();
-                    let down = (0..after).take_while(|&k| slides_down(k)).count();
-                    unsure.extend((a - up)..a);
-                    unsure.extend(b..b + down);
-                }
-            }
-        }
-        unsure.sort_unstable();
-        unsure.dedup();
-        LineMap {
-            runs: split_runs(runs, &unsure),
-        }
     }
 
     /// This map followed by `next` (old -> middle -> new): a line is mapped
@@ -149,22 +95,133 @@ impl LineMap {
     }
 }
 
-/// Runs with the lines in `holes` (old indexes, sorted) cut out of them.
-fn split_runs(runs: Vec<(usize, usize, usize)>, holes: &[usize]) -> Vec<(usize, usize, usize)> {
-    let mut out = Vec::with_capacity(runs.len() + holes.len());
-    for (old, new, len) in runs {
-        let mut start = old;
-        let end = old + len;
-        let first = holes.partition_point(|&h| h < old);
-        for &hole in holes[first..].iter().take_while(|&&h| h < end) {
-            if hole > start {
-                out.push((start, new + (start - old), hole - start));
+/// Where each of `lines` (old indexes) is in `new`, for those whose place
+/// every longest common subsequence of the two texts agrees on: line `i`
+/// maps to `j` only if some optimal alignment matches them, none matches
+/// `i` elsewhere, and none leaves `i` unmatched.
+///
+/// With F the prefix and B the suffix LCS lengths and L the total, `i` can
+/// match `j` in an optimal alignment iff `old[i] == new[j]` and
+/// `F[i][j] + 1 + B[i+1][j+1] == L`, and can stay unmatched iff
+/// `F[i][j] + B[i+1][j] == L` for some `j`. The rows of F and B come from a
+/// bit-parallel LCS (one word operation per 64 cells), forwards and on the
+/// reversed texts.
+pub fn certain(old: &Document, new: &Document, lines: &[usize]) -> Vec<Option<usize>> {
+    let n = old.line_count();
+    let m = new.line_count();
+    if lines.is_empty() || n.saturating_mul(m.div_ceil(64).max(1)) > LCS_BUDGET {
+        return vec![None; lines.len()];
+    }
+    let mut ids: HashMap<&str, u32> = HashMap::new();
+    let mut id = |line| {
+        let next = ids.len() as u32;
+        *ids.entry(line).or_insert(next)
+    };
+    let new_ids: Vec<u32> = new.lines().map(&mut id).collect();
+    let old_ids: Vec<u32> = old.lines().map(&mut id).collect();
+    let rev_new: Vec<u32> = new_ids.iter().rev().copied().collect();
+    let rev_old: Vec<u32> = old_ids.iter().rev().copied().collect();
+
+    // F row i is the state after old[..i]; B row i+1 after the reversed old[i+1..].
+    let mut wanted_f: Vec<usize> = lines.iter().copied().filter(|&i| i < n).collect();
+    wanted_f.push(n);
+    let wanted_b: Vec<usize> = lines
+        .iter()
+        .filter(|&&i| i < n)
+        .map(|&i| n - 1 - i)
+        .collect();
+    let f_rows = lcs_rows(&old_ids, &new_ids, &wanted_f);
+    let b_rows = lcs_rows(&rev_old, &rev_new, &wanted_b);
+    let total = zeros_before(&f_rows[&n], m);
+
+    lines
+        .iter()
+        .map(|&i| {
+            if i >= n {
+                return None;
             }
-            start = hole + 1;
+            let f = prefix_zeros(&f_rows[&i], m);
+            let b_rev = prefix_zeros(&b_rows[&(n - 1 - i)], m);
+            // B[i+1][j] = LCS(old[i+1..], new[j..]) = reversed prefix of length m - j.
+            let b = |j: usize| b_rev[m - j];
+            if (0..=m).any(|j| f[j] + b(j) == total) {
+                return None;
+            }
+            let mut found = None;
+            for j in 0..m {
+                if new_ids[j] == old_ids[i] && f[j] + 1 + b(j + 1) == total {
+                    if found.is_some() {
+                        return None;
+                    }
+                    found = Some(j);
+                }
+            }
+            found
+        })
+        .collect()
+}
+
+/// The bit-parallel LCS state after each prefix length in `wanted` of `a`
+/// against all of `b`: bit `j` clear means the LCS grows at `b[j]`.
+fn lcs_rows(a: &[u32], b: &[u32], wanted: &[usize]) -> HashMap<usize, Vec<u64>> {
+    let words = b.len().div_ceil(64).max(1);
+    let mut positions: HashMap<u32, Vec<usize>> = HashMap::new();
+    for (j, &sym) in b.iter().enumerate() {
+        positions.entry(sym).or_default().push(j);
+    }
+    let mut v = vec![u64::MAX; words];
+    let mut mask = vec![0u64; words];
+    let mut wanted = wanted.to_vec();
+    wanted.sort_unstable();
+    let mut rows = HashMap::new();
+    for (i, sym) in a.iter().enumerate() {
+        if wanted.binary_search(&i).is_ok() {
+            rows.insert(i, v.clone());
         }
-        if end > start {
-            out.push((start, new + (start - old), end - start));
+        let hits = positions.get(sym).map_or(&[][..], Vec::as_slice);
+        for &j in hits {
+            mask[j / 64] |= 1 << (j % 64);
         }
+        let mut carry = 0u64;
+        for (w, m) in v.iter_mut().zip(&mask) {
+            let u = *w & m;
+            let (sum, c1) = w.overflowing_add(u);
+            let (sum, c2) = sum.overflowing_add(carry);
+            carry = u64::from(c1 || c2);
+            *w = sum | (*w & !m);
+        }
+        for &j in hits {
+            mask[j / 64] = 0;
+        }
+    }
+    if wanted.binary_search(&a.len()).is_ok() {
+        rows.insert(a.len(), v);
+    }
+    rows
+}
+
+/// Clear bits of `row` below `end`: the LCS length of the prefix row
+/// against `b[..end]`.
+fn zeros_before(row: &[u64], end: usize) -> usize {
+    let full = end / 64;
+    let mut count: usize = row[..full].iter().map(|w| w.count_zeros() as usize).sum();
+    if !end.is_multiple_of(64) {
+        let bits = !row[full] & ((1u64 << (end % 64)) - 1);
+        count += bits.count_ones() as usize;
+    }
+    count
+}
+
+/// `zeros_before(row, j)` for every `j` in `0..=m`.
+fn prefix_zeros(row: &[u64], m: usize) -> Vec<usize> {
+    let mut out = Vec::with_capacity(m + 1);
+    let mut count = 0;
+    out.push(0);
+    for j in 0..m {
+        if row[j / 64] & (1 << (j % 64)) == 0 {
+            count += 1;
+        }
+        out.push(count);
     }
     out
 }
@@ -173,38 +230,77 @@ fn split_runs(runs: Vec<(usize, usize, usize)>, holes: &[usize]) -> Vec<(usize, 
 mod tests {
     use super::*;
 
-    fn map(old: &str, new: &str) -> LineMap {
-        LineMap::between(&Document::from_text(old), &Document::from_text(new))
+    fn certain_of(old: &str, new: &str, lines: &[usize]) -> Vec<Option<usize>> {
+        certain(&Document::from_text(old), &Document::from_text(new), lines)
     }
 
     #[test]
     fn lines_in_unchanged_runs_follow_inserts_and_deletes() {
-        let m = map("a\nb\nc\nd\n", "new\na\nb\nd\n");
-        assert_eq!(m.line(0), Some(1));
-        assert_eq!(m.line(1), Some(2));
-        assert_eq!(m.line(2), None, "a deleted line has no position");
-        assert_eq!(m.line(3), Some(3));
+        assert_eq!(
+            certain_of("a\nb\nc\nd\n", "new\na\nb\nd\n", &[0, 1, 2, 3]),
+            vec![Some(1), Some(2), None, Some(3)]
+        );
     }
 
     #[test]
     fn a_changed_line_has_no_position() {
-        let m = map("a\nb\nc\n", "a\nB\nc\n");
-        assert_eq!(m.line(1), None);
-        assert_eq!(m.line(2), Some(2));
+        assert_eq!(
+            certain_of("a\nb\nc\n", "a\nB\nc\n", &[1, 2]),
+            vec![None, Some(2)]
+        );
     }
 
     #[test]
     fn lines_a_change_could_slide_over_have_no_position() {
         // One `}` was added to three: which one is new cannot be told.
-        let m = map("x\n}\n}\n}\ny\n", "x\n}\n}\n}\n}\ny\n");
-        for old in 1..=3 {
-            assert_eq!(m.line(old), None, "line {old}");
-        }
-        assert_eq!(m.line(0), Some(0));
-        assert_eq!(m.line(4), Some(5));
-        let m = map("a\n\n\nb\n", "a\n\nb\n");
-        assert_eq!((m.line(1), m.line(2)), (None, None));
-        assert_eq!(m.line(3), Some(2));
+        assert_eq!(
+            certain_of("x\n}\n}\n}\ny\n", "x\n}\n}\n}\n}\ny\n", &[0, 1, 2, 3, 4]),
+            vec![Some(0), None, None, None, Some(5)]
+        );
+        assert_eq!(
+            certain_of("a\n\n\nb\n", "a\n\nb\n", &[1, 2, 3]),
+            vec![None, None, Some(2)]
+        );
+    }
+
+    #[test]
+    fn a_neighbour_that_became_a_copy_of_the_line_makes_it_uncertain() {
+        // `b` became `}`, or `b` went and a `}` came after: both are shortest.
+        assert_eq!(
+            certain_of("a\nb\n}\nc\n", "a\n}\n}\nc\n", &[0, 2, 3]),
+            vec![Some(0), None, Some(3)]
+        );
+    }
+
+    #[test]
+    fn a_block_replaced_next_to_a_copy_of_the_line_makes_it_uncertain() {
+        let got = certain_of("a\n}\nP\n}\nb\n", "a\nI\n}\nb\n", &[1, 3]);
+        assert_eq!(got, vec![None, None]);
+    }
+
+    #[test]
+    fn large_inputs_agree_with_small_ones_across_word_boundaries() {
+        let old: String = (0..300).map(|i| format!("line {i}\n")).collect();
+        let mut new_lines: Vec<String> = (0..300).map(|i| format!("line {i}\n")).collect();
+        new_lines.insert(70, "inserted\n".into());
+        new_lines.remove(200);
+        let new: String = new_lines.concat();
+        let got = certain_of(&old, &new, &[0, 63, 64, 69, 70, 150, 198, 199, 200, 299]);
+        assert_eq!(
+            got,
+            vec![
+                Some(0),
+                Some(63),
+                Some(64),
+                Some(69),
+                Some(71),
+                Some(151),
+                Some(199),
+                None,
+                Some(200),
+                Some(299)
+            ]
+        );
     }
 
     #[test]
@@ -233,9 +329,58 @@ mod tests {
         assert_eq!(both.line(3), Some(4));
     }
 
+    /// The same rule on plain O(n*m) tables, to check the bit-parallel rows.
+    fn certain_by_tables(old: &[&str], new: &[&str]) -> Vec<Option<usize>> {
+        let (n, m) = (old.len(), new.len());
+        let mut f = vec![vec![0usize; m + 1]; n + 1];
+        for i in 0..n {
+            for j in 0..m {
+                f[i + 1][j + 1] = if old[i] == new[j] {
+                    f[i][j] + 1
+                } else {
+                    f[i][j + 1].max(f[i + 1][j])
+                };
+            }
+        }
+        let mut b = vec![vec![0usize; m + 1]; n + 1];
+        for i in (0..n).rev() {
+            for j in (0..m).rev() {
+                b[i][j] = if old[i] == new[j] {
+                    b[i + 1][j + 1] + 1
+                } else {
+                    b[i + 1][j].max(b[i][j + 1])
+                };
+            }
+        }
+        let total = f[n][m];
+        (0..n)
+            .map(|i| {
+                if (0..=m).any(|j| f[i][j] + b[i + 1][j] == total) {
+                    return None;
+                }
+                let hits: Vec<usize> = (0..m)
+                    .filter(|&j| old[i] == new[j] && f[i][j] + 1 + b[i + 1][j + 1] == total)
+                    .collect();
+                (hits.len() == 1).then(|| hits[0])
+            })
+            .collect()
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn bit_parallel_rows_agree_with_plain_tables(
+            old in proptest::collection::vec(proptest::sample::select(vec!["}", "", "a", "b"]), 1..90),
+            new in proptest::collection::vec(proptest::sample::select(vec!["}", "", "a", "b"]), 1..90),
+        ) {
+            let text = |lines: &[&str]| lines.iter().map(|l| format!("{l}\n")).collect::<String>();
+            let all: Vec<usize> = (0..old.len()).collect();
+            proptest::prop_assert_eq!(certain_of(&text(&old), &text(&new), &all), certain_by_tables(&old, &new));
+        }
+    }
+
     #[test]
     fn ranges_map_only_when_contiguous_in_one_run() {
-        let m = map("a\nb\nc\nd\n", "a\nb\nX\nc\nd\n");
+        let m = LineMap::from_changes(4, [(2..2, 2..3)]);
         assert_eq!(m.range(0, 1), Some((0, 1)));
         assert_eq!(m.range(2, 3), Some((3, 4)));
         assert_eq!(m.range(1, 2), None, "a line was inserted inside the range");
