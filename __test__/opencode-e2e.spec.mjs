@@ -359,9 +359,11 @@ scenario("without its native module the tool says why and the session goes on", 
 function copyWithoutNative(t) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "hashline-nonative-"))
   t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }))
-  fs.mkdirSync(path.join(dir, "opencode"))
-  for (const name of fs.readdirSync(path.join(REPO_ROOT, "opencode"))) {
-    if (name.endsWith(".mjs")) fs.copyFileSync(path.join(REPO_ROOT, "opencode", name), path.join(dir, "opencode", name))
+  for (const folder of ["opencode", "lib"]) {
+    fs.mkdirSync(path.join(dir, folder))
+    for (const name of fs.readdirSync(path.join(REPO_ROOT, folder))) {
+      if (name.endsWith(".mjs")) fs.copyFileSync(path.join(REPO_ROOT, folder, name), path.join(dir, folder, name))
+    }
   }
   fs.symlinkSync(path.join(REPO_ROOT, "node_modules"), path.join(dir, "node_modules"), "dir")
   return path.join(dir, "opencode")

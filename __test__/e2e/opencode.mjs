@@ -178,8 +178,11 @@ function installAsNpmPlugin(home) {
       fs.copyFileSync(path.join(REPO_ROOT, name), path.join(target, name))
     }
   }
-  for (const name of fs.readdirSync(path.join(REPO_ROOT, "opencode"))) {
-    if (/\.m(js|ts)$/.test(name)) fs.copyFileSync(path.join(REPO_ROOT, "opencode", name), path.join(target, "opencode", name))
+  for (const folder of ["opencode", "lib"]) {
+    fs.mkdirSync(path.join(target, folder), { recursive: true })
+    for (const name of fs.readdirSync(path.join(REPO_ROOT, folder))) {
+      if (/\.m(js|ts)$/.test(name)) fs.copyFileSync(path.join(REPO_ROOT, folder, name), path.join(target, folder, name))
+    }
   }
   for (const dep of Object.keys(manifest.dependencies ?? {})) {
     fs.mkdirSync(path.dirname(path.join(modules, dep)), { recursive: true })

@@ -1,0 +1,198 @@
+// @ts-check
+// The `hashline` command line, run as a separate process per call the way a
+// shell-only agent runs it: versions kept on disk between calls, JSON output,
+// exit codes per error kind, and batches over several files.
+import test from "ava"
+import { spawnSync } from "node:child_process"
+import fs from "node:fs"
+import path from "node:path"
+import { fileURLToPath } from "node:url"
+import * as helpers from "./helpers.mjs"
+
+const { scratch } = helpers
+/**
+ * The refs of a view's lines, by line number.
+ * @param {string} text
+ */
+const refsOf = (text) => /** @type {Record<number, string>} */ (helpers.refsOf(text))
+
+const CLI = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "cli", "hashline.mjs")
+
+/**
+ * @typedef {{ cwd: string, store?: string, input?: string, env?: Record<string, string | undefined> }} RunOptions
+ */
+
+/**
+ * Runs the command line with its own store folder unless told otherwise.
+ * @param {string[]} args
+ * @param {RunOptions} options
+ */
+function hashline(args, options) {
+  /** @type {Record<string, string | undefined>} */
+  const env = { ...process.env, HASHLINE_STORE: options.store, ...options.env }
+  for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key]
+  const result = spawnSync(process.execPath, [CLI, ...args], { cwd: options.cwd, input: options.input ?? "", encoding: "utf8", env, timeout: 30_000 })
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr }
+}
+
+/**
+ * @param {import("ava").ExecutionContext} t
+ * @param {Record<string, string | Buffer>} files
+ */
+function project(t, files) {
+  const root = scratch(t)
+  for (const [name, content] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(root, name)), { recursive: true })
+    fs.writeFileSync(path.join(root, name), content)
+  }
+  return { root, store: path.join(scratch(t), "store") }
+}
+
+test("a shell-only agent chains edits across invocations from one read", (t) => {
+  const { root, store } = project(t, { "app.py": "def total(items):\n    if not items:\n        return None\n    return len(items)\n" })
+  const read = hashline(["read", "app.py"], { cwd: root, store })
+  t.is(read.status, 0)
+  const refs = refsOf(read.stdout)
+
+  const first = hashline(["edit", "app.py"], {
+    cwd: root,
+    store,
+    input: JSON.stringify({ operations: [{ op: "replace", ref: refs[3], content: "        return 0" }, { op: "insert_after", ref: refs[1], content: '    """Counts the items."""' }] }),
+  })
+  t.is(first.status, 0, first.stderr)
+  t.regex(first.stdout, /^Applied 2 operations to app\.py\. REV [0-9A-F]{8} -> [0-9A-F]{8} \(\+2 -1\)$/m)
+
+  // Line 4 of the first read is line 5 now: only the stored versions can tell.
+  const second = hashline(["edit", "app.py", "--ops", JSON.stringify([{ op: "replace", ref: refs[4], content: "    return len(list(items))" }])], { cwd: root, store })
+  t.is(second.status, 0, second.stderr)
+  t.is(
+    fs.readFileSync(path.join(root, "app.py"), "utf8"),
+    'def total(items):\n    """Counts the items."""\n    if not items:\n        return 0\n    return len(list(items))\n',
+  )
+})
+
+test("without the store of the first read, the same chained edit is rejected with exit 1 and nothing written", (t) => {
+  const { root, store } = project(t, { "a.txt": "one\ntwo\nthree\n" })
+  const refs = refsOf(hashline(["read", "a.txt"], { cwd: root, store }).stdout)
+  t.is(hashline(["edit", "a.txt", "--ops", JSON.stringify([{ op: "prepend", content: "zero" }])], { cwd: root, store }).status, 0)
+
+  const elsewhere = path.join(scratch(t), "other-store")
+  const stale = hashline(["edit", "a.txt", "--ops", JSON.stringify([{ op: "replace", ref: refs[3], content: "THREE" }])], { cwd: root, store: elsewhere })
+  t.is(stale.status, 1)
+  t.regex(stale.stderr, /^Edit rejected, nothing written/)
+  t.is(fs.readFileSync(path.join(root, "a.txt"), "utf8"), "zero\none\ntwo\nthree\n")
+})
+
+test("the store defaults to $XDG_CACHE_HOME/hashline", (t) => {
+  const { root } = project(t, { "a.txt": "a\n" })
+  const cache = scratch(t)
+  const read = hashline(["read", "a.txt"], { cwd: root, env: { XDG_CACHE_HOME: cache } })
+  t.is(read.status, 0)
+  t.true(fs.readdirSync(path.join(cache, "hashline")).length > 0)
+})
+
+test("--json prints one object for results and for errors", (t) => {
+  const { root, store } = project(t, { "a.txt": "a\nb\nc\n" })
+  const read = JSON.parse(hashline(["read", "a.txt", "--offset", "2", "--limit", "1", "--json"], { cwd: root, store }).stdout)
+  t.like(read, { ok: true, path: "a.txt", totalLines: 3, startLine: 2, endLine: 2 })
+  t.regex(read.rev, /^[0-9A-F]{8}$/)
+
+  const ref = refsOf(read.text)[2]
+  const edit = JSON.parse(hashline(["edit", "a.txt", "--json", "--rev", read.rev, "--ops", JSON.stringify([{ op: "delete", ref }])], { cwd: root, store }).stdout)
+  t.like(edit, { ok: true, path: "a.txt", previousRev: read.rev, additions: 0, deletions: 1 })
+  t.regex(edit.diff, /^-b$/m)
+
+  const failed = hashline(["edit", "a.txt", "--json", "--ops", JSON.stringify([{ op: "delete", ref: "1#AAA#BBB" }])], { cwd: root, store })
+  t.is(failed.status, 1)
+  t.is(failed.stderr, "")
+  const error = JSON.parse(failed.stdout)
+  t.like(error, { ok: false, error: { code: "HASH_MISMATCH", path: "a.txt" } })
+  t.deepEqual(error.error.mismatches[0].expected, "1#AAA#BBB")
+})
+
+test("exit codes follow the error kind", (t) => {
+  const { root, store } = project(t, { "a.txt": "a\n", "bin.dat": Buffer.from([0, 1, 2]), "sub/b.txt": "b\n" })
+  /** @param {string[]} args @param {string} [input] */
+  const status = (args, input) => hashline(args, { cwd: root, store, input }).status
+  const ops = (/** @type {unknown} */ value) => ["--ops", JSON.stringify(value)]
+  t.is(status(["read", "a.txt"]), 0)
+  t.is(status(["edit", "a.txt", ...ops([{ op: "delete", ref: "1#AAA#BBB" }])]), 1)
+  t.is(status(["edit", "a.txt", ...ops([{ op: "delete", ref: "one" }])]), 2)
+  t.is(status(["edit", "a.txt", ...ops({ oldString: "zzz", newString: "y" })]), 2)
+  t.is(status(["edit", "a.txt"], "not json"), 2)
+  t.is(status(["read", "a.txt", "--offset", "9"]), 2)
+  t.is(status(["read", "missing.txt"]), 3)
+  t.is(status(["read", "bin.dat"]), 3)
+  t.is(status(["read", "../a.txt", "--root", "sub"]), 4)
+  t.is(status(["frobnicate"]), 64)
+  t.is(status(["read"]), 64)
+  t.is(status(["read", "a.txt", "--ops", "[]"]), 64)
+  t.is(status(["read", "a.txt", "--bogus"]), 64)
+})
+
+test("relative paths resolve against --root", (t) => {
+  const { root, store } = project(t, { "sub/b.txt": "b\n" })
+  const read = hashline(["read", "b.txt", "--root", "sub"], { cwd: root, store })
+  t.is(read.status, 0, read.stderr)
+  t.regex(read.stdout, /^b\.txt REV:/)
+})
+
+test("apply writes every file of a batch and reports each", (t) => {
+  const { root, store } = project(t, { "a.txt": "a\n", "b.txt": "b\n" })
+  const a = refsOf(hashline(["read", "a.txt"], { cwd: root, store }).stdout)
+  const b = refsOf(hashline(["read", "b.txt"], { cwd: root, store }).stdout)
+  const batch = [
+    { path: "a.txt", operations: [{ op: "replace", ref: a[1], content: "A" }] },
+    { filePath: "b.txt", operations: [{ op: "insert_after", ref: b[1], content: "c" }] },
+  ]
+  const out = hashline(["apply", "--json"], { cwd: root, store, input: JSON.stringify(batch) })
+  t.is(out.status, 0, out.stdout)
+  t.deepEqual(JSON.parse(out.stdout).results.map((/** @type {any} */ r) => [r.path, r.additions, r.deletions]), [["a.txt", 1, 1], ["b.txt", 1, 0]])
+  t.is(fs.readFileSync(path.join(root, "a.txt"), "utf8"), "A\n")
+  t.is(fs.readFileSync(path.join(root, "b.txt"), "utf8"), "b\nc\n")
+})
+
+test("apply checks every entry before writing any: one bad entry leaves all files untouched and all failures are listed", (t) => {
+  const { root, store } = project(t, { "a.txt": "a\n", "b.txt": "b\n" })
+  const a = refsOf(hashline(["read", "a.txt"], { cwd: root, store }).stdout)
+  const batch = [
+    { path: "a.txt", operations: [{ op: "replace", ref: a[1], content: "A" }] },
+    { path: "b.txt", operations: [{ op: "replace", ref: "1#AAA#BBB", content: "B" }] },
+    { path: "a.txt", operations: [{ op: "append", content: "again" }] },
+    { path: "../c.txt", operations: [{ op: "append", content: "c" }] },
+  ]
+  const out = hashline(["apply"], { cwd: root, store, input: JSON.stringify(batch) })
+  t.is(out.status, 1)
+  t.regex(out.stderr, /^Batch rejected, nothing written: 3 of 4 entries failed\./)
+  t.regex(out.stderr, /^\[1\] b\.txt: Edit rejected/m)
+  t.regex(out.stderr, /^\[2\] a\.txt: a\.txt is the file of entry 0 too/m)
+  t.regex(out.stderr, /^\[3\] \.\.\/c\.txt: .*outside the project root/m)
+  t.is(fs.readFileSync(path.join(root, "a.txt"), "utf8"), "a\n")
+  t.is(fs.readFileSync(path.join(root, "b.txt"), "utf8"), "b\n")
+  t.false(fs.existsSync(path.join(root, "..", "c.txt")))
+
+  const json = JSON.parse(hashline(["apply", "--json"], { cwd: root, store, input: JSON.stringify(batch) }).stdout)
+  t.deepEqual(json.errors.map((/** @type {any} */ e) => [e.index, e.code]), [[1, "HASH_MISMATCH"], [2, "INVALID_REQUEST"], [3, "OUTSIDE_ROOT"]])
+  t.deepEqual(json.written, [])
+})
+
+test("grep prints hits with refs that a later edit can cite", (t) => {
+  const { root, store } = project(t, { "src/a.js": "let x = 1\nlet y = 2\n" })
+  const found = hashline(["grep", "let y", "src"], { cwd: root, store })
+  t.is(found.status, 0)
+  const ref = /^ {2}(2#[0-9A-F]{3}#[0-9A-F]{3})\|let y = 2$/m.exec(found.stdout)?.[1]
+  t.truthy(ref)
+  const edit = hashline(["edit", "src/a.js", "--ops", JSON.stringify([{ op: "replace", ref, content: "let y = 3" }])], { cwd: root, store })
+  t.is(edit.status, 0, edit.stderr)
+  t.is(fs.readFileSync(path.join(root, "src/a.js"), "utf8"), "let x = 1\nlet y = 3\n")
+})
+
+test("without its native module the command line says why and exits with 5", (t) => {
+  const copy = scratch(t)
+  const repo = path.join(path.dirname(CLI), "..")
+  for (const folder of ["cli", "lib"]) fs.cpSync(path.join(repo, folder), path.join(copy, folder), { recursive: true })
+  fs.copyFileSync(path.join(repo, "package.json"), path.join(copy, "package.json"))
+  const result = spawnSync(process.execPath, [path.join(copy, "cli", "hashline.mjs"), "read", "a.txt"], { cwd: copy, encoding: "utf8", timeout: 30_000 })
+  t.is(result.status, 5)
+  t.regex(result.stderr, /^The hashline native module could not be loaded: .*Reinstall the hashline package for this platform/)
+})

@@ -1,0 +1,191 @@
+// @ts-check
+// The framework-free tools (`hashline/tools`): the shared schema and texts,
+// the read/grep/edit chain on real files, the root they refuse to leave, and
+// what grep searches.
+import test from "ava"
+import fs from "node:fs"
+import path from "node:path"
+import { z } from "zod"
+import { createTools } from "../lib/tools.mjs"
+import { globToRegExp } from "../lib/grep.mjs"
+import editTool, { DESCRIPTION } from "../opencode/tool.mjs"
+import * as helpers from "./helpers.mjs"
+
+const { scratch } = helpers
+/**
+ * The refs of a view's lines, by line number.
+ * @param {string} text
+ */
+const refsOf = (text) => /** @type {Record<number, string>} */ (helpers.refsOf(text))
+
+/**
+ * @param {import("ava").ExecutionContext} t
+ * @param {Record<string, string | Buffer>} files
+ */
+function project(t, files) {
+  const root = scratch(t)
+  for (const [name, content] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(root, name)), { recursive: true })
+    fs.writeFileSync(path.join(root, name), content)
+  }
+  return root
+}
+
+/**
+ * The ref grep or read showed for a line with this exact text.
+ * @param {string} output
+ * @param {string} text
+ */
+function refFor(output, text) {
+  for (const line of output.split("\n")) {
+    const m = /^\s*(\d+#[0-9A-F]{3}#[0-9A-F]{3})\|(.*)$/.exec(line)
+    if (m && m[2] === text) return m[1]
+  }
+  throw new Error(`no ref for ${JSON.stringify(text)} in:\n${output}`)
+}
+
+/**
+ * @param {import("ava").ExecutionContext} t
+ * @param {Promise<unknown>} promise
+ */
+async function codeOf(t, promise) {
+  const err = await t.throwsAsync(promise)
+  return /** @type {any} */ (err)?.code
+}
+
+test("the edit tool has the OpenCode tool's description and, field for field, its schema", (t) => {
+  const { edit } = createTools({ root: scratch(t) })
+  t.is(edit.description, DESCRIPTION)
+  const fromZod = z.toJSONSchema(z.object(/** @type {any} */ (editTool.args)), { io: "input" })
+  const { $schema, ...openCodeSchema } = fromZod
+  t.deepEqual(edit.inputSchema, /** @type {any} */ (openCodeSchema))
+})
+
+test("each call gets its own copy of the schemas, so a host that rewrites one changes no other", (t) => {
+  const first = createTools({ root: scratch(t) })
+  first.edit.inputSchema.properties.filePath.description = "changed"
+  t.not(createTools({ root: scratch(t) }).edit.inputSchema.properties.filePath.description, "changed")
+})
+
+test("read shows refs, and two edits from that one read land on the right lines", async (t) => {
+  const root = project(t, { "src/app.js": "function total(items) {\n  if (!items) return null\n  return items.length\n}\n" })
+  const tools = createTools({ root })
+  const view = await tools.read.execute({ filePath: "src/app.js" })
+  t.regex(view, /^src\/app\.js REV:[0-9A-F]{8} lines 1-4 of 4$/m)
+  const refs = refsOf(view)
+
+  const first = await tools.edit.execute({ filePath: "src/app.js", operations: [{ op: "insert_before", ref: refs[2], content: "  // guard" }] })
+  t.regex(first, /^Applied 1 operation to src\/app\.js/)
+  await tools.edit.execute({ filePath: "src/app.js", operations: [{ op: "replace", ref: refs[3], content: "  return items.length + 0" }] })
+  t.is(
+    fs.readFileSync(path.join(root, "src/app.js"), "utf8"),
+    "function total(items) {\n  // guard\n  if (!items) return null\n  return items.length + 0\n}\n",
+  )
+})
+
+test("read takes offset and limit, also as digit strings", async (t) => {
+  const root = project(t, { "a.txt": "1\n2\n3\n4\n5\n" })
+  const view = await createTools({ root }).read.execute({ filePath: "a.txt", offset: "2", limit: 2 })
+  t.deepEqual(Object.keys(refsOf(view)).map(Number), [2, 3])
+  t.regex(view, /Read on with offset=4/)
+})
+
+test("an edit can cite a grep hit without reading the file first", async (t) => {
+  const root = project(t, { "src/a.ts": "export const a = 1\nexport const b = 2\n", "src/b.ts": "import { a } from './a'\n" })
+  const tools = createTools({ root })
+  const hits = await tools.grep.execute({ pattern: "const b" })
+  t.regex(hits, /^Found 1 matching line\.$/m)
+  t.regex(hits, /^src\/a\.ts REV:[0-9A-F]{8}$/m)
+  await tools.edit.execute({ filePath: "src/a.ts", operations: [{ op: "replace", ref: refFor(hits, "export const b = 2"), content: "export const b = 3" }] })
+  t.is(fs.readFileSync(path.join(root, "src/a.ts"), "utf8"), "export const a = 1\nexport const b = 3\n")
+})
+
+test("a stale ref is rejected with the repair text and the code, and nothing is written", async (t) => {
+  const root = project(t, { "a.txt": "x\ny\n" })
+  const tools = createTools({ root })
+  const refs = refsOf(await tools.read.execute({ filePath: "a.txt" }))
+  fs.writeFileSync(path.join(root, "a.txt"), "X\nY\n")
+  const err = /** @type {any} */ (await t.throwsAsync(tools.edit.execute({ filePath: "a.txt", operations: [{ op: "delete", ref: refs[2] }] })))
+  t.is(err.code, "HASH_MISMATCH")
+  t.regex(err.message, /^Edit rejected, nothing written/)
+  t.is(fs.readFileSync(path.join(root, "a.txt"), "utf8"), "X\nY\n")
+})
+
+test("read, edit and grep refuse paths outside the root, through .. and through links", async (t) => {
+  const outside = project(t, { "secret.txt": "secret value\n" })
+  const root = project(t, { "in.txt": "in\n" })
+  fs.symlinkSync(outside, path.join(root, "linked"))
+  const tools = createTools({ root })
+
+  t.is(await codeOf(t, tools.read.execute({ filePath: path.join(outside, "secret.txt") })), "OUTSIDE_ROOT")
+  t.is(await codeOf(t, tools.read.execute({ filePath: "linked/secret.txt" })), "OUTSIDE_ROOT")
+  t.is(await codeOf(t, tools.edit.execute({ filePath: "../secret.txt", operations: [{ op: "append", content: "x" }] })), "OUTSIDE_ROOT")
+  t.is(await codeOf(t, tools.grep.execute({ pattern: "secret", path: ".." })), "OUTSIDE_ROOT")
+  t.is(await codeOf(t, tools.grep.execute({ pattern: "secret", path: "linked" })), "OUTSIDE_ROOT")
+  t.is(await tools.grep.execute({ pattern: "secret" }), "No matches found.\n")
+  t.is(fs.readFileSync(path.join(outside, "secret.txt"), "utf8"), "secret value\n")
+})
+
+test("grep skips hidden folders, node_modules, binary and non-UTF-8 files, and keeps what include names", async (t) => {
+  const root = project(t, {
+    "src/a.ts": "needle a\n",
+    "src/b.mjs": "needle b\n",
+    "src/c.txt": "needle c\n",
+    ".git/config": "needle git\n",
+    "node_modules/x/index.js": "needle dep\n",
+    "bin.dat": Buffer.from("needle\0binary\n"),
+    "latin1.txt": Buffer.from("needle caf\xe9\n", "latin1"),
+  })
+  const { grep } = createTools({ root })
+  const all = await grep.execute({ pattern: "needle" })
+  t.deepEqual([...all.matchAll(/^(\S+) REV:/gm)].map((m) => m[1]), ["src/a.ts", "src/b.mjs", "src/c.txt"])
+
+  const scripts = await grep.execute({ pattern: "needle", include: "*.{ts,mjs}" })
+  t.deepEqual([...scripts.matchAll(/^(\S+) REV:/gm)].map((m) => m[1]), ["src/a.ts", "src/b.mjs"])
+
+  const named = await grep.execute({ pattern: "needle", path: "node_modules" })
+  t.deepEqual([...named.matchAll(/^(\S+) REV:/gm)].map((m) => m[1]), ["node_modules/x/index.js"])
+})
+
+test("grep shows at most 100 lines and says how many matched", async (t) => {
+  const root = project(t, { "many.txt": Array.from({ length: 150 }, (_, i) => `hit ${i + 1}`).join("\n") })
+  const out = await createTools({ root }).grep.execute({ pattern: "^hit" })
+  t.regex(out, /^Found 150 matching lines, showing the first 100\.$/m)
+  t.is(out.split("\n").filter((l) => /^\s+\d+#/.test(l)).length, 100)
+  t.regex(out, /Narrow the pattern/)
+})
+
+test("grep takes a leading (?i) as ignore case, and refs of CRLF files match the engine's", async (t) => {
+  const root = project(t, { "w.txt": "\uFEFFFirst\r\nSecond\r\n" })
+  const tools = createTools({ root })
+  const out = await tools.grep.execute({ pattern: "(?i)^first" })
+  const view = await tools.read.execute({ filePath: "w.txt" })
+  t.is(refFor(out, "First"), refsOf(view)[1])
+})
+
+test("arguments are checked with INVALID_REQUEST errors that say how to call the tool", async (t) => {
+  const tools = createTools({ root: scratch(t) })
+  /** @param {Promise<unknown>} p */
+  const message = async (p) => {
+    const err = /** @type {any} */ (await t.throwsAsync(p))
+    t.is(err.code, "INVALID_REQUEST")
+    return err.message
+  }
+  t.regex(await message(tools.read.execute({ filePath: "a", offset: "x" })), /offset must be a whole number of at least 1, got "x"/)
+  t.regex(await message(tools.read.execute({ path: "a" })), /unknown argument path\. The arguments are filePath, offset, limit/)
+  t.regex(await message(tools.grep.execute({ pattern: "(" })), /pattern is not a valid regular expression/)
+  t.regex(await message(tools.grep.execute({ pattern: "x", include: "*.{ts" })), /unclosed \{/)
+  t.regex(await message(tools.edit.execute({ filePath: "a" })), /give operations/)
+})
+
+test("globs: * stays in one folder, ** crosses folders, braces and classes choose", (t) => {
+  t.true(globToRegExp("*.ts").test("a.ts"))
+  t.false(globToRegExp("*.ts").test("src/a.ts"))
+  t.true(globToRegExp("src/**/*.ts").test("src/a.ts"))
+  t.true(globToRegExp("src/**/*.ts").test("src/x/y/a.ts"))
+  t.true(globToRegExp("*.{js,mjs}").test("a.mjs"))
+  t.false(globToRegExp("*.{js,mjs}").test("a.cjs"))
+  t.true(globToRegExp("file?.[ch]").test("file1.h"))
+  t.false(globToRegExp("file?.[!ch]").test("file1.h"))
+  t.false(globToRegExp("a+b.txt").test("aab.txt"))
+})

@@ -1,0 +1,15 @@
+// Types of `hashline/ai`.
+import type { Tool } from "ai"
+import type { HashlineOptions } from "../index.js"
+
+export type HashlineAiTools = {
+  read: Tool<unknown, string>
+  edit: Tool<unknown, string>
+  grep: Tool<unknown, string>
+}
+
+/**
+ * read, edit and grep for the AI SDK's `generateText` / `streamText`, over one
+ * engine rooted at `options.root` (default: the working directory).
+ */
+export declare function createTools(options?: HashlineOptions): HashlineAiTools

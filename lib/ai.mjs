@@ -1,0 +1,31 @@
+// @ts-check
+// The tools for the AI SDK (`ai`): the same descriptions, JSON schemas and
+// behaviour as everywhere else, wrapped with the SDK's `tool()`. A rejected
+// edit throws; the SDK hands its message, the repair text, to the model.
+import { jsonSchema, tool } from "ai"
+import { createTools as createPlainTools } from "./tools.mjs"
+
+/**
+ * @typedef {import("../index.js").HashlineOptions} HashlineOptions
+ * @typedef {import("./tools-types.d.mts").HashlineTool} HashlineTool
+ */
+
+/** @param {HashlineTool} plain */
+function wrap(plain) {
+  return tool({
+    description: plain.description,
+    inputSchema: jsonSchema(/** @type {any} */ (plain.inputSchema)),
+    execute: (input) => plain.execute(input),
+  })
+}
+
+/**
+ * `{ read, edit, grep }` for `generateText` / `streamText`'s `tools`, over one
+ * engine rooted at `options.root` (default: the working directory).
+ * @param {HashlineOptions} [options] as for `new Hashline(options)`
+ * @returns {import("./ai-types.d.mts").HashlineAiTools}
+ */
+export function createTools(options = {}) {
+  const plain = createPlainTools(options)
+  return { read: wrap(plain.read), edit: wrap(plain.edit), grep: wrap(plain.grep) }
+}

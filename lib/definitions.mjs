@@ -1,0 +1,286 @@
+// @ts-check
+// What every host shows the model about the read, edit and grep tools: the
+// descriptions, the JSON schemas and the argument checks. The OpenCode tool,
+// the MCP server, the command line and the framework tools all import them
+// from here, so a model meets the same tool wherever it runs.
+
+/**
+ * @typedef {import("../index.js").EditRequest} EditRequest
+ * @typedef {{ type: "object", properties: Record<string, any>, required: string[] }} ObjectSchema
+ */
+
+export const OPS = /** @type {const} */ (["replace", "delete", "insert_before", "insert_after", "prepend", "append"])
+
+export const EDIT_DESCRIPTION = `Edit a file by citing the refs that read and grep show before each line, e.g. \`12#A3F#9BC|  return total;\` has the ref \`12#A3F#9BC\`.
+Give filePath and operations; the whole batch is checked against the version you read and applied at once, or nothing is written:
+- {"op":"replace","ref":R,"through":R2,"content":C}: lines R..R2 (inclusive; omit through for one line) become C
+- {"op":"delete","ref":R,"through":R2}
+- {"op":"insert_before"|"insert_after","ref":R,"content":C}
+- {"op":"prepend"|"append","content":C}: at the start or end of the file (append creates a missing file)
+content is the new text only, lines separated by \\n, never with the ref prefixes. All refs name lines of the version you read: do not adjust line numbers for earlier operations of the same batch. rev (the REV the read showed) is optional.
+The result shows fresh refs for the changed lines and how the others moved: keep editing from it without reading again. A rejected edit says why and shows the current lines with fresh refs.
+Without refs, oldString/newString (and replaceAll) replace one unique occurrence of oldString instead, as the classic edit tool does.`
+
+export const READ_DESCRIPTION = `Read a text file. Each line comes with its ref, \`LINE#HASH#ANCHOR|content\`, e.g. \`12#A3F#9BC|  return total;\`; the first line names the file, its REV (e.g. \`REV:72C4946C\`) and the lines shown. The ref and the \`|\` are not part of the file.
+Cite the refs in edit operations instead of retyping old lines.
+Shows up to 2000 lines from offset (1-based, default 1); for a long file the last line says how to read on.`
+
+export const GREP_DESCRIPTION = `Search the text files under the project folder for lines matching a regular expression (JavaScript syntax; a leading (?i) ignores case). Each matching line comes with its ref, \`LINE#HASH#ANCHOR|content\`, under a header with the file's path and REV, so a hit can be edited without reading the file first.
+path narrows the search to a file or folder; include keeps files whose name matches a glob such as *.ts or *.{js,mjs}. Hidden files and folders and node_modules are skipped unless path names them. Shows up to 100 matching lines.`
+
+/** The descriptions of the edit arguments, shared by the JSON schema and the zod schema. */
+export const EDIT_FIELDS = {
+  filePath: "Path of the file to edit, absolute or relative to the session folder",
+  rev: "The REV the read showed, e.g. 72C4946C (optional)",
+  operations: "Edits citing refs, all against the version you read",
+  op: "What to do",
+  ref: "Ref of the first line, as shown, e.g. 12#A3F#9BC (not for prepend/append)",
+  through: "Ref of the last line of a replace or delete range (inclusive)",
+  content: "New lines, separated by \\n, without ref prefixes (replace, insert_*, prepend, append)",
+  oldString: "Fallback without refs: exact text to replace",
+  newString: "Fallback without refs: the replacement text",
+  replaceAll: "Fallback without refs: replace every occurrence of oldString",
+}
+
+/**
+ * The edit arguments as JSON Schema: flat (no unions, which some providers
+ * refuse), content a plain string, only filePath required.
+ * @type {ObjectSchema}
+ */
+export const EDIT_SCHEMA = {
+  type: "object",
+  properties: {
+    filePath: { description: EDIT_FIELDS.filePath, type: "string" },
+    rev: { description: EDIT_FIELDS.rev, type: "string" },
+    operations: {
+      description: EDIT_FIELDS.operations,
+      type: "array",
+      items: {
+        type: "object",
+        properties: {
+          op: { description: EDIT_FIELDS.op, type: "string", enum: [...OPS] },
+          ref: { description: EDIT_FIELDS.ref, type: "string" },
+          through: { description: EDIT_FIELDS.through, type: "string" },
+          content: { description: EDIT_FIELDS.content, type: "string" },
+        },
+        required: ["op"],
+      },
+    },
+    oldString: { description: EDIT_FIELDS.oldString, type: "string" },
+    newString: { description: EDIT_FIELDS.newString, type: "string" },
+    replaceAll: { description: EDIT_FIELDS.replaceAll, type: "boolean" },
+  },
+  required: ["filePath"],
+}
+
+/** @type {ObjectSchema} */
+export const READ_SCHEMA = {
+  type: "object",
+  properties: {
+    filePath: { description: "Path of the file to read, absolute or relative to the session folder", type: "string" },
+    offset: { description: "First line to show, 1-based (default 1)", type: "integer", minimum: 1 },
+    limit: { description: "How many lines to show (default 2000)", type: "integer", minimum: 1 },
+  },
+  required: ["filePath"],
+}
+
+/** @type {ObjectSchema} */
+export const GREP_SCHEMA = {
+  type: "object",
+  properties: {
+    pattern: { description: "Regular expression to search for, e.g. function\\s+total", type: "string" },
+    path: { description: "File or folder to search, relative to the session folder (default: all of it)", type: "string" },
+    include: { description: "Glob that file names must match, e.g. *.ts or *.{js,mjs}", type: "string" },
+  },
+  required: ["pattern"],
+}
+
+/**
+ * The zod form of the edit arguments, for hosts that take zod (OpenCode),
+ * built from the same descriptions as EDIT_SCHEMA.
+ * @param {typeof import("zod").z} z
+ */
+export function zodEditArgs(z) {
+  return {
+    filePath: z.string().describe(EDIT_FIELDS.filePath),
+    rev: z.string().optional().describe(EDIT_FIELDS.rev),
+    operations: z
+      .array(
+        z.object({
+          op: z.enum(OPS).describe(EDIT_FIELDS.op),
+          ref: z.string().optional().describe(EDIT_FIELDS.ref),
+          through: z.string().optional().describe(EDIT_FIELDS.through),
+          content: z.string().optional().describe(EDIT_FIELDS.content),
+        }),
+      )
+      .optional()
+      .describe(EDIT_FIELDS.operations),
+    oldString: z.string().optional().describe(EDIT_FIELDS.oldString),
+    newString: z.string().optional().describe(EDIT_FIELDS.newString),
+    replaceAll: z.boolean().optional().describe(EDIT_FIELDS.replaceAll),
+  }
+}
+
+/**
+ * An argument error, with the code the engine uses for malformed requests so
+ * that every host reports it like one.
+ * @param {string} tool
+ * @param {string} message
+ */
+function invalid(tool, message) {
+  return Object.assign(new Error(`Invalid ${tool} arguments: ${message}`), { code: "INVALID_REQUEST" })
+}
+
+/** @param {unknown} value */
+export function describeType(value) {
+  if (value === null) return "null"
+  if (Array.isArray(value)) return "an array"
+  return typeof value === "object" || typeof value === "undefined" ? `an ${typeof value}` : `a ${typeof value}`
+}
+
+/**
+ * The arguments as an object without the fields some providers send as null
+ * when unused, after checking that no unknown field is present.
+ * @param {string} tool
+ * @param {unknown} args
+ * @param {readonly string[]} known
+ * @param {string} expected
+ * @param {string} [keepNull] a field whose null is reported as a wrong type rather than dropped
+ */
+function fields(tool, args, known, expected, keepNull) {
+  if (!args || typeof args !== "object" || Array.isArray(args)) {
+    throw invalid(tool, `expected an object with ${expected}, got ${describeType(args)}.`)
+  }
+  const input = /** @type {Record<string, unknown>} */ (
+    Object.fromEntries(Object.entries(args).filter(([key, value]) => value !== null || key === keepNull))
+  )
+  const unknown = Object.keys(input).filter((key) => !known.includes(key))
+  if (unknown.length > 0) {
+    throw invalid(tool, `unknown argument${unknown.length > 1 ? "s" : ""} ${unknown.join(", ")}. The arguments are ${known.join(", ")}.`)
+  }
+  return input
+}
+
+const EDIT_ARGUMENTS = Object.keys(EDIT_SCHEMA.properties)
+
+/**
+ * Checks edit arguments (hosts do not all check them against the schema), with
+ * errors that say how to call the tool.
+ * @param {unknown} args
+ * @returns {{ filePath: string, request: EditRequest }}
+ */
+export function parseEditArguments(args) {
+  const input = fields("edit", args, EDIT_ARGUMENTS, "filePath and operations", "filePath")
+  const { filePath, rev, oldString, newString, replaceAll } = input
+  if (typeof filePath !== "string" || filePath.trim() === "") {
+    throw invalid("edit", `filePath must be the path of the file to edit, got ${describeType(filePath)}.`)
+  }
+  if (rev !== undefined && typeof rev !== "string") {
+    throw invalid("edit", `rev must be the REV string the read showed (e.g. "72C4946C"), got ${describeType(rev)}.`)
+  }
+
+  let operations = input.operations
+  // Some models send the array as JSON text; it is unambiguous, so take it.
+  if (typeof operations === "string" && operations.trim().startsWith("[")) {
+    try {
+      operations = JSON.parse(operations)
+    } catch {
+      throw invalid("edit", "operations must be an array of objects; the text given is not valid JSON.")
+    }
+  }
+  const hasOperations = operations !== undefined
+  const hasFallback = oldString !== undefined || newString !== undefined
+
+  if (hasOperations && hasFallback) {
+    throw invalid("edit", "give either operations (edits citing refs) or oldString/newString, not both.")
+  }
+  if (!hasOperations && !hasFallback) {
+    throw invalid(
+      "edit",
+      'give operations, e.g. [{"op":"replace","ref":"12#A3F#9BC","content":"new line"}], citing the refs the read showed; or oldString and newString.',
+    )
+  }
+
+  /** @type {EditRequest} */
+  const request = {}
+  if (typeof rev === "string" && rev.trim() !== "") request.rev = rev.trim()
+
+  if (hasOperations) {
+    if (!Array.isArray(operations)) {
+      throw invalid("edit", `operations must be an array of objects, got ${describeType(operations)}.`)
+    }
+    if (operations.length === 0) {
+      throw invalid("edit", "operations is empty: nothing to do.")
+    }
+    operations.forEach((op, i) => {
+      if (!op || typeof op !== "object" || Array.isArray(op)) {
+        throw invalid("edit", `operations[${i}] must be an object like {"op":"replace","ref":"12#A3F#9BC","content":"..."}, got ${describeType(op)}.`)
+      }
+    })
+    if (replaceAll !== undefined) throw invalid("edit", "replaceAll goes with oldString/newString, not with operations.")
+    request.operations = operations
+    return { filePath, request }
+  }
+
+  if (typeof oldString !== "string") throw invalid("edit", `oldString must be a string, got ${describeType(oldString)}.`)
+  if (typeof newString !== "string") throw invalid("edit", `newString must be a string, got ${describeType(newString)}.`)
+  if (replaceAll !== undefined && typeof replaceAll !== "boolean") {
+    throw invalid("edit", `replaceAll must be true or false, got ${describeType(replaceAll)}.`)
+  }
+  if (oldString === newString) {
+    throw Object.assign(new Error("No changes to apply: oldString and newString are identical."), { code: "NO_CHANGE" })
+  }
+  request.oldString = oldString
+  request.newString = newString
+  if (replaceAll !== undefined) request.replaceAll = replaceAll
+  return { filePath, request }
+}
+
+/**
+ * A positive whole number, also from the digits some models send as text.
+ * @param {string} name
+ * @param {unknown} value
+ * @returns {number | undefined}
+ */
+function positive(name, value) {
+  if (value === undefined) return undefined
+  const n = typeof value === "string" && /^\s*\d+\s*$/.test(value) ? Number(value) : value
+  if (typeof n !== "number" || !Number.isInteger(n) || n < 1) {
+    throw invalid("read", `${name} must be a whole number of at least 1, got ${typeof value === "string" ? JSON.stringify(value) : describeType(value)}.`)
+  }
+  return n
+}
+
+/**
+ * @param {unknown} args
+ * @returns {{ filePath: string, offset?: number, limit?: number }}
+ */
+export function parseReadArguments(args) {
+  const input = fields("read", args, Object.keys(READ_SCHEMA.properties), "filePath", "filePath")
+  const { filePath } = input
+  if (typeof filePath !== "string" || filePath.trim() === "") {
+    throw invalid("read", `filePath must be the path of the file to read, got ${describeType(filePath)}.`)
+  }
+  const offset = positive("offset", input.offset)
+  const limit = positive("limit", input.limit)
+  return { filePath, ...(offset === undefined ? {} : { offset }), ...(limit === undefined ? {} : { limit }) }
+}
+
+/**
+ * @param {unknown} args
+ * @returns {{ pattern: string, path?: string, include?: string }}
+ */
+export function parseGrepArguments(args) {
+  const input = fields("grep", args, Object.keys(GREP_SCHEMA.properties), "pattern", "pattern")
+  const { pattern, path, include } = input
+  if (typeof pattern !== "string" || pattern === "") {
+    throw invalid("grep", `pattern must be a regular expression, got ${typeof pattern === "string" ? "an empty string" : describeType(pattern)}.`)
+  }
+  if (path !== undefined && typeof path !== "string") throw invalid("grep", `path must be a string, got ${describeType(path)}.`)
+  if (include !== undefined && typeof include !== "string") throw invalid("grep", `include must be a glob string, got ${describeType(include)}.`)
+  return {
+    pattern,
+    ...(path === undefined || path.trim() === "" ? {} : { path }),
+    ...(include === undefined || include.trim() === "" ? {} : { include: include.trim() }),
+  }
+}

@@ -1,0 +1,64 @@
+// @ts-check
+// The read, edit and grep tools in a form any agent framework can wrap: a
+// name, the description for the model, a JSON schema for the arguments, and
+// `execute`, which resolves to the text for the model.
+import { createRequire } from "node:module"
+import {
+  EDIT_DESCRIPTION,
+  EDIT_SCHEMA,
+  GREP_DESCRIPTION,
+  GREP_SCHEMA,
+  READ_DESCRIPTION,
+  READ_SCHEMA,
+  parseEditArguments,
+  parseGrepArguments,
+  parseReadArguments,
+} from "./definitions.mjs"
+import { grep } from "./grep.mjs"
+
+/**
+ * @typedef {import("../index.js").HashlineOptions} HashlineOptions
+ * @typedef {import("./tools-types.d.mts").HashlineTool} HashlineTool
+ * @typedef {import("./tools-types.d.mts").HashlineTools} HashlineTools
+ */
+
+const native = /** @type {typeof import("../index.js")} */ (createRequire(import.meta.url)("../index.js"))
+
+/**
+ * The three tools over one engine, so that what read and grep show is known to
+ * edit. Relative paths resolve against `root` (default: the working
+ * directory), and paths that lead outside it are refused.
+ * @param {HashlineOptions} [options] as for `new Hashline(options)`
+ * @returns {HashlineTools}
+ */
+export function createTools(options = {}) {
+  const engine = new native.Hashline(options)
+  return {
+    read: {
+      name: "read",
+      description: READ_DESCRIPTION,
+      inputSchema: structuredClone(READ_SCHEMA),
+      async execute(args) {
+        const { filePath, ...range } = parseReadArguments(args)
+        return engine.read(filePath, range).text
+      },
+    },
+    edit: {
+      name: "edit",
+      description: EDIT_DESCRIPTION,
+      inputSchema: structuredClone(EDIT_SCHEMA),
+      async execute(args) {
+        const { filePath, request } = parseEditArguments(args)
+        return engine.edit(filePath, request).output
+      },
+    },
+    grep: {
+      name: "grep",
+      description: GREP_DESCRIPTION,
+      inputSchema: structuredClone(GREP_SCHEMA),
+      async execute(args) {
+        return grep(engine, { ...parseGrepArguments(args), maxFileBytes: options.maxFileBytes }).text
+      },
+    },
+  }
+}

@@ -1,0 +1,17 @@
+// Types of `hashline/mcp`.
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js"
+
+export interface ServerOptions {
+  /** The folder the tools work in and never leave (default: the working directory). */
+  root?: string
+  /** Keep versions on disk in this folder (default: in memory). */
+  storeDir?: string
+  /** Files larger than this are refused (default 16 MiB). */
+  maxFileBytes?: number
+}
+
+/** An MCP server with the read, edit and grep tools, not yet connected. */
+export declare function createServer(options?: ServerOptions): Server
+
+/** Serves on stdin/stdout until the client closes them. */
+export declare function serveStdio(options?: ServerOptions): Promise<Server>
