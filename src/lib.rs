@@ -489,7 +489,7 @@ pub fn anchor_hash(prev: Option<String>, line: String, next: Option<String>) -> 
 /// REV: 8 hex digits of SHA-1 of the canonical text (BOM removed, line endings as LF).
 #[napi]
 pub fn rev(text: String) -> String {
-    hashline::rev(hashline::Document::from_text(&text).text())
+    hashline::Document::from_text(&text).rev().to_owned()
 }
 
 #[napi(object)]

@@ -2,7 +2,6 @@
 //! request against the text, apply it, and describe the result.
 
 use crate::error::{Error, ErrorCode, Result};
-use crate::hash::rev;
 use crate::plan::{plan, PlanContext};
 use crate::remap::LineMap;
 use crate::replace::replace;
@@ -25,7 +24,7 @@ pub struct EditInput<'a> {
 
 #[derive(Debug, Clone)]
 pub struct Edited {
-    pub bytes: Vec<u8>,
+    /// The new version; `file_bytes()` gives what to write.
     pub doc: Document,
     pub rev: String,
     pub previous_rev: String,
@@ -55,7 +54,7 @@ pub fn edit(input: &EditInput<'_>, request: &Request) -> Result<Edited> {
         )
         .with_path(input.path));
     }
-    let previous_rev = rev(doc.text());
+    let previous_rev = doc.rev().to_owned();
     let plural = |n: usize, one: &str, many: &str| {
         if n == 1 {
             format!("{n} {one}")
@@ -143,7 +142,7 @@ pub fn edit(input: &EditInput<'_>, request: &Request) -> Result<Edited> {
             )
         }
     };
-    let new_doc = Document::from_bytes(&bytes)?;
+    let new_doc = Document::from_vec(bytes)?;
     if new_doc == *doc && input.exists {
         return Err(Error::new(
             ErrorCode::NoChange,
@@ -154,7 +153,7 @@ pub fn edit(input: &EditInput<'_>, request: &Request) -> Result<Edited> {
         )
         .with_path(input.path));
     }
-    let new_rev = rev(new_doc.text());
+    let new_rev = new_doc.rev().to_owned();
     let hunks = trim_to_real_changes(hunks, doc, &new_doc);
     let summary = success(SuccessInput {
         path: input.path,
@@ -171,7 +170,6 @@ pub fn edit(input: &EditInput<'_>, request: &Request) -> Result<Edited> {
         hunks.iter().map(|h| (h.old.clone(), h.new.clone())),
     );
     Ok(Edited {
-        bytes,
         doc: new_doc,
         rev: new_rev,
         previous_rev,
@@ -209,7 +207,7 @@ pub fn apply_to_text(text: &str, request: &Request, cleanup: bool) -> Result<(St
         request,
     )?;
     // The bytes carry a BOM as its UTF-8 encoding, which the string keeps as U+FEFF.
-    let out = String::from_utf8(edited.bytes.clone())
+    let out = String::from_utf8(edited.doc.to_bytes())
         .map_err(|_| Error::new(ErrorCode::NotUtf8, "The edit produced invalid UTF-8."))?;
     Ok((out, edited))
 }

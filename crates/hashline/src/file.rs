@@ -220,7 +220,7 @@ pub fn load(target: &Target, max_bytes: u64, missing_ok: bool) -> Result<Loaded>
     }
     let mut bytes = Vec::with_capacity(meta.len() as usize);
     fs::File::open(&target.real)
-        .and_then(|f| f.take(max_bytes + 1).read_to_end(&mut bytes))
+        .and_then(|f| f.take(max_bytes.saturating_add(1)).read_to_end(&mut bytes))
         .map_err(err)?;
     if bytes.len() as u64 > max_bytes {
         return Err(too_large(bytes.len() as u64));
@@ -236,16 +236,36 @@ pub fn load(target: &Target, max_bytes: u64, missing_ok: bool) -> Result<Loaded>
         .with_path(&target.display));
     }
     let base = Base::of(&bytes);
-    let doc = Document::from_bytes(&bytes).map_err(|e| e.with_path(&target.display))?;
+    let doc = Document::from_vec(bytes).map_err(|e| e.with_path(&target.display))?;
+    if let Base::Bytes { digest, .. } = &base {
+        doc.know_rev_from_digest(digest);
+    }
     Ok(Loaded { doc, base })
 }
 
+/// What the file is now, hashed as it streams in, so the check before a
+/// write does not hold a second copy of a large file.
 fn current_base(path: &Path) -> io::Result<Base> {
-    match fs::read(path) {
-        Ok(bytes) => Ok(Base::of(&bytes)),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(Base::Missing),
-        Err(e) => Err(e),
+    let mut file = match fs::File::open(path) {
+        Ok(file) => file,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Base::Missing),
+        Err(e) => return Err(e),
+    };
+    let mut hasher = Sha1::new();
+    let mut buffer = vec![0u8; 1 << 16];
+    let mut len = 0u64;
+    loop {
+        let n = file.read(&mut buffer)?;
+        if n == 0 {
+            break;
+        }
+        hasher.update(&buffer[..n]);
+        len += n as u64;
     }
+    Ok(Base::Bytes {
+        len,
+        digest: hasher.finalize().into(),
+    })
 }
 
 /// Replaces the file at `target` with `bytes` if it is still `base`: the
@@ -405,6 +425,17 @@ mod tests {
             .map(|e| e.file_name())
             .collect();
         assert_eq!(names.len(), 1);
+    }
+
+    #[test]
+    fn a_size_limit_of_u64_max_still_reads_the_whole_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = Root::new(dir.path()).unwrap();
+        let target = root.resolve("f.txt", false).unwrap();
+        fs::write(&target.real, "one\ntwo\n").unwrap();
+        let loaded = load(&target, u64::MAX, false).unwrap();
+        assert_eq!(loaded.doc.line_count(), 2);
+        assert_eq!(current_base(&target.real).unwrap(), loaded.base);
     }
 
     #[test]

@@ -5,7 +5,6 @@
 use crate::edit::{edit, EditInput, Edited};
 use crate::error::{Error, Result};
 use crate::file::{load, replace_atomically, Base, Root, Target, DEFAULT_MAX_FILE_BYTES};
-use crate::hash::rev;
 use crate::reference::Ref;
 use crate::remap::LineMap;
 use crate::request::Request;
@@ -91,7 +90,6 @@ pub struct EditPlan {
     base: Base,
     old: Arc<Document>,
     new: Arc<Document>,
-    bytes: Vec<u8>,
     shown: Vec<Range<usize>>,
     map: Arc<LineMap>,
     result: EditResult,
@@ -178,7 +176,7 @@ impl Hashline {
     pub fn tag(&self, path: &str, shown: &[ShownLine], allow_outside: bool) -> Result<Tagged> {
         let target = self.target(path, allow_outside)?;
         let doc = Arc::new(load(&target, self.options.max_file_bytes, false)?.doc);
-        let rev = rev(doc.text());
+        let rev = doc.rev().to_owned();
         let n = doc.line_count();
         let mut seen = Vec::new();
         let refs = shown
@@ -239,7 +237,6 @@ impl Hashline {
             },
             shown: edited.summary.shown,
             map: Arc::new(edited.map),
-            bytes: edited.bytes,
             new: Arc::new(edited.doc),
             old,
             base: loaded.base,
@@ -251,7 +248,7 @@ impl Hashline {
     /// that a retry citing them passes.
     fn after_rejection(&self, target: &Target, doc: &Arc<Document>, err: Error) -> Error {
         if !err.shown.is_empty() {
-            self.remember(target, &rev(doc.text()), doc, &err.shown);
+            self.remember(target, doc.rev(), doc, &err.shown);
         }
         err
     }
@@ -264,7 +261,7 @@ impl Hashline {
     }
 
     fn write(&self, plan: &EditPlan) -> Result<EditResult> {
-        replace_atomically(&plan.target, &plan.base, &plan.bytes)?;
+        replace_atomically(&plan.target, &plan.base, &plan.new.file_bytes())?;
         self.remember(&plan.target, &plan.result.previous_rev, &plan.old, &[]);
         self.remember(&plan.target, &plan.result.rev, &plan.new, &plan.shown);
         lock(&self.store).link(

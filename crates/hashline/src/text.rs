@@ -4,7 +4,9 @@
 
 use crate::error::{Error, ErrorCode, Result};
 use memchr::{memchr, memchr2, memchr_iter};
+use std::borrow::Cow;
 use std::ops::Range;
+use std::sync::OnceLock;
 
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
@@ -32,14 +34,29 @@ enum Endings {
     PerLine(Vec<Ending>),
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct Document {
     text: String,
     starts: Vec<usize>,
     endings: Endings,
     bom: bool,
     final_newline: bool,
+    /// Computed on first use; a caller that hashed the file's bytes anyway
+    /// can fill it in when the bytes are the canonical text.
+    rev: OnceLock<String>,
 }
+
+impl PartialEq for Document {
+    fn eq(&self, other: &Self) -> bool {
+        self.text == other.text
+            && self.starts == other.starts
+            && self.endings == other.endings
+            && self.bom == other.bom
+            && self.final_newline == other.final_newline
+    }
+}
+
+impl Eq for Document {}
 
 /// Lines to put in place of `range` (0-based line indexes, end exclusive).
 /// An empty range inserts before `range.start`.
@@ -69,6 +86,18 @@ impl Document {
         Ok(Document::build(text, bom))
     }
 
+    /// The same, taking the bytes: a file with no BOM and no CR becomes the
+    /// document's text without a copy.
+    pub fn from_vec(bytes: Vec<u8>) -> Result<Document> {
+        if bytes.starts_with(BOM) || memchr(b'\r', &bytes).is_some() {
+            return Document::from_bytes(&bytes);
+        }
+        match String::from_utf8(bytes) {
+            Ok(text) => Ok(Document::from_canonical(text, false)),
+            Err(e) => Document::from_bytes(e.as_bytes()),
+        }
+    }
+
     /// A document from text that is already a string; a leading BOM
     /// character is treated as the file's BOM.
     pub fn from_text(text: &str) -> Document {
@@ -78,25 +107,33 @@ impl Document {
         }
     }
 
-    fn build(body: &str, bom: bool) -> Document {
-        let bytes = body.as_bytes();
-        if memchr(b'\r', bytes).is_none() {
-            let mut starts = Vec::with_capacity(bytes.len() / 32 + 1);
-            if !bytes.is_empty() {
-                starts.push(0);
-                starts.extend(memchr_iter(b'\n', bytes).map(|i| i + 1));
-                if starts.last() == Some(&bytes.len()) {
-                    starts.pop();
-                }
+    /// A document whose text has only LF endings already.
+    fn from_canonical(text: String, bom: bool) -> Document {
+        let bytes = text.as_bytes();
+        let mut starts = Vec::with_capacity(bytes.len() / 32 + 1);
+        if !bytes.is_empty() {
+            starts.push(0);
+            starts.extend(memchr_iter(b'\n', bytes).map(|i| i + 1));
+            if starts.last() == Some(&bytes.len()) {
+                starts.pop();
             }
-            return Document {
-                text: body.to_owned(),
-                starts,
-                endings: Endings::Uniform(Ending::Lf),
-                bom,
-                final_newline: bytes.last() == Some(&b'\n'),
-            };
         }
+        let final_newline = bytes.last() == Some(&b'\n');
+        Document {
+            text,
+            starts,
+            endings: Endings::Uniform(Ending::Lf),
+            bom,
+            final_newline,
+            rev: OnceLock::new(),
+        }
+    }
+
+    fn build(body: &str, bom: bool) -> Document {
+        if memchr(b'\r', body.as_bytes()).is_none() {
+            return Document::from_canonical(body.to_owned(), bom);
+        }
+        let bytes = body.as_bytes();
         let mut text = String::with_capacity(body.len());
         let mut starts = Vec::new();
         let mut endings = Vec::new();
@@ -135,6 +172,7 @@ impl Document {
             endings,
             bom,
             final_newline,
+            rev: OnceLock::new(),
         }
     }
 
@@ -207,7 +245,34 @@ impl Document {
 
     /// The file's bytes: BOM, lines and their original endings.
     pub fn to_bytes(&self) -> Vec<u8> {
-        self.splice(&[])
+        self.file_bytes().into_owned()
+    }
+
+    /// The file's bytes, borrowed when they are the canonical text.
+    pub fn file_bytes(&self) -> Cow<'_, [u8]> {
+        if self.bytes_are_canonical() {
+            Cow::Borrowed(self.text.as_bytes())
+        } else {
+            Cow::Owned(self.splice(&[]))
+        }
+    }
+
+    /// No BOM and only LF endings: the file's bytes are the canonical text.
+    pub fn bytes_are_canonical(&self) -> bool {
+        !self.bom && self.endings == Endings::Uniform(Ending::Lf)
+    }
+
+    /// REV: 8 uppercase hex digits of SHA-1 over the canonical text.
+    pub fn rev(&self) -> &str {
+        self.rev.get_or_init(|| crate::hash::rev(&self.text))
+    }
+
+    /// Fills in the REV from a SHA-1 of the file's bytes, when those are
+    /// the canonical text (otherwise the digest is of something else).
+    pub fn know_rev_from_digest(&self, digest: &[u8; 20]) {
+        if self.bytes_are_canonical() {
+            let _ = self.rev.set(hex::encode_upper(&digest[..4]));
+        }
     }
 
     /// The file's bytes with `splices` applied (sorted by range, not
@@ -298,6 +363,27 @@ mod tests {
         ] {
             let d = doc(bytes);
             assert_eq!(d.to_bytes(), bytes, "{:?}", bytes);
+        }
+    }
+
+    #[test]
+    fn from_vec_equals_from_bytes_for_every_kind_of_file() {
+        for bytes in [&b""[..], b"a\nb", b"\xEF\xBB\xBFa\r\n", b"a\rb\n", b"x\n\n"] {
+            assert_eq!(Document::from_vec(bytes.to_vec()).unwrap(), doc(bytes));
+        }
+        assert_eq!(
+            Document::from_vec(b"\xFF".to_vec()).unwrap_err().code,
+            ErrorCode::NotUtf8
+        );
+    }
+
+    #[test]
+    fn a_rev_known_from_the_bytes_digest_equals_the_computed_one() {
+        use sha1::{Digest, Sha1};
+        for bytes in [&b"a\nb\n"[..], b"a\r\nb\r\n"] {
+            let known = doc(bytes);
+            known.know_rev_from_digest(&Sha1::digest(bytes).into());
+            assert_eq!(known.rev(), doc(bytes).rev(), "{bytes:?}");
         }
     }
 

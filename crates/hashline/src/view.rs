@@ -2,11 +2,12 @@
 //! `LINE#HASH#ANCHOR|content` line per file line, and how to read on.
 
 use crate::error::{Error, ErrorCode, Result};
-use crate::hash::{rev, Tag};
+use crate::hash::Tag;
 use crate::reference::Ref;
 use crate::text::Document;
 use std::fmt::Write;
 use std::ops::Range;
+use std::sync::OnceLock;
 
 pub const DEFAULT_LIMIT: usize = 2000;
 /// Longer lines are cut in the view; their refs still hash the whole line.
@@ -43,14 +44,16 @@ pub fn render(
     }
     let start = offset - 1;
     let end = total.min(start.saturating_add(limit));
-    let rev = rev(doc.text());
-    let mut text = String::with_capacity((end - start) * 48 + 64);
+    let rev = doc.rev().to_owned();
+    // The content plus at most 15 bytes of ref and separator per line.
+    let body: usize = (start..end).map(|i| doc.line(i).len() + 16).sum();
+    let mut text = String::with_capacity(body + path.len() + 96);
     if total == 0 {
         let _ = writeln!(text, "{path} REV:{rev} (empty file)");
     } else {
         let _ = writeln!(text, "{path} REV:{rev} lines {offset}-{end} of {total}");
     }
-    text.push_str(&render_lines(doc, start..end));
+    render_lines(&mut text, doc, start..end);
     if end < total {
         let _ = writeln!(
             text,
@@ -71,42 +74,58 @@ pub fn render(
 /// line twice dominates their cost, and lines hash independently.
 const PARALLEL_LINES: usize = 16_384;
 
-/// Lines `range` (0-based), one view line each, newline-terminated.
-fn render_lines(doc: &Document, range: Range<usize>) -> String {
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(8);
-    if range.len() < PARALLEL_LINES || threads < 2 {
-        return render_run(doc, range);
-    }
-    let chunk = range.len().div_ceil(threads);
-    std::thread::scope(|scope| {
-        let parts: Vec<_> = (0..threads)
-            .map(|t| {
-                let from = range.start + t * chunk;
-                let to = (from + chunk).min(range.end);
-                scope.spawn(move || render_run(doc, from..to))
-            })
-            .collect();
-        let parts: Vec<String> = parts
-            .into_iter()
-            .map(|part| {
-                part.join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-            })
-            .collect();
-        parts.concat()
+/// The number of threads large views use; asking the system costs several
+/// system calls, which small views must not pay every time.
+fn threads() -> usize {
+    static THREADS: OnceLock<usize> = OnceLock::new();
+    *THREADS.get_or_init(|| {
+        std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .min(8)
     })
 }
 
-fn render_run(doc: &Document, range: Range<usize>) -> String {
+/// Appends lines `range` (0-based) to `out`, one view line each,
+/// newline-terminated.
+fn render_lines(out: &mut String, doc: &Document, range: Range<usize>) {
+    if range.len() < PARALLEL_LINES || threads() < 2 {
+        render_run(out, doc, range);
+        return;
+    }
+    let chunk = range.len().div_ceil(threads());
+    let parts: Vec<String> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads())
+            .map(|t| {
+                let from = range.start + t * chunk;
+                let to = (from + chunk).min(range.end);
+                scope.spawn(move || {
+                    let mut part = String::new();
+                    render_run(&mut part, doc, from..to);
+                    part
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            })
+            .collect()
+    });
+    out.reserve(parts.iter().map(String::len).sum());
+    for part in parts {
+        out.push_str(&part);
+    }
+}
+
+fn render_run(out: &mut String, doc: &Document, range: Range<usize>) {
     let bytes: usize = range.clone().map(|i| doc.line(i).len()).sum();
-    let mut out = String::with_capacity(bytes + range.len() * 16);
+    out.reserve(bytes + range.len() * 16);
     for index in range {
-        push_line(&mut out, doc, index);
+        push_line(out, doc, index);
         out.push('\n');
     }
-    out
 }
 
 /// One view line, `LINE#HASH#ANCHOR|content`, without a newline.
