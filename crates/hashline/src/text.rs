@@ -321,10 +321,13 @@ impl<'a> LineWriter<'a> {
         }
     }
 
+    /// An empty last line exists only as the terminator of the line before
+    /// it, so it keeps its own terminator even in a file that had no final
+    /// newline; otherwise it would vanish.
     fn finish(mut self, final_newline: bool) -> Vec<u8> {
         if let Some((line, ending)) = self.held.take() {
             self.bytes.extend_from_slice(line.as_bytes());
-            if final_newline {
+            if final_newline || line.is_empty() {
                 self.bytes.extend_from_slice(ending.as_str().as_bytes());
             }
         }
@@ -417,6 +420,17 @@ mod tests {
             lines: vec!["c".into()],
         }]);
         assert_eq!(out, b"a\r\nb\r\nc");
+    }
+
+    #[test]
+    fn an_empty_last_line_left_by_an_edit_is_kept_as_a_line() {
+        let d = doc(b"a\n\nb");
+        let out = d.splice(&[Splice {
+            range: 2..3,
+            lines: vec![],
+        }]);
+        assert_eq!(out, b"a\n\n");
+        assert_eq!(doc(&out).lines().collect::<Vec<_>>(), ["a", ""]);
     }
 
     #[test]
