@@ -29,22 +29,22 @@ export declare class Hashline {
   /** The canonical root folder. */
   get root(): string
   /** A tagged view of the file: `LINE#HASH#ANCHOR|content` lines under a header with the REV. */
-  read(path: string, options?: ReadOptions | undefined | null): ReadView
+  read(path?: string, options?: ReadOptions | undefined | null): ReadView
   /** Refs for lines another viewer displayed, computed from the file itself. */
   tag(path: string, lines: Array<ShownLine>, options?: CallOptions | undefined | null): TagResult
   /** Checks and computes an edit without writing it. */
-  plan(path: string, request: EditRequest, options?: CallOptions | undefined | null): EditPlan
+  plan(path?: string, request?: EditRequest, options?: CallOptions | undefined | null): EditPlan
   /** Writes a plan; throws `BASE_CHANGED` if the file changed since it was planned. */
   commit(plan: EditPlan): EditResult
   /** Plans and writes in one step. */
-  edit(path: string, request: EditRequest, options?: CallOptions | undefined | null): EditResult
+  edit(path?: string, request?: EditRequest, options?: CallOptions | undefined | null): EditResult
 }
 
 /** ANCHOR: 3 hex digits of SHA-1 of `prev ␞ line ␞ next` (a missing neighbour is empty). */
 export declare function anchorHash(prev: string | undefined | null, line: string, next?: string | undefined | null): string
 
 /** Applies an edit request to text the caller holds; no file, no store. */
-export declare function applyEdits(text: string, request: EditRequest): TextEditResult
+export declare function applyEdits(text: string, request?: EditRequest): TextEditResult
 
 export interface CallOptions {
   allowOutsideRoot?: boolean

@@ -3,8 +3,10 @@
 
 use hashline::{ErrorCode, Request, Value};
 use napi::bindgen_prelude::*;
-use napi::JsValue;
+use napi::{JsValue, ValueType};
 use napi_derive::napi;
+use serde::de::DeserializeOwned;
+use serde::Deserialize;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// Runs `f`, turning an engine error into a JS `Error` with `code` and
@@ -27,7 +29,7 @@ fn guard<T>(env: &Env, f: impl FnOnce() -> hashline::Result<T>) -> Result<T> {
 
 #[napi(object)]
 pub struct Mismatch {
-    pub line: u32,
+    pub line: f64,
     pub expected: String,
     pub actual: Option<String>,
 }
@@ -41,7 +43,7 @@ fn to_js_error(env: &Env, err: hashline::Error) -> Error {
             .mismatches
             .iter()
             .map(|m| Mismatch {
-                line: m.line as u32,
+                line: m.line as f64,
                 expected: m.expected.clone(),
                 actual: m.actual.clone(),
             })
@@ -76,8 +78,58 @@ fn to_value(json: serde_json::Value) -> Value {
     }
 }
 
-fn request(json: serde_json::Value) -> hashline::Result<Request> {
+/// Arguments arrive as whatever the caller passed; converting them here,
+/// rather than in the generated glue, gives a wrong type the same
+/// `INVALID_REQUEST` code and a message that names the argument.
+fn arg<T: DeserializeOwned>(
+    env: &Env,
+    value: Option<Unknown>,
+    name: &str,
+) -> hashline::Result<Option<T>> {
+    let Some(value) = value else {
+        return Ok(None);
+    };
+    if matches!(value.get_type(), Ok(ValueType::Undefined | ValueType::Null)) {
+        return Ok(None);
+    }
+    env.from_js_value(value).map(Some).map_err(|e| {
+        hashline::Error::invalid_request(format!("`{name}` is not valid: {}.", e.reason))
+    })
+}
+
+fn required<T: DeserializeOwned>(
+    env: &Env,
+    value: Option<Unknown>,
+    name: &str,
+    what: &str,
+) -> hashline::Result<T> {
+    arg(env, value, name)?.ok_or_else(|| {
+        hashline::Error::invalid_request(format!("`{name}` is missing: give {what}."))
+    })
+}
+
+fn request(value: Option<Unknown>) -> hashline::Result<Request> {
+    let missing = || {
+        hashline::Error::invalid_request(
+            "The request must be an object with `operations` (or `oldString` and `newString`); none was given.",
+        )
+    };
+    let value = value.ok_or_else(missing)?;
+    if matches!(value.get_type(), Ok(ValueType::Undefined)) {
+        return Err(missing());
+    }
+    // SAFETY: `value` is a live handle of this call, and the conversion to
+    // `serde_json::Value` accepts any JS value (answering an error for what
+    // JSON cannot hold). It is used rather than serde because it bounds the
+    // nesting depth and size of what it walks.
+    let json: serde_json::Value = unsafe { value.cast() }.map_err(|e| {
+        hashline::Error::invalid_request(format!("The request is not valid: {}.", e.reason))
+    })?;
     Request::from_value(&to_value(json))
+}
+
+fn path(env: &Env, value: Option<Unknown>) -> hashline::Result<String> {
+    required(env, value, "path", "the path of a file, as a string")
 }
 
 /// A JS number that must be a whole count of at least `min`.
@@ -94,6 +146,8 @@ fn count(value: Option<f64>, name: &str, min: f64) -> hashline::Result<Option<us
 }
 
 #[napi(object)]
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct HashlineOptions {
     /// Folder that relative paths resolve against and edits stay inside
     /// (default: the current working directory).
@@ -112,6 +166,8 @@ pub struct HashlineOptions {
 }
 
 #[napi(object)]
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ReadOptions {
     /// First line to show, 1-based (default 1).
     pub offset: Option<f64>,
@@ -121,6 +177,8 @@ pub struct ReadOptions {
 }
 
 #[napi(object)]
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct CallOptions {
     pub allow_outside_root: Option<bool>,
 }
@@ -256,16 +314,12 @@ pub struct Hashline {
 #[napi]
 impl Hashline {
     #[napi(constructor)]
-    pub fn new(env: Env, options: Option<HashlineOptions>) -> Result<Self> {
+    pub fn new(
+        env: Env,
+        #[napi(ts_arg_type = "HashlineOptions | undefined | null")] options: Option<Unknown>,
+    ) -> Result<Self> {
         guard(&env, || {
-            let o = options.unwrap_or(HashlineOptions {
-                root: None,
-                max_file_bytes: None,
-                allow_outside_root: None,
-                cleanup: None,
-                seen_guard: None,
-                store_dir: None,
-            });
+            let o: HashlineOptions = arg(&env, options, "options")?.unwrap_or_default();
             let root = match o.root {
                 Some(root) => root.into(),
                 None => std::env::current_dir().map_err(|e| {
@@ -297,8 +351,15 @@ impl Hashline {
 
     /// A tagged view of the file: `LINE#HASH#ANCHOR|content` lines under a header with the REV.
     #[napi]
-    pub fn read(&self, env: Env, path: String, options: Option<ReadOptions>) -> Result<ReadView> {
+    pub fn read(
+        &self,
+        env: Env,
+        #[napi(ts_arg_type = "string")] path: Option<Unknown>,
+        #[napi(ts_arg_type = "ReadOptions | undefined | null")] options: Option<Unknown>,
+    ) -> Result<ReadView> {
         guard(&env, || {
+            let path = self::path(&env, path)?;
+            let options: Option<ReadOptions> = arg(&env, options, "options")?;
             let (offset, limit, outside) = match &options {
                 Some(o) => (
                     count(o.offset, "offset", 1.0)?,
@@ -324,11 +385,13 @@ impl Hashline {
     pub fn tag(
         &self,
         env: Env,
-        path: String,
+        #[napi(ts_arg_type = "string")] path: Option<Unknown>,
         lines: Vec<ShownLine>,
-        options: Option<CallOptions>,
+        #[napi(ts_arg_type = "CallOptions | undefined | null")] options: Option<Unknown>,
     ) -> Result<TagResult> {
         guard(&env, || {
+            let path = self::path(&env, path)?;
+            let options: Option<CallOptions> = arg(&env, options, "options")?;
             let shown: Vec<hashline::ShownLine> = lines
                 .into_iter()
                 .map(|l| hashline::ShownLine {
@@ -351,12 +414,14 @@ impl Hashline {
     pub fn plan(
         &self,
         env: Env,
-        path: String,
-        #[napi(ts_arg_type = "EditRequest")] request: serde_json::Value,
-        options: Option<CallOptions>,
+        #[napi(ts_arg_type = "string")] path: Option<Unknown>,
+        #[napi(ts_arg_type = "EditRequest")] request: Option<Unknown>,
+        #[napi(ts_arg_type = "CallOptions | undefined | null")] options: Option<Unknown>,
     ) -> Result<EditPlan> {
         guard(&env, || {
+            let path = self::path(&env, path)?;
             let request = self::request(request)?;
+            let options: Option<CallOptions> = arg(&env, options, "options")?;
             Ok(EditPlan {
                 inner: self.inner.plan(&path, &request, outside(&options))?,
             })
@@ -376,12 +441,14 @@ impl Hashline {
     pub fn edit(
         &self,
         env: Env,
-        path: String,
-        #[napi(ts_arg_type = "EditRequest")] request: serde_json::Value,
-        options: Option<CallOptions>,
+        #[napi(ts_arg_type = "string")] path: Option<Unknown>,
+        #[napi(ts_arg_type = "EditRequest")] request: Option<Unknown>,
+        #[napi(ts_arg_type = "CallOptions | undefined | null")] options: Option<Unknown>,
     ) -> Result<EditResult> {
         guard(&env, || {
+            let path = self::path(&env, path)?;
             let request = self::request(request)?;
+            let options: Option<CallOptions> = arg(&env, options, "options")?;
             Ok(EditResult::from(&self.inner.edit(
                 &path,
                 &request,
@@ -399,6 +466,8 @@ fn outside(options: &Option<CallOptions>) -> bool {
 }
 
 #[napi(object)]
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct FormatViewOptions {
     /// The name shown in the header (default "text").
     pub path: Option<String>,
@@ -438,10 +507,11 @@ pub struct TextEditResult {
 pub fn apply_edits(
     env: Env,
     text: String,
-    #[napi(ts_arg_type = "EditRequest")] request: serde_json::Value,
+    #[napi(ts_arg_type = "EditRequest")] request: Option<Unknown>,
 ) -> Result<TextEditResult> {
     guard(&env, || {
-        let (text, edited) = hashline::apply_to_text(&text, &self::request(request)?, true)?;
+        let request = self::request(request)?;
+        let (text, edited) = hashline::apply_to_text(&text, &request, true)?;
         Ok(TextEditResult {
             text,
             output: edited.summary.output,

@@ -31,6 +31,8 @@ pub struct Edited {
     pub summary: Summary,
     /// Where each unchanged line of the old text is in the new one.
     pub map: LineMap,
+    /// The stored version the refs were remapped from, if any.
+    pub remapped_from: Option<String>,
 }
 
 impl Request {
@@ -62,6 +64,7 @@ pub fn edit(input: &EditInput<'_>, request: &Request) -> Result<Edited> {
             format!("{n} {many}")
         }
     };
+    let mut remapped_from = None;
     let (bytes, hunks, headline, notes): (Vec<u8>, Vec<Hunk>, String, Vec<String>) = match request {
         Request::Operations { operations, rev } => {
             let ctx = PlanContext {
@@ -73,6 +76,7 @@ pub fn edit(input: &EditInput<'_>, request: &Request) -> Result<Edited> {
                 seen_guard: input.seen_guard,
             };
             let planned = plan(&ctx, operations, rev.as_deref())?;
+            remapped_from = planned.from.clone();
             let ops = plural(planned.applied, "operation", "operations");
             let headline = if input.exists {
                 format!("Applied {ops} to {}", input.path)
@@ -175,6 +179,7 @@ pub fn edit(input: &EditInput<'_>, request: &Request) -> Result<Edited> {
         previous_rev,
         summary,
         map,
+        remapped_from,
     })
 }
 

@@ -165,3 +165,31 @@ impl fmt::Display for Error {
 impl std::error::Error for Error {}
 
 pub type Result<T> = std::result::Result<T, Error>;
+
+/// What a message may quote of a value the caller sent: its start, quoted,
+/// so that a megabyte of input does not come back as a megabyte of error.
+pub fn excerpt(value: &str) -> String {
+    const MAX_CHARS: usize = 60;
+    match value.char_indices().nth(MAX_CHARS) {
+        None => format!("{value:?}"),
+        Some((cut, _)) => format!(
+            "{:?}… ({} characters)",
+            &value[..cut],
+            value.chars().count()
+        ),
+    }
+}
+
+/// Numbers listed in a message, at most a few, then how many more.
+pub fn list_numbers(numbers: &[usize]) -> String {
+    const MAX_LISTED: usize = 10;
+    let mut shown: Vec<String> = numbers
+        .iter()
+        .take(MAX_LISTED)
+        .map(usize::to_string)
+        .collect();
+    if numbers.len() > MAX_LISTED {
+        shown.push(format!("and {} more", numbers.len() - MAX_LISTED));
+    }
+    shown.join(", ")
+}

@@ -57,6 +57,8 @@ impl Root {
         if path.contains('\0') {
             return Err(Error::invalid_request("The path contains a NUL character."));
         }
+        // "f.txt/" names a folder: POSIX refuses it when f.txt is a file.
+        let wants_folder = path.len() > 1 && path.ends_with(['/', '\\']);
         let joined = self.path.join(path);
         let lexical = normalize(&joined);
         let real = resolve_existing(&lexical).map_err(|e| io_error(&e, path).with_path(path))?;
@@ -76,9 +78,17 @@ impl Root {
             .strip_prefix(&self.path)
             .or_else(|_| real.strip_prefix(&self.path));
         let display = match relative {
+            Ok(rel) if inside && rel.as_os_str().is_empty() => ".".to_string(),
             Ok(rel) if inside => rel.to_string_lossy().replace('\\', "/"),
             _ => real.display().to_string(),
         };
+        if wants_folder && !real.is_dir() {
+            return Err(Error::new(
+                ErrorCode::NotAFile,
+                format!("{path} ends with a slash, which names a folder, but {display} is not one. Leave out the slash to name the file."),
+            )
+            .with_path(path));
+        }
         Ok(Target { real, display })
     }
 }
@@ -288,6 +298,15 @@ pub fn replace_atomically(target: &Target, base: &Base, bytes: &[u8]) -> Result<
         )
         .with_path(&target.display));
     }
+    let existing = fs::metadata(&target.real).ok();
+    if existing.is_some() {
+        // The rename below needs only the folder's permission; the file's
+        // own must be honoured too, as an in-place write would.
+        fs::OpenOptions::new()
+            .write(true)
+            .open(&target.real)
+            .map_err(err)?;
+    }
     let name = target
         .real
         .file_name()
@@ -299,18 +318,33 @@ pub fn replace_atomically(target: &Target, base: &Base, bytes: &[u8]) -> Result<
         .tempfile_in(dir)
         .map_err(err)?;
     temp.write_all(bytes).map_err(err)?;
-    let permissions = match fs::metadata(&target.real) {
-        Ok(meta) => Some(meta.permissions()),
-        Err(_) => default_permissions(),
+    let permissions = match &existing {
+        Some(meta) => Some(meta.permissions()),
+        None => default_permissions(),
     };
     if let Some(permissions) = permissions {
         temp.as_file().set_permissions(permissions).map_err(err)?;
+    }
+    if let Some(meta) = &existing {
+        keep_owner(temp.as_file(), meta);
     }
     temp.as_file().sync_all().map_err(err)?;
     temp.persist(&target.real).map_err(|e| err(e.error))?;
     sync_folder(dir);
     Ok(())
 }
+
+/// The new version keeps the old one's owner and group where the process
+/// may set them (as root); otherwise it belongs to whoever edits, as with
+/// any editor that saves by rename.
+#[cfg(unix)]
+fn keep_owner(file: &fs::File, meta: &fs::Metadata) {
+    use std::os::unix::fs::MetadataExt;
+    let _ = std::os::unix::fs::fchown(file, Some(meta.uid()), Some(meta.gid()));
+}
+
+#[cfg(not(unix))]
+fn keep_owner(_file: &fs::File, _meta: &fs::Metadata) {}
 
 /// New files get rw-r--r--: the temporary file starts as rw-------, and
 /// the process umask is not readable without changing it.

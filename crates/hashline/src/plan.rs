@@ -4,7 +4,7 @@
 //! changes.
 
 use crate::cleanup::{strip_view_prefixes, trim_boundary_echo, Echo};
-use crate::error::{Error, ErrorCode, Mismatch, Result};
+use crate::error::{list_numbers, Error, ErrorCode, Mismatch, Result};
 use crate::reference::{Ref, EXPECTED_FORM};
 use crate::remap::{certain, LineMap};
 use crate::report::{current_ref, window};
@@ -37,6 +37,8 @@ pub struct Planned {
     /// Operations applied, after identical ones were collapsed.
     pub applied: usize,
     pub notes: Vec<String>,
+    /// The stored version the refs were remapped from, if any.
+    pub from: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -186,6 +188,7 @@ pub fn plan(ctx: &PlanContext<'_>, operations: &[Operation], rev: Option<&str>) 
         splices,
         applied,
         notes,
+        from: located.from,
     })
 }
 
@@ -583,13 +586,15 @@ fn mismatch_error(
         )
     };
     if let Some((version, lost)) = unmappable {
-        let lost: Vec<String> = lost.iter().map(usize::to_string).collect();
+        let mut lost = lost.clone();
+        lost.sort_unstable();
+        lost.dedup();
         let _ = writeln!(
             message,
             "They match REV {}, but line{} {} changed since then, so where they are now cannot be proven.",
             version.rev,
             if lost.len() == 1 { "" } else { "s" },
-            lost.join(", ")
+            list_numbers(&lost)
         );
     }
     message.push_str(&shown_text);

@@ -1,7 +1,7 @@
 //! Line references `LINE#HASH#ANCHOR`: parsing what models copy (tolerantly)
 //! and formatting what they are shown (strictly).
 
-use crate::error::{Error, ErrorCode, Result};
+use crate::error::{excerpt, Error, ErrorCode, Result};
 use crate::hash::{anchor_hash, line_hash, Tag};
 use crate::text::Document;
 use std::fmt;
@@ -56,7 +56,10 @@ impl Ref {
         let invalid = |why: &str| {
             Error::new(
                 ErrorCode::InvalidRef,
-                format!("Invalid ref {input:?}: {why}. Expected {EXPECTED_FORM}."),
+                format!(
+                    "Invalid ref {}: {why}. Expected {EXPECTED_FORM}.",
+                    excerpt(input)
+                ),
             )
         };
         let mut s = input.trim();
@@ -87,7 +90,8 @@ impl Ref {
             return Err(invalid("line numbers start at 1"));
         }
         let tag = |part: &str, what: &str| {
-            Tag::parse(part).ok_or_else(|| invalid(&format!("{what} {part:?} is not 3 hex digits")))
+            Tag::parse(part)
+                .ok_or_else(|| invalid(&format!("{what} {} is not 3 hex digits", excerpt(part))))
         };
         match parts.len() {
             1 => Err(invalid("the HASH after the line number is missing")),

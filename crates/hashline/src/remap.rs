@@ -64,6 +64,22 @@ impl LineMap {
         LineMap { runs }
     }
 
+    /// Old line ranges carried over: the parts of each that are unchanged,
+    /// at their new places.
+    pub fn ranges(&self, ranges: &[Range<usize>]) -> Vec<Range<usize>> {
+        let mut out = Vec::new();
+        for range in ranges {
+            for &(old, new, len) in &self.runs {
+                let from = range.start.max(old);
+                let to = range.end.min(old + len);
+                if from < to {
+                    out.push(new + (from - old)..new + (to - old));
+                }
+            }
+        }
+        out
+    }
+
     /// The runs as `(old_start, new_start, len)`, for storing.
     pub fn runs(&self) -> &[(usize, usize, usize)] {
         &self.runs
@@ -316,6 +332,14 @@ mod tests {
             (m.line(0), m.line(1), m.line(2), m.line(3)),
             (Some(0), None, None, Some(2))
         );
+    }
+
+    #[test]
+    fn ranges_carry_over_only_their_unchanged_parts() {
+        let m = LineMap::from_changes(10, [(2..4, 2..3)]);
+        let seen = [Range { start: 0, end: 10 }, Range { start: 2, end: 4 }];
+        assert_eq!(m.ranges(&seen[..1]), vec![0..2, 3..9]);
+        assert!(m.ranges(&seen[1..]).is_empty());
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! lines it matched and never touches a line outside them, and
 //! `replaceAll` is literal.
 
-use crate::error::{Error, ErrorCode, Result};
+use crate::error::{list_numbers, Error, ErrorCode, Result};
 use crate::report::window;
 use crate::request::split_content;
 use crate::text::{Document, Splice};
@@ -17,6 +17,11 @@ pub const AMBIGUOUS: &str =
 /// Files up to this many lines get the closest lines shown when nothing
 /// matches; past it the search would cost more than it helps.
 const NEAREST_SEARCH_LINES: usize = 20_000;
+/// The closest-line search compares at most this many characters of each
+/// line: a character diff is quadratic, and a minified line is megabytes.
+const NEAREST_COMPARE_CHARS: usize = 160;
+/// Matches shown with refs when oldString is ambiguous.
+const SHOWN_MATCHES: usize = 5;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Replaced {
@@ -52,16 +57,18 @@ pub fn replace(doc: &Document, old: &str, new: &str, replace_all: bool) -> Resul
             matches: n,
         }),
         _ => {
-            let lines: Vec<usize> = found.iter().map(|&at| line_of_offset(doc, at)).collect();
-            let mut lines_dedup = lines.clone();
-            lines_dedup.dedup();
-            let (shown_text, shown) = window(doc, &lines_dedup, 1);
+            let mut lines: Vec<usize> = found.iter().map(|&at| line_of_offset(doc, at)).collect();
+            lines.dedup();
+            let shown_lines: Vec<usize> = lines.iter().copied().take(SHOWN_MATCHES).collect();
+            let (shown_text, shown) = window(doc, &shown_lines, 1);
+            let numbers: Vec<usize> = lines.iter().map(|l| l + 1).collect();
             let mut err = Error::new(
                 ErrorCode::OldStringAmbiguous,
                 format!(
-                    "{AMBIGUOUS} It matches {} places (lines {}); or cite the line with an operation:\n{shown_text}",
+                    "{AMBIGUOUS} It matches {} times (line{} {}); or cite the line with an operation:\n{shown_text}",
                     found.len(),
-                    lines.iter().map(|l| (l + 1).to_string()).collect::<Vec<_>>().join(", ")
+                    if numbers.len() == 1 { "" } else { "s" },
+                    list_numbers(&numbers)
                 ),
             );
             err.shown = shown;
@@ -139,6 +146,56 @@ fn indent(line: &str) -> &str {
     &line[..line.len() - line.trim_start().len()]
 }
 
+/// How the indentation of oldString maps onto the matched lines, learnt from
+/// each pair of lines, so that newString's lines, nested deeper or not, get
+/// the file's indentation (tabs for spaces, two spaces for four).
+struct Reindent<'a> {
+    pairs: Vec<(&'a str, &'a str)>,
+    /// One level of indentation in oldString and in the file.
+    unit: Option<(&'a str, &'a str)>,
+}
+
+impl<'a> Reindent<'a> {
+    fn learn(pairs: &[(&'a str, &'a str)]) -> Reindent<'a> {
+        let mut sorted = pairs.to_vec();
+        sorted.sort_by_key(|(o, _)| o.len());
+        sorted.dedup();
+        let unit = sorted.iter().enumerate().find_map(|(i, (o1, d1))| {
+            sorted[i + 1..].iter().find_map(|(o2, d2)| {
+                let step = (o2.strip_prefix(o1)?, d2.strip_prefix(d1)?);
+                (!step.0.is_empty() && !step.1.is_empty()).then_some(step)
+            })
+        });
+        Reindent {
+            pairs: sorted,
+            unit,
+        }
+    }
+
+    fn line(&self, line: String) -> String {
+        if line.trim().is_empty() {
+            return line;
+        }
+        let ws = indent(&line);
+        let body = &line[ws.len()..];
+        // The longest indentation of oldString that this line starts with.
+        let Some((old, new)) = self.pairs.iter().rev().find(|(o, _)| ws.starts_with(o)) else {
+            return line;
+        };
+        let rest = &ws[old.len()..];
+        let rest = match self.unit {
+            Some((old_unit, new_unit))
+                if rest.len().is_multiple_of(old_unit.len())
+                    && rest == old_unit.repeat(rest.len() / old_unit.len()) =>
+            {
+                new_unit.repeat(rest.len() / old_unit.len())
+            }
+            _ => rest.to_owned(),
+        };
+        format!("{new}{rest}{body}")
+    }
+}
+
 /// Whole lines equal to `old`'s lines once leading and trailing white space
 /// is ignored; used only when it is the single such block.
 fn tolerant(doc: &Document, old: &str, new: &str) -> Result<Replaced> {
@@ -157,15 +214,14 @@ fn tolerant(doc: &Document, old: &str, new: &str) -> Result<Replaced> {
     match hits.as_slice() {
         [start] => {
             let start = *start;
-            let pivot = (0..k).find(|&j| !wanted[j].is_empty()).unwrap_or(0);
-            let from = indent(&old_lines[pivot]);
-            let to = indent(doc.line(start + pivot));
+            let pairs: Vec<(&str, &str)> = (0..k)
+                .filter(|&j| !wanted[j].is_empty())
+                .map(|j| (indent(&old_lines[j]), indent(doc.line(start + j))))
+                .collect();
+            let reindent = Reindent::learn(&pairs);
             let lines: Vec<String> = split_content(new)
                 .into_iter()
-                .map(|l| match l.strip_prefix(from) {
-                    Some(rest) if !l.trim().is_empty() => format!("{to}{rest}"),
-                    _ => l,
-                })
+                .map(|l| reindent.line(l))
                 .collect();
             Ok(Replaced {
                 splices: vec![Splice {
@@ -196,7 +252,8 @@ fn tolerant(doc: &Document, old: &str, new: &str) -> Result<Replaced> {
 /// The not-found error, showing the lines closest to oldString's first
 /// non-blank line, with refs, so the retry can use operations instead.
 fn not_found(doc: &Document, wanted: &[&str]) -> Error {
-    let probe = wanted.iter().find(|l| !l.is_empty()).copied().unwrap_or("");
+    let clip = |s: &str| -> String { s.chars().take(NEAREST_COMPARE_CHARS).collect() };
+    let probe = clip(wanted.iter().find(|l| !l.is_empty()).copied().unwrap_or(""));
     let mut err = Error::new(ErrorCode::OldStringNotFound, NOT_FOUND);
     if probe.is_empty() || doc.line_count() > NEAREST_SEARCH_LINES {
         return err;
@@ -205,7 +262,12 @@ fn not_found(doc: &Document, wanted: &[&str]) -> Error {
         .lines()
         .enumerate()
         .filter(|(_, l)| !l.trim().is_empty())
-        .map(|(i, l)| (similar::TextDiff::from_chars(l.trim(), probe).ratio(), i))
+        .map(|(i, l)| {
+            (
+                similar::TextDiff::from_chars(clip(l.trim()).as_str(), probe.as_str()).ratio(),
+                i,
+            )
+        })
         .filter(|(score, _)| *score >= 0.6)
         .collect();
     scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));

@@ -4,7 +4,7 @@
 //! model can act on, accepting the field aliases models use and never
 //! guessing at anything else.
 
-use crate::error::{Error, Result};
+use crate::error::{excerpt, Error, Result};
 use std::fmt;
 
 /// A loosely typed value as a host received it. The engine reads no
@@ -264,7 +264,8 @@ fn parse_rev(text: &str) -> Result<Option<String>> {
         return Ok(Some(bare.to_ascii_uppercase()));
     }
     Err(Error::invalid_request(format!(
-        "`rev` {text:?} is not a REV: it is 8 hex digits as the view's header shows it, e.g. 72C4946C. Leave it out if unsure."
+        "`rev` {} is not a REV: it is 8 hex digits as the view's header shows it, e.g. 72C4946C. Leave it out if unsure.",
+        excerpt(text)
     )))
 }
 
@@ -296,7 +297,8 @@ fn parse_operation(number: usize, value: &Value) -> Result<Operation> {
     let kind = match op {
         Some(Value::String(name)) => OpKind::from_name(name).ok_or_else(|| {
             Error::invalid_request(format!(
-                "{at}: unknown op {name:?}. Valid ops: {}.",
+                "{at}: unknown op {}. Valid ops: {}.",
+                excerpt(name),
                 OpKind::NAMES
             ))
         })?,
@@ -408,12 +410,17 @@ impl<'a> Fields<'a> {
 
     /// The value under any one of `names`; two of them at once is an error
     /// because the model's intent is then unclear.
+    /// A known field set to null counts as absent: strict tool-calling
+    /// schemas send every optional field, null when unused.
     fn take(&mut self, names: &[&str]) -> Result<Option<&'a Value>> {
         let mut found: Option<&'a (String, Value)> = None;
         let mut i = 0;
         while i < self.fields.len() {
             if names.contains(&self.fields[i].0.as_str()) {
                 let field = self.fields.remove(i);
+                if field.1 == Value::Null {
+                    continue;
+                }
                 if let Some(first) = found {
                     return Err(Error::invalid_request(format!(
                         "{} has both `{}` and `{}`, which mean the same; send one.",
@@ -620,6 +627,35 @@ mod tests {
                 err.message
             );
         }
+    }
+
+    #[test]
+    fn null_fields_count_as_absent() {
+        let req = Request::from_value(&obj(&[
+            (
+                "operations",
+                Value::Array(vec![obj(&[
+                    ("op", s("append")),
+                    ("ref", Value::Null),
+                    ("content", s("x")),
+                ])]),
+            ),
+            ("oldString", Value::Null),
+            ("rev", Value::Null),
+        ]))
+        .unwrap();
+        assert!(matches!(req, Request::Operations { rev: None, .. }));
+    }
+
+    #[test]
+    fn messages_quote_only_the_start_of_huge_values() {
+        let huge = "x".repeat(1 << 20);
+        let err = Request::from_value(&obj(&[(
+            "operations",
+            Value::Array(vec![obj(&[("op", s(&huge))])]),
+        )]))
+        .unwrap_err();
+        assert!(err.message.len() < 400, "{}", err.message.len());
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! through here.
 
 use crate::edit::{edit, EditInput, Edited};
-use crate::error::{Error, Result};
+use crate::error::{Error, ErrorCode, Result};
 use crate::file::{load, replace_atomically, Base, Root, Target, DEFAULT_MAX_FILE_BYTES};
 use crate::reference::Ref;
 use crate::remap::LineMap;
@@ -92,6 +92,7 @@ pub struct EditPlan {
     new: Arc<Document>,
     shown: Vec<Range<usize>>,
     map: Arc<LineMap>,
+    remapped_from: Option<String>,
     result: EditResult,
 }
 
@@ -221,6 +222,17 @@ impl Hashline {
             Ok(edited) => edited,
             Err(err) => return Err(self.after_rejection(&target, &old, err)),
         };
+        let size = edited.doc.file_bytes().len() as u64;
+        if size > self.options.max_file_bytes {
+            return Err(Error::new(
+                ErrorCode::TooLarge,
+                format!(
+                    "Edit refused, nothing written: it would make {} {size} bytes, over the limit of {} bytes.",
+                    target.display, self.options.max_file_bytes
+                ),
+            )
+            .with_path(&target.display));
+        }
         let mut output = edited.summary.output;
         if !history.is_empty() {
             output.push_str("Refs from earlier views of this file stay usable for lines outside the changed regions.\n");
@@ -237,6 +249,7 @@ impl Hashline {
             },
             shown: edited.summary.shown,
             map: Arc::new(edited.map),
+            remapped_from: edited.remapped_from,
             new: Arc::new(edited.doc),
             old,
             base: loaded.base,
@@ -262,10 +275,30 @@ impl Hashline {
 
     fn write(&self, plan: &EditPlan) -> Result<EditResult> {
         replace_atomically(&plan.target, &plan.base, &plan.new.file_bytes())?;
-        self.remember(&plan.target, &plan.result.previous_rev, &plan.old, &[]);
-        self.remember(&plan.target, &plan.result.rev, &plan.new, &plan.shown);
-        lock(&self.store).link(
-            &plan.target.real,
+        let path = &plan.target.real;
+        let mut store = lock(&self.store);
+        if let Some(from) = &plan.remapped_from {
+            store.touch(path, from);
+        }
+        // Lines a view showed and the edit left alone stay seen in the new
+        // version, wherever they moved.
+        let seen_before = store
+            .versions(path)
+            .into_iter()
+            .find(|v| v.rev == plan.result.previous_rev)
+            .map(|v| v.seen)
+            .unwrap_or_default();
+        store.record(path, &plan.result.previous_rev, &plan.old, 0..0);
+        let mut seen = plan.map.ranges(&seen_before);
+        seen.extend(plan.shown.iter().cloned());
+        if seen.is_empty() {
+            seen.push(0..0);
+        }
+        for range in seen {
+            store.record(path, &plan.result.rev, &plan.new, range);
+        }
+        store.link(
+            path,
             &plan.result.rev,
             Parent {
                 rev: plan.result.previous_rev.clone(),

@@ -144,6 +144,20 @@ impl Store {
         self.evict();
     }
 
+    /// Marks a version as just used, so that the version a model read stays
+    /// while it keeps editing from it.
+    pub fn touch(&mut self, path: &Path, rev: &str) {
+        self.clock += 1;
+        let clock = self.clock;
+        if let Some(entry) = self
+            .entries
+            .iter_mut()
+            .find(|e| e.version.rev == rev && e.path == path)
+        {
+            entry.last_used = clock;
+        }
+    }
+
     /// Records that version `rev` of `path` was made from `parent` by an
     /// edit (the version must be recorded already).
     pub fn link(&mut self, path: &Path, rev: &str, parent: Parent) {
