@@ -377,7 +377,7 @@ fn locate(
             let mut err = Error::new(
                 ErrorCode::HashMismatch,
                 format!(
-                    "Edit rejected, nothing written: a ref without ANCHOR names a line whose text occurs more than once in {}, so it cannot be told apart. Use the full refs (LINE#HASH#ANCHOR) below (REV {}):\n{shown_text}",
+                    "Edit rejected, nothing written: a ref without ANCHOR names a line whose HASH other lines of {} share, so it cannot be told apart. Use the full refs (LINE#HASH#ANCHOR) below (REV {}):\n{shown_text}",
                     ctx.path, ctx.rev
                 ),
             )
@@ -644,6 +644,22 @@ fn trim_echoes(doc: &Document, item: &mut Item, notes: &mut Vec<String>) {
             "operation {} ({}): dropped its {which} content line, a copy of line {line} next to it, which stays as it was.",
             item.op, item.kind
         ));
+    }
+    // A repeat that could not be dropped safely (a blank line, or one that
+    // changes the bracket balance) is kept, but the model is told.
+    let kept = [
+        (item.lines.first(), before, replaced.first(), "first", "before", start),
+        (item.lines.last(), after, replaced.last(), "last", "after", end + 1),
+    ];
+    for (edge, neighbour, old_edge, which, side, line) in kept {
+        if let (Some(edge), Some(neighbour)) = (edge, neighbour) {
+            if edge == neighbour && old_edge != Some(&neighbour) {
+                notes.push(format!(
+                    "operation {} ({}): its {which} content line repeats line {line} just {side} it and was kept; if it was meant as context, that line is now there twice.",
+                    item.op, item.kind
+                ));
+            }
+        }
     }
 }
 

@@ -258,16 +258,12 @@ fn not_found(doc: &Document, wanted: &[&str]) -> Error {
     if probe.is_empty() || doc.line_count() > NEAREST_SEARCH_LINES {
         return err;
     }
+    let wanted_grams = bigrams(&probe);
     let mut scored: Vec<(f32, usize)> = doc
         .lines()
         .enumerate()
         .filter(|(_, l)| !l.trim().is_empty())
-        .map(|(i, l)| {
-            (
-                similar::TextDiff::from_chars(clip(l.trim()).as_str(), probe.as_str()).ratio(),
-                i,
-            )
-        })
+        .map(|(i, l)| (dice(&bigrams(&clip(l.trim())), &wanted_grams), i))
         .filter(|(score, _)| *score >= 0.6)
         .collect();
     scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
@@ -280,6 +276,35 @@ fn not_found(doc: &Document, wanted: &[&str]) -> Error {
     err.message = format!("{NOT_FOUND} The closest lines are below; edit them with operations and these refs:\n{shown_text}");
     err.shown = shown;
     err
+}
+
+/// The character pairs of a line, sorted, for a similarity that costs one
+/// pass per line rather than an edit distance per pair of lines.
+fn bigrams(s: &str) -> Vec<(char, char)> {
+    let chars: Vec<char> = s.chars().collect();
+    let mut grams: Vec<(char, char)> = chars.windows(2).map(|w| (w[0], w[1])).collect();
+    grams.sort_unstable();
+    grams
+}
+
+/// Dice's coefficient of two sorted bigram lists: 1 for the same pairs.
+fn dice(a: &[(char, char)], b: &[(char, char)]) -> f32 {
+    if a.is_empty() || b.is_empty() {
+        return 0.0;
+    }
+    let (mut i, mut j, mut shared) = (0, 0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                shared += 1;
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    2.0 * shared as f32 / (a.len() + b.len()) as f32
 }
 
 #[cfg(test)]
