@@ -194,9 +194,10 @@ const lookalikes = {
 }
 
 for (const [what, c] of Object.entries(lookalikes)) {
-  test(`${what} is written as given, with no clean-up note`, (t) => {
+  test(`${what} is written as given: no clean-up touches it`, (t) => {
     const out = edit(t, c.text, c.ops)
     t.is(out.text, c.want.replace(/REF(\d+)/g, (_, n) => out.refs[Number(n)]))
-    t.deepEqual(notes(out.output), [])
+    // A repeat of a neighbouring line may be flagged as kept; nothing may be changed.
+    t.deepEqual(notes(out.output).filter((n) => !/ was kept; /.test(n)), [])
   })
 }
