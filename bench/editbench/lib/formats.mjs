@@ -1,0 +1,432 @@
+// @ts-check
+// The ideal edit of one file change in each format, as structured units the
+// mistake injector can alter, and the serialisers that turn units into what a
+// model would send (a JSON tool call, tagged for the token split) and what an
+// applier takes.
+//
+// Every line of a unit records whether the model re-types it from the file
+// (`copy`) or writes it new, and where it came from (`origin`: `o<i>` for old
+// line i, `n<j>` for new line j), so that one copying slip of one line shows
+// up in every place that format copies that line.
+
+import { applyHunks, diffLines, joinLines, splitLines } from './diff.mjs'
+import { plainPrefix } from './views.mjs'
+
+/**
+ * @typedef {import('./diff.mjs').Hunk} Hunk
+ * @typedef {import('./tokens.mjs').Tagged} Tagged
+ * @typedef {{ text: string, origin: string, side: 'both' | 'old' | 'new', copy: boolean }} Line
+ * @typedef {{ oldText: string, newText: string, oldLines: string[], newLines: string[], hunks: Hunk[] }} Change
+ *
+ * @typedef {{ op: string, first?: number, last?: number, lines: Line[], before?: string, after?: string,
+ *   refShift?: number, throughShift?: number, echo?: boolean }} HashlineOp
+ * @typedef {{ kind: 'hashline', units: HashlineOp[], widened: number, refs: string[] }} HashlineEdit
+ *
+ * @typedef {{ lines: Line[], startLine: number, before?: string, after?: string, newline?: 'suffix' | 'prefix', echo?: boolean }} Call
+ * @typedef {{ kind: 'str', units: Call[], context: number }} StrEdit
+ *
+ * @typedef {{ oldStart: number, newStart: number, lines: Line[], shift?: number, echo?: boolean }} PatchHunk
+ * @typedef {{ kind: 'patch', units: PatchHunk[], context: number, extended: number }} PatchEdit
+ *
+ * @typedef {{ lines: Line[], echo?: boolean }} WholeUnit
+ * @typedef {{ kind: 'whole', units: WholeUnit[] }} WholeEdit
+ *
+ * @typedef {HashlineEdit | StrEdit | PatchEdit | WholeEdit} Edit
+ */
+
+/** @param {string} oldText @param {string} newText @returns {Change} */
+export function makeChange(oldText, newText) {
+  const oldLines = splitLines(oldText)
+  const newLines = splitLines(newText)
+  return { oldText, newText, oldLines, newLines, hunks: diffLines(oldLines, newLines) }
+}
+
+const oldLine = (/** @type {Change} */ c, /** @type {number} */ i) => /** @type {Line} */ ({ text: c.oldLines[i], origin: `o${i}`, side: 'both', copy: true })
+const newLine = (/** @type {Change} */ c, /** @type {number} */ j) => /** @type {Line} */ ({ text: c.newLines[j], origin: `n${j}`, side: 'new', copy: false })
+
+/** Text of `content` as the engine reads it back: split on \n, one final \n dropped. */
+export function contentString(/** @type {string[]} */ lines) {
+  if (lines.length === 0) return ''
+  return lines.join('\n') + (lines[lines.length - 1] === '' ? '\n' : '')
+}
+
+// ---------------------------------------------------------------- hashline
+
+/**
+ * One batch per file, refs from the view of the old file. An op the
+ * engine's clean-up would alter (its first or last content line repeats the
+ * line next to it, e.g. an inserted block that starts with `}` after a `}`)
+ * is re-expressed: the insert in its other form, else the range widened by
+ * unchanged lines, which are then copied. `widened` counts those ops.
+ * @param {Change} change
+ * @param {string[]} refs as the model copies them from the view of the old text, by 1-based line
+ * @param {(text: string, request: any) => string} apply the engine
+ * @returns {HashlineEdit}
+ */
+export function buildHashline(change, refs, apply) {
+  const n = change.oldLines.length
+  /** @type {HashlineOp[]} */
+  const units = []
+  let widened = 0
+  for (const h of change.hunks) {
+    const expected = joinLines(applyHunks(change.oldLines, change.newLines, [h]))
+    const added = Array.from({ length: h.newLen }, (_, j) => newLine(change, h.newStart + j))
+    const a = h.oldStart
+    const k = h.oldLen
+    /** @type {HashlineOp[]} */
+    const candidates = []
+    const around = (/** @type {number} */ first, /** @type {number} */ last) => ({ before: change.oldLines[first - 2], after: change.oldLines[last] })
+    if (k > 0) {
+      candidates.push({ op: added.length > 0 ? 'replace' : 'delete', first: a + 1, last: a + k, lines: added, ...around(a + 1, a + k) })
+    } else if (n === 0) {
+      candidates.push({ op: 'append', lines: added })
+    } else {
+      if (a === 0) candidates.push({ op: 'prepend', lines: added, after: change.oldLines[0] })
+      else if (a === n) candidates.push({ op: 'append', lines: added, before: change.oldLines[n - 1] })
+      if (a > 0) candidates.push({ op: 'insert_after', first: a, last: a, lines: added, before: change.oldLines[a - 1], after: change.oldLines[a] })
+      if (a < n) candidates.push({ op: 'insert_before', first: a + 1, last: a + 1, lines: added, before: change.oldLines[a - 1], after: change.oldLines[a] })
+    }
+    for (let w = 1; w <= 3; w++) {
+      for (const [wb, wa] of [[w, 0], [0, w], [w, w]]) {
+        const from = a - wb
+        const to = a + k + wa
+        if (from < 0 || to > n || to === from) continue
+        const lines = [
+          ...Array.from({ length: wb }, (_, i) => oldLine(change, from + i)),
+          ...added,
+          ...Array.from({ length: wa }, (_, i) => oldLine(change, a + k + i)),
+        ]
+        candidates.push({ op: lines.length > 0 ? 'replace' : 'delete', first: from + 1, last: to, lines, ...around(from + 1, to) })
+      }
+    }
+    const fit = candidates.find((op) => {
+      if (!mayBeCleanedUp(op)) return true
+      try {
+        return apply(change.oldText, { operations: [hashlineOperation(op, refs)] }) === expected
+      } catch {
+        return false
+      }
+    })
+    if (!fit) throw new Error(`no hashline operation expresses hunk at old line ${a + 1} exactly`)
+    if (fit !== candidates[0]) widened++
+    units.push(fit)
+  }
+  return { kind: 'hashline', units, widened, refs }
+}
+
+/**
+ * Whether the engine's clean-up could touch this op: its first or last content
+ * line looks like the line next to its range, or its content looks like view
+ * lines. Other ops are taken as they are (the gate checks them all anyway).
+ * @param {HashlineOp} op
+ */
+function mayBeCleanedUp(op) {
+  const lines = op.lines
+  if (lines.length === 0) return false
+  const same = (/** @type {string | undefined} */ a, /** @type {string} */ b) => a !== undefined && a.trim() === b.trim()
+  return same(op.before, lines[0].text) || same(op.after, lines[lines.length - 1].text) || lines.every((l) => l.text.trim() === '' || /^\s*(>>>|[+-])?\s*(#HL\s*)?\d+\s*[#:]/.test(l.text))
+}
+
+/** A ref with its line number moved by `shift` (a model's off-by-one). */
+function refText(/** @type {string} */ ref, shift = 0) {
+  const [line, ...rest] = ref.split('#')
+  return [Math.max(1, Number(line) + shift), ...rest].join('#')
+}
+
+/**
+ * The operation object the engine takes.
+ * @param {HashlineOp} op @param {string[]} refs
+ */
+function hashlineOperation(op, refs) {
+  /** @type {Record<string, string>} */
+  const out = { op: op.op }
+  if (op.first !== undefined) out.ref = refText(refs[op.first], op.refShift)
+  if (op.last !== undefined && op.last !== op.first && (op.op === 'replace' || op.op === 'delete')) out.through = refText(refs[op.last], op.throughShift)
+  if (op.op !== 'delete') out.content = contentString(echoLines(op, refs))
+  return out
+}
+
+/** Content lines, with view prefixes when the model echoed them. */
+function echoLines(/** @type {HashlineOp} */ op, /** @type {string[]} */ refs) {
+  if (!op.echo) return op.lines.map((l) => l.text)
+  const start = op.op === 'insert_after' ? (op.first ?? 0) + 1 : op.op === 'append' ? refs.length : op.first ?? 1
+  return op.lines.map((l, i) => `${refs[start + i] ?? `${start + i}#${'0'.repeat(3)}#${'0'.repeat(3)}`}|${l.text}`)
+}
+
+/** @param {HashlineEdit} edit */
+export function hashlineRequest(edit) {
+  return { operations: edit.units.map((op) => hashlineOperation(op, edit.refs)) }
+}
+
+// ------------------------------------------------------------ str_replace
+
+/**
+ * Sequential calls, one per hunk, each computed on the text as the earlier
+ * calls left it. The old side is the changed lines plus `context` lines each
+ * side (an insertion needs one neighbour), widened a line at a time (after,
+ * then before) until it occurs once in the file.
+ * @param {Change} change @param {number} context
+ * @returns {StrEdit}
+ */
+export function buildStrReplace(change, context) {
+  /** @type {Array<{ text: string, origin: string }>} */
+  const cur = change.oldLines.map((text, i) => ({ text, origin: `o${i}` }))
+  /** @type {Call[]} */
+  const units = []
+  let delta = 0
+  for (const h of change.hunks) {
+    const p = h.oldStart + delta
+    const k = h.oldLen
+    let s = Math.max(0, p - context)
+    let e = Math.min(cur.length, p + k + context)
+    if (s === e) {
+      if (p > 0) s = p - 1
+      else if (p < cur.length) e = p + 1
+      else throw new Error('str_replace cannot edit an empty file')
+    }
+    const text = joinLines(cur.map((l) => l.text))
+    const added = Array.from({ length: h.newLen }, (_, j) => newLine(change, h.newStart + j))
+    let grow = 0
+    for (;;) {
+      /** @type {Line[]} */
+      const lines = [
+        ...cur.slice(s, p).map((l) => /** @type {Line} */ ({ ...l, side: 'both', copy: true })),
+        ...cur.slice(p, p + k).map((l) => /** @type {Line} */ ({ ...l, side: 'old', copy: true })),
+        ...added,
+        ...cur.slice(p + k, e).map((l) => /** @type {Line} */ ({ ...l, side: 'both', copy: true })),
+      ]
+      /** @type {Call} */
+      const call = { lines, startLine: s + 1, before: cur[s - 1]?.text, after: cur[e]?.text }
+      if (!lines.some((l) => l.side !== 'old')) call.newline = e < cur.length ? 'suffix' : 'prefix'
+      const { oldString } = strStrings(call)
+      if (text.indexOf(oldString) === text.lastIndexOf(oldString)) {
+        units.push(call)
+        break
+      }
+      if ((grow++ % 2 === 0 || s === 0) && e < cur.length) e++
+      else if (s > 0) s--
+      else throw new Error('no unique oldString for a hunk')
+    }
+    cur.splice(p, k, ...added.map((l) => ({ text: l.text, origin: l.origin })))
+    delta += h.newLen - k
+  }
+  return { kind: 'str', units, context }
+}
+
+/** @param {Call} call */
+export function strStrings(call) {
+  const side = (/** @type {'old' | 'new'} */ which) => {
+    const lines = call.lines.filter((l) => l.side === 'both' || l.side === which)
+    return lines.map((l, i) => (call.echo ? plainPrefix(call.startLine + i) : '') + l.text)
+  }
+  let oldString = side('old').join('\n')
+  const newString = side('new').join('\n')
+  if (call.newline === 'suffix') oldString += '\n'
+  if (call.newline === 'prefix') oldString = '\n' + oldString
+  return { oldString, newString }
+}
+
+// ------------------------------------------------------------------ patch
+
+/**
+ * A unified diff with `context` lines of context, hunks merged where their
+ * contexts meet. Patch appliers in the style of Codex search each hunk's old
+ * side from where the previous hunk ended and take the first match, so a hunk
+ * whose old side also occurs earlier in that stretch gets more context (before,
+ * then after) until its own place is the first; `extended` counts those.
+ * @param {Change} change @param {number} context
+ * @returns {PatchEdit}
+ */
+export function buildPatch(change, context) {
+  const n = change.oldLines.length
+  /** @type {Array<{ start: number, end: number, hunks: Hunk[] }>} */
+  const groups = []
+  for (const h of change.hunks) {
+    const start = Math.max(0, h.oldStart - context)
+    const end = Math.min(n, h.oldStart + h.oldLen + context)
+    const last = groups[groups.length - 1]
+    if (last && start <= last.end) {
+      last.end = Math.max(last.end, end)
+      last.hunks.push(h)
+    } else groups.push({ start, end, hunks: [h] })
+  }
+  let extended = 0
+  for (let i = 0, from = 0, turn = 0; i < groups.length; ) {
+    const g = groups[i]
+    if (seekExact(change.oldLines, change.oldLines.slice(g.start, g.end), from) === g.start) {
+      from = g.end
+      i++
+      turn = 0
+      continue
+    }
+    extended++
+    const floor = i > 0 ? groups[i - 1].end : 0
+    const canBefore = g.start > floor
+    const canAfter = g.end < n
+    if (canBefore && (turn++ % 2 === 0 || !canAfter)) g.start--
+    else if (canAfter) g.end++
+    else if (i > 0) {
+      // Hemmed in by the previous hunk and the end of the file: merge and recheck from the previous one.
+      const prev = groups[i - 1]
+      prev.end = g.end
+      prev.hunks.push(...g.hunks)
+      groups.splice(i, 1)
+      i--
+      from = i > 0 ? groups[i - 1].end : 0
+    } else throw new Error('no unique patch hunk')
+  }
+  /** @type {PatchHunk[]} */
+  const units = []
+  let delta = 0
+  let applied = 0
+  const all = change.hunks
+  for (const g of groups) {
+    while (applied < all.length && all[applied].oldStart < g.start) {
+      delta += all[applied].newLen - all[applied].oldLen
+      applied++
+    }
+    /** @type {Line[]} */
+    const lines = []
+    let pos = g.start
+    for (const h of g.hunks) {
+      for (; pos < h.oldStart; pos++) lines.push(oldLine(change, pos))
+      for (let i = 0; i < h.oldLen; i++) lines.push({ ...oldLine(change, h.oldStart + i), side: 'old' })
+      for (let j = 0; j < h.newLen; j++) lines.push(newLine(change, h.newStart + j))
+      pos = h.oldStart + h.oldLen
+    }
+    for (; pos < g.end; pos++) lines.push(oldLine(change, pos))
+    units.push({ oldStart: g.start, newStart: g.start + delta, lines })
+    for (const h of g.hunks) {
+      delta += h.newLen - h.oldLen
+      applied++
+    }
+  }
+  return { kind: 'patch', units, context, extended }
+}
+
+/** First index ≥ from where `pattern` occurs exactly in `lines`, or -1. */
+export function seekExact(/** @type {string[]} */ lines, /** @type {string[]} */ pattern, /** @type {number} */ from) {
+  outer: for (let i = from; i + pattern.length <= lines.length; i++) {
+    for (let j = 0; j < pattern.length; j++) if (lines[i + j] !== pattern[j]) continue outer
+    return i
+  }
+  return -1
+}
+
+/** @param {PatchEdit} edit @param {string} path */
+export function patchText(edit, path) {
+  return patchTagged(edit, path)
+    .map((p) => p[0])
+    .join('')
+}
+
+/** @param {PatchEdit} edit @param {string} path @returns {Tagged} */
+export function patchTagged(edit, path) {
+  /** @type {Tagged} */
+  const out = [[`--- a/${path}\n+++ b/${path}\n`, 'structure']]
+  for (const u of edit.units) {
+    const oldCount = u.lines.filter((l) => l.side !== 'new').length
+    const newCount = u.lines.filter((l) => l.side !== 'old').length
+    const shift = u.shift ?? 0
+    out.push([`@@ -${Math.max(1, u.oldStart + 1 + shift)},${oldCount} +${Math.max(1, u.newStart + 1 + shift)},${newCount} @@\n`, 'structure'])
+    let oldNo = u.oldStart + 1
+    let newNo = u.newStart + 1
+    for (const l of u.lines) {
+      const no = l.side === 'new' ? newNo : oldNo
+      out.push([(l.side === 'both' ? ' ' : l.side === 'old' ? '-' : '+') + (u.echo ? plainPrefix(no) : ''), 'structure'])
+      out.push([l.text + '\n', l.copy ? 'old' : 'new'])
+      if (l.side !== 'new') oldNo++
+      if (l.side !== 'old') newNo++
+    }
+  }
+  return out
+}
+
+// ------------------------------------------------------------- whole file
+
+/** @param {Change} change @returns {WholeEdit} */
+export function buildWhole(change) {
+  /** @type {Line[]} */
+  const lines = []
+  let i = 0
+  for (const h of [...change.hunks, { oldStart: change.oldLines.length, oldLen: 0, newStart: change.newLines.length, newLen: 0 }]) {
+    for (; i < h.oldStart; i++) lines.push(oldLine(change, i))
+    for (let t = 0; t < h.newLen; t++) lines.push(newLine(change, h.newStart + t))
+    i = h.oldStart + h.oldLen
+  }
+  return { kind: 'whole', units: [{ lines }] }
+}
+
+/** @param {WholeEdit} edit */
+export function wholeText(edit) {
+  const u = edit.units[0]
+  return joinLines(u.lines.map((l, i) => (u.echo ? plainPrefix(i + 1) : '') + l.text))
+}
+
+// ------------------------------------------------------- JSON tool calls
+
+/** @param {string} s */
+const esc = (s) => JSON.stringify(s).slice(1, -1)
+
+/**
+ * The tool-call arguments a model writes for each call of the edit, tagged
+ * new / old (re-typed from the file) / structure (keys, refs, markers, path).
+ * @param {Edit} edit @param {string} path
+ * @returns {Tagged[]} one per call
+ */
+export function toolCalls(edit, path) {
+  const head = `{"filePath":"${esc(path)}",`
+  /** @param {Tagged} out @param {Line[]} lines @param {(l: Line, i: number) => string} [prefix] @param {string} [extra] */
+  const body = (out, lines, prefix, extra = '') => {
+    lines.forEach((l, i) => {
+      if (prefix) out.push([esc(prefix(l, i)), 'structure'])
+      out.push([esc(l.text + (i < lines.length - 1 ? '\n' : extra)), l.copy ? 'old' : 'new'])
+    })
+  }
+  if (edit.kind === 'hashline') {
+    /** @type {Tagged} */
+    const out = [[`${head}"operations":[`, 'structure']]
+    const refs = edit.refs
+    edit.units.forEach((op, i) => {
+      const o = hashlineOperation(op, refs)
+      let s = `${i > 0 ? ',' : ''}{"op":"${o.op}"`
+      if (o.ref) s += `,"ref":"${o.ref}"`
+      if (o.through) s += `,"through":"${o.through}"`
+      if (o.content === undefined) {
+        out.push([s + '}', 'structure'])
+        return
+      }
+      out.push([s + ',"content":"', 'structure'])
+      const prefixed = echoLines(op, refs)
+      const tail = op.lines.length > 0 && op.lines[op.lines.length - 1].text === '' ? '\n' : ''
+      body(out, op.lines, op.echo ? (_l, k) => prefixed[k].slice(0, prefixed[k].length - op.lines[k].text.length) : undefined, tail)
+      out.push(['"}', 'structure'])
+    })
+    out.push([']}', 'structure'])
+    return [out]
+  }
+  if (edit.kind === 'str') {
+    return edit.units.map((call) => {
+      /** @type {Tagged} */
+      const out = [[`${head}"oldString":"`, 'structure']]
+      const oldLines = call.lines.filter((l) => l.side !== 'new')
+      const newLines = call.lines.filter((l) => l.side !== 'old')
+      const prefix = call.echo ? (/** @type {Line} */ _l, /** @type {number} */ i) => plainPrefix(call.startLine + i) : undefined
+      if (call.newline === 'prefix') out.push(['\\n', 'old'])
+      body(out, oldLines, prefix, call.newline === 'suffix' ? '\n' : '')
+      out.push(['","newString":"', 'structure'])
+      body(out, newLines, prefix)
+      out.push(['"}', 'structure'])
+      return out
+    })
+  }
+  if (edit.kind === 'patch') {
+    return [[['{"patch":"', 'structure'], ...patchTagged(edit, path).map(([t, c]) => /** @type {[string, import('./tokens.mjs').Category]} */ ([esc(t), c])), ['"}', 'structure']]]
+  }
+  /** @type {Tagged} */
+  const out = [[`${head}"content":"`, 'structure']]
+  const u = edit.units[0]
+  body(out, u.lines, u.echo ? (_l, i) => plainPrefix(i + 1) : undefined, '\n')
+  out.push(['"}', 'structure'])
+  return [out]
+}
