@@ -648,8 +648,22 @@ fn trim_echoes(doc: &Document, item: &mut Item, notes: &mut Vec<String>) {
     // A repeat that could not be dropped safely (a blank line, or one that
     // changes the bracket balance) is kept, but the model is told.
     let kept = [
-        (item.lines.first(), before, replaced.first(), "first", "before", start),
-        (item.lines.last(), after, replaced.last(), "last", "after", end + 1),
+        (
+            item.lines.first(),
+            before,
+            replaced.first(),
+            "first",
+            "before",
+            start,
+        ),
+        (
+            item.lines.last(),
+            after,
+            replaced.last(),
+            "last",
+            "after",
+            end + 1,
+        ),
     ];
     for (edge, neighbour, old_edge, which, side, line) in kept {
         if let (Some(edge), Some(neighbour)) = (edge, neighbour) {
