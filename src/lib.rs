@@ -5,8 +5,6 @@ use hashline::{ErrorCode, Request, Value};
 use napi::bindgen_prelude::*;
 use napi::{JsValue, ValueType};
 use napi_derive::napi;
-use serde::de::DeserializeOwned;
-use serde::Deserialize;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// Runs `f`, turning an engine error into a JS `Error` with `code` and
@@ -81,29 +79,26 @@ fn to_value(json: serde_json::Value) -> Value {
 /// Arguments arrive as whatever the caller passed; converting them here,
 /// rather than in the generated glue, gives a wrong type the same
 /// `INVALID_REQUEST` code and a message that names the argument.
-fn arg<T: DeserializeOwned>(
-    env: &Env,
-    value: Option<Unknown>,
-    name: &str,
-) -> hashline::Result<Option<T>> {
+fn arg<T: FromNapiValue>(value: Option<Unknown>, name: &str) -> hashline::Result<Option<T>> {
     let Some(value) = value else {
         return Ok(None);
     };
     if matches!(value.get_type(), Ok(ValueType::Undefined | ValueType::Null)) {
         return Ok(None);
     }
-    env.from_js_value(value).map(Some).map_err(|e| {
+    // SAFETY: `value` is a live handle of this call; the conversion checks
+    // the value's type and answers an error for a mismatch.
+    unsafe { value.cast::<T>() }.map(Some).map_err(|e| {
         hashline::Error::invalid_request(format!("`{name}` is not valid: {}.", e.reason))
     })
 }
 
-fn required<T: DeserializeOwned>(
-    env: &Env,
+fn required<T: FromNapiValue>(
     value: Option<Unknown>,
     name: &str,
     what: &str,
 ) -> hashline::Result<T> {
-    arg(env, value, name)?.ok_or_else(|| {
+    arg(value, name)?.ok_or_else(|| {
         hashline::Error::invalid_request(format!("`{name}` is missing: give {what}."))
     })
 }
@@ -128,8 +123,8 @@ fn request(value: Option<Unknown>) -> hashline::Result<Request> {
     Request::from_value(&to_value(json))
 }
 
-fn path(env: &Env, value: Option<Unknown>) -> hashline::Result<String> {
-    required(env, value, "path", "the path of a file, as a string")
+fn path(value: Option<Unknown>) -> hashline::Result<String> {
+    required(value, "path", "the path of a file, as a string")
 }
 
 /// A JS number that must be a whole count of at least `min`.
@@ -146,8 +141,7 @@ fn count(value: Option<f64>, name: &str, min: f64) -> hashline::Result<Option<us
 }
 
 #[napi(object)]
-#[derive(Deserialize, Default)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[derive(Default)]
 pub struct HashlineOptions {
     /// Folder that relative paths resolve against and edits stay inside
     /// (default: the current working directory).
@@ -166,8 +160,7 @@ pub struct HashlineOptions {
 }
 
 #[napi(object)]
-#[derive(Deserialize, Default)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[derive(Default)]
 pub struct ReadOptions {
     /// First line to show, 1-based (default 1).
     pub offset: Option<f64>,
@@ -177,8 +170,7 @@ pub struct ReadOptions {
 }
 
 #[napi(object)]
-#[derive(Deserialize, Default)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[derive(Default)]
 pub struct CallOptions {
     pub allow_outside_root: Option<bool>,
 }
@@ -319,7 +311,7 @@ impl Hashline {
         #[napi(ts_arg_type = "HashlineOptions | undefined | null")] options: Option<Unknown>,
     ) -> Result<Self> {
         guard(&env, || {
-            let o: HashlineOptions = arg(&env, options, "options")?.unwrap_or_default();
+            let o: HashlineOptions = arg(options, "options")?.unwrap_or_default();
             let root = match o.root {
                 Some(root) => root.into(),
                 None => std::env::current_dir().map_err(|e| {
@@ -358,8 +350,8 @@ impl Hashline {
         #[napi(ts_arg_type = "ReadOptions | undefined | null")] options: Option<Unknown>,
     ) -> Result<ReadView> {
         guard(&env, || {
-            let path = self::path(&env, path)?;
-            let options: Option<ReadOptions> = arg(&env, options, "options")?;
+            let path = self::path(path)?;
+            let options: Option<ReadOptions> = arg(options, "options")?;
             let (offset, limit, outside) = match &options {
                 Some(o) => (
                     count(o.offset, "offset", 1.0)?,
@@ -390,8 +382,8 @@ impl Hashline {
         #[napi(ts_arg_type = "CallOptions | undefined | null")] options: Option<Unknown>,
     ) -> Result<TagResult> {
         guard(&env, || {
-            let path = self::path(&env, path)?;
-            let options: Option<CallOptions> = arg(&env, options, "options")?;
+            let path = self::path(path)?;
+            let options: Option<CallOptions> = arg(options, "options")?;
             let shown: Vec<hashline::ShownLine> = lines
                 .into_iter()
                 .map(|l| hashline::ShownLine {
@@ -419,9 +411,9 @@ impl Hashline {
         #[napi(ts_arg_type = "CallOptions | undefined | null")] options: Option<Unknown>,
     ) -> Result<EditPlan> {
         guard(&env, || {
-            let path = self::path(&env, path)?;
+            let path = self::path(path)?;
             let request = self::request(request)?;
-            let options: Option<CallOptions> = arg(&env, options, "options")?;
+            let options: Option<CallOptions> = arg(options, "options")?;
             Ok(EditPlan {
                 inner: self.inner.plan(&path, &request, outside(&options))?,
             })
@@ -446,9 +438,9 @@ impl Hashline {
         #[napi(ts_arg_type = "CallOptions | undefined | null")] options: Option<Unknown>,
     ) -> Result<EditResult> {
         guard(&env, || {
-            let path = self::path(&env, path)?;
+            let path = self::path(path)?;
             let request = self::request(request)?;
-            let options: Option<CallOptions> = arg(&env, options, "options")?;
+            let options: Option<CallOptions> = arg(options, "options")?;
             Ok(EditResult::from(&self.inner.edit(
                 &path,
                 &request,
@@ -466,8 +458,7 @@ fn outside(options: &Option<CallOptions>) -> bool {
 }
 
 #[napi(object)]
-#[derive(Deserialize, Default)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[derive(Default)]
 pub struct FormatViewOptions {
     /// The name shown in the header (default "text").
     pub path: Option<String>,
