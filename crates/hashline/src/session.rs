@@ -206,7 +206,10 @@ impl Hashline {
 
     /// Computes an edit without writing it.
     pub fn plan(&self, path: &str, request: &Request, allow_outside: bool) -> Result<EditPlan> {
-        let target = self.target(path, allow_outside)?;
+        self.plan_target(self.target(path, allow_outside)?, request)
+    }
+
+    fn plan_target(&self, target: Target, request: &Request) -> Result<EditPlan> {
         let loaded = load(&target, self.options.max_file_bytes, request.creates())?;
         let old = Arc::new(loaded.doc);
         let history = lock(&self.store).versions(&target.real);
@@ -282,12 +285,7 @@ impl Hashline {
         }
         // Lines a view showed and the edit left alone stay seen in the new
         // version, wherever they moved.
-        let seen_before = store
-            .versions(path)
-            .into_iter()
-            .find(|v| v.rev == plan.result.previous_rev)
-            .map(|v| v.seen)
-            .unwrap_or_default();
+        let seen_before = store.seen(path, &plan.result.previous_rev);
         store.record(path, &plan.result.previous_rev, &plan.old, 0..0);
         let mut seen = plan.map.ranges(&seen_before);
         seen.extend(plan.shown.iter().cloned());
@@ -313,7 +311,7 @@ impl Hashline {
     pub fn edit(&self, path: &str, request: &Request, allow_outside: bool) -> Result<EditResult> {
         let target = self.target(path, allow_outside)?;
         let _guard = self.path_lock(&target.real);
-        let plan = self.plan(path, request, allow_outside)?;
+        let plan = self.plan_target(target, request)?;
         self.write(&plan)
     }
 

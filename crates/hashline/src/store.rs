@@ -6,6 +6,7 @@ use crate::hash::rev;
 use crate::remap::LineMap;
 use crate::text::Document;
 use sha1::{Digest, Sha1};
+use std::collections::HashSet;
 use std::fs;
 use std::io::Write;
 use std::ops::Range;
@@ -74,6 +75,9 @@ pub struct Store {
     /// Where versions are also written, so that a later process (a command
     /// line run per edit) can remap refs from an earlier one's view.
     dir: Option<PathBuf>,
+    /// Paths whose versions on disk were read already: once per process is
+    /// enough, since every version this process makes is in memory.
+    loaded: HashSet<PathBuf>,
 }
 
 impl Store {
@@ -83,6 +87,7 @@ impl Store {
             entries: Vec::new(),
             clock: 0,
             dir: None,
+            loaded: HashSet::new(),
         }
     }
 
@@ -180,6 +185,9 @@ impl Store {
         let Some(dir) = &self.dir else {
             return;
         };
+        if !self.loaded.insert(path.to_owned()) {
+            return;
+        }
         let loaded = load(dir, path);
         let mut added = false;
         for version in loaded {
@@ -208,6 +216,15 @@ impl Store {
         let mut found: Vec<&Entry> = self.entries.iter().filter(|e| e.path == path).collect();
         found.sort_by_key(|e| std::cmp::Reverse(e.last_used));
         found.into_iter().map(|e| e.version.clone()).collect()
+    }
+
+    /// The lines shown of version `rev` of `path`.
+    pub fn seen(&self, path: &Path, rev: &str) -> Vec<Range<usize>> {
+        self.entries
+            .iter()
+            .find(|e| e.path == path && e.version.rev == rev)
+            .map(|e| e.version.seen.clone())
+            .unwrap_or_default()
     }
 
     pub fn len(&self) -> usize {
