@@ -147,18 +147,24 @@ pub fn edit(input: &EditInput<'_>, request: &Request) -> Result<Edited> {
         }
     };
     let new_doc = Document::from_vec(bytes)?;
-    if new_doc == *doc && input.exists {
+    // Lines that only trade places with copies of themselves can move line
+    // endings around a mixed file without changing a line: still no change.
+    if new_doc.text() == doc.text() && input.exists {
         return Err(Error::new(
             ErrorCode::NoChange,
             format!(
-                "No changes to apply: the edit leaves {} exactly as it is.",
+                "No changes to apply: the edit leaves the lines of {} exactly as they are.",
                 input.path
             ),
         )
         .with_path(input.path));
     }
     let new_rev = new_doc.rev().to_owned();
-    let hunks = trim_to_real_changes(hunks, doc, &new_doc);
+    // The splice writer keeps every written line a line (an empty last line
+    // keeps its terminator), so the re-read text has the lines counted.
+    debug_assert!(hunks
+        .last()
+        .is_none_or(|h| h.new.end <= new_doc.line_count()));
     let summary = success(SuccessInput {
         path: input.path,
         old: doc,
@@ -183,19 +189,6 @@ pub fn edit(input: &EditInput<'_>, request: &Request) -> Result<Edited> {
     })
 }
 
-/// Hunks are computed from the splices; a splice at the very end of a file
-/// without a final newline can merge with the last line when re-read, so
-/// clamp hunks to the new document's length.
-fn trim_to_real_changes(mut hunks: Vec<Hunk>, old: &Document, new: &Document) -> Vec<Hunk> {
-    for h in &mut hunks {
-        h.old.end = h.old.end.min(old.line_count());
-        h.old.start = h.old.start.min(h.old.end);
-        h.new.end = h.new.end.min(new.line_count());
-        h.new.start = h.new.start.min(h.new.end);
-    }
-    hunks
-}
-
 /// Applies a request to a text with no file and no store: the pure form
 /// hosts use for content they hold themselves.
 pub fn apply_to_text(text: &str, request: &Request, cleanup: bool) -> Result<(String, Edited)> {
@@ -215,4 +208,27 @@ pub fn apply_to_text(text: &str, request: &Request, cleanup: bool) -> Result<(St
     let out = String::from_utf8(edited.doc.to_bytes())
         .map_err(|_| Error::new(ErrorCode::NotUtf8, "The edit produced invalid UTF-8."))?;
     Ok((out, edited))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::request::{OpKind, Operation};
+    use crate::Ref;
+
+    #[test]
+    fn a_batch_that_only_moves_line_endings_between_equal_lines_changes_nothing() {
+        let text = "x\nx\r\n";
+        let doc = Document::from_text(text);
+        let r = |i| Ref::of_line(&doc, i).to_string();
+        let request = Request::Operations {
+            operations: vec![
+                Operation::new(OpKind::Delete, Some(&r(0)), None, ""),
+                Operation::new(OpKind::InsertAfter, Some(&r(1)), None, "x"),
+            ],
+            rev: None,
+        };
+        let err = apply_to_text(text, &request, false).unwrap_err();
+        assert_eq!(err.code, ErrorCode::NoChange);
+    }
 }
