@@ -362,9 +362,10 @@ function copyWithoutNative(t) {
   for (const folder of ["opencode", "lib"]) {
     fs.mkdirSync(path.join(dir, folder))
     for (const name of fs.readdirSync(path.join(REPO_ROOT, folder))) {
-      if (name.endsWith(".mjs")) fs.copyFileSync(path.join(REPO_ROOT, folder, name), path.join(dir, folder, name))
+      if (/\.(mjs|cjs)$/.test(name)) fs.copyFileSync(path.join(REPO_ROOT, folder, name), path.join(dir, folder, name))
     }
   }
+  fs.copyFileSync(path.join(REPO_ROOT, "package.json"), path.join(dir, "package.json"))
   fs.symlinkSync(path.join(REPO_ROOT, "node_modules"), path.join(dir, "node_modules"), "dir")
   return path.join(dir, "opencode")
 }

@@ -69,6 +69,7 @@ const EXIT_CODES = /** @type {Record<string, number>} */ ({
   PERMISSION: 4,
   IO: 5,
   INTERNAL: 5,
+  NATIVE_MODULE_MISSING: 5,
   USAGE: 64,
 })
 
@@ -108,15 +109,8 @@ function defaultStoreDir() {
 
 /** @returns {typeof import("../index.js")} */
 function nativeModule() {
-  try {
-    return require("../index.js")
-  } catch (cause) {
-    const reason = cause instanceof Error ? cause.message.split("\n")[0] : String(cause)
-    throw new Failure(
-      "INTERNAL",
-      `The hashline native module could not be loaded: ${reason}. Reinstall the hashline package for this platform (${process.platform}-${process.arch}).`,
-    )
-  }
+  // Throws the loader's one-line NATIVE_MODULE_MISSING error when no binary fits.
+  return require("../lib/native.cjs")
 }
 
 /** @returns {Promise<string>} */

@@ -22,7 +22,7 @@ import { grep } from "./grep.mjs"
  * @typedef {import("./tools-types.d.mts").HashlineTools} HashlineTools
  */
 
-const native = /** @type {typeof import("../index.js")} */ (createRequire(import.meta.url)("../index.js"))
+const require = createRequire(import.meta.url)
 
 /**
  * The three tools over one engine, so that what read and grep show is known to
@@ -32,6 +32,7 @@ const native = /** @type {typeof import("../index.js")} */ (createRequire(import
  * @returns {HashlineTools}
  */
 export function createTools(options = {}) {
+  const native = /** @type {typeof import("../index.js")} */ (require("./native.cjs"))
   const engine = new native.Hashline(options)
   return {
     read: {

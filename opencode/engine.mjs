@@ -24,15 +24,10 @@ export function nativeModule() {
   if (loaded.module) return loaded.module
   if (loaded.error) throw loaded.error
   try {
-    loaded.module = /** @type {HashlineModule} */ (require("../index.js"))
+    loaded.module = /** @type {HashlineModule} */ (require("../lib/native.cjs"))
     return loaded.module
   } catch (cause) {
-    const reason = cause instanceof Error ? cause.message.split("\n")[0] : String(cause)
-    loaded.error = new Error(
-      `The hashline native module could not be loaded, so hashline is unavailable: ${reason}. ` +
-        `Reinstall the hashline package for this platform (${process.platform}-${process.arch}).`,
-      { cause },
-    )
+    loaded.error = /** @type {Error} */ (cause)
     throw loaded.error
   }
 }

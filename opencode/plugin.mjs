@@ -17,8 +17,34 @@ import { tagGrepOutput, tagReadOutput } from "./view.mjs"
  * @typedef {import("./types.mjs").ShownLine} ShownLine
  */
 
+let unavailableLogged = false
+
+/**
+ * Says once, in OpenCode's log, why hashline is off. Not awaited: the log goes
+ * through OpenCode's own server, which may still be starting this plugin.
+ * @param {Parameters<Plugin>[0]} input
+ * @param {unknown} err
+ */
+function logUnavailable(input, err) {
+  if (unavailableLogged) return
+  unavailableLogged = true
+  const message = `hashline is off, OpenCode's own tools stay: ${err instanceof Error ? err.message : String(err)}`
+  try {
+    input.client.app.log({ body: { service: "hashline", level: "warn", message } }).catch(() => console.warn(message))
+  } catch {
+    console.warn(message)
+  }
+}
+
 /** @type {Plugin} */
 async function server(input) {
+  try {
+    nativeModule()
+  } catch (err) {
+    // Tools that could only fail would replace OpenCode's working edit.
+    logUnavailable(input, err)
+    return {}
+  }
   const place = { directory: input.directory, worktree: input.worktree }
   /** @type {Map<string, number>} */
   const cleanedWrites = new Map()
