@@ -45,17 +45,17 @@ function platformName(c) {
 }
 
 /**
- * The first line of the deepest load error that is not a plain "module not
- * found": that is the reason a binary that is present did not load.
+ * Why a binary that is present did not load: the first error in the
+ * generated loader's chain that is not about a file it did not find (it tries
+ * several names, and the WASI fallback, before giving up).
  * @param {unknown} err
  */
 function loadFailure(err) {
-  /** @type {string[]} */
-  const reasons = []
   for (let e = err, depth = 0; e instanceof Error && depth < 20; e = e.cause, depth++) {
-    if (/** @type {NodeJS.ErrnoException} */ (e).code !== "MODULE_NOT_FOUND") reasons.push(e.message.split("\n")[0])
+    const reason = e.message.split("\n")[0]
+    if (!/^(Cannot find module|Cannot find native binding|Failed to load native binding)/.test(reason)) return reason
   }
-  return reasons.find((r) => !/^Cannot find native binding|^Failed to load native binding/.test(r))
+  return undefined
 }
 
 /**
