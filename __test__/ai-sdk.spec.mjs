@@ -19,7 +19,7 @@ const { scratch } = helpers
 const refsOf = (text) => /** @type {Record<number, string>} */ (helpers.refsOf(text))
 
 /**
- * @typedef {import("@ai-sdk/provider").LanguageModelV3CallOptions} CallOptions
+ * @typedef {Parameters<MockLanguageModelV3["doGenerate"]>[0]} CallOptions
  * @typedef {{ toolName: string, input: Record<string, unknown> } | { text: string }} Turn
  */
 
@@ -109,7 +109,8 @@ test("a rejected edit reaches the model as an error with the repair text, the fi
   const { model } = scriptedModel([
     () => ({ toolName: "edit", input: { filePath: "a.txt", operations: [{ op: "replace", ref: "2#AAA#BBB", content: "BETA" }] } }),
     (outputs) => {
-      t.regex(last(outputs), /^error-text:Edit rejected, nothing written/)
+      // ai 7 puts the error's name before its message; ai 6 gives the message alone.
+      t.regex(last(outputs), /^error-text:(Error: )?Edit rejected, nothing written/)
       t.is(fs.readFileSync(path.join(root, "a.txt"), "utf8"), "alpha\nbeta\n")
       const shown = /^>>> (2#[0-9A-F]{3}#[0-9A-F]{3})\|beta$/m.exec(last(outputs))
       t.truthy(shown, last(outputs))

@@ -241,8 +241,8 @@ async function run(argv) {
   const store = values.store ?? (process.env.HASHLINE_STORE || undefined)
   const { Hashline } = nativeModule()
   if (command === "mcp") {
-    const { serveStdio } = await import("../mcp/server.mjs")
-    await serveStdio({ root, storeDir: store === undefined ? undefined : path.resolve(store) })
+    const { serveMcp } = await import("./mcp.mjs")
+    await serveMcp({ root, storeDir: store === undefined ? undefined : path.resolve(store) })
     return "serving"
   }
 

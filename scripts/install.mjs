@@ -1,7 +1,7 @@
 // @ts-check
-// Runs on `npm install`: when no binary for this platform loads (a fresh
-// clone, or a platform without a prebuilt package), build the addon from
-// source with cargo.
+// The `install` step of a clone (the published package has none: see
+// scripts/release.mjs): when no binary for this platform loads, build the
+// addon from source with cargo.
 import { spawnSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { createRequire } from 'node:module'
@@ -20,7 +20,7 @@ try {
 
 const napi = join(root, 'node_modules', '.bin', process.platform === 'win32' ? 'napi.cmd' : 'napi')
 if (!existsSync(napi)) {
-  console.error('hashline: no prebuilt binary for this platform, and @napi-rs/cli is not installed to build one.')
+  console.error('hashline: @napi-rs/cli is not installed, so the addon cannot be built; run npm install without --omit=dev.')
   process.exit(1)
 }
 console.error('hashline: no prebuilt binary for this platform; building from source with cargo (a minute or two)...')
