@@ -1,17 +1,39 @@
 // @ts-check
-// The npm package as users get it: packed with `npm pack`, installed into an
-// empty project with no Rust toolchain on the PATH, and used from Node
-// (CommonJS, ESM, TypeScript through tsc), from Bun, and through its `bin`.
+// The packages as users get them. scripts/release.mjs stages and publishes
+// this machine's platform package (the release binary `npm test` builds
+// first), the main package and hashline-mcp, as the release workflow does,
+// to a real registry on 127.0.0.1 (verdaccio, no uplinks). Then, in fresh
+// folders, with no Rust on the PATH and npm's default script policy, they are
+// installed and used the ways the README says: npm, npx, a global install,
+// Bun, the AI SDK (7 and 6), TypeScript, MCP and OpenCode, and once without
+// the platform package.
 import test from "ava"
 import { spawnSync } from "node:child_process"
 import fs from "node:fs"
+import http from "node:http"
 import os from "node:os"
 import path from "node:path"
 import { fileURLToPath } from "node:url"
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
+import { lockClosure, seed, startRegistry } from "./support/registry.mjs"
+import { makeProject, opencodeBinary, opencodeConfig, runOpencode, toolParts } from "./e2e/opencode.mjs"
+import { startScriptedServer } from "./e2e/server.mjs"
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..")
 const PKG = JSON.parse(fs.readFileSync(path.join(REPO, "package.json"), "utf8"))
 const EXE = process.platform === "win32" ? ".exe" : ""
+const RELEASE = path.join(REPO, "scripts", "release.mjs")
+
+/** napi's name for this machine, as in `hashline-<name>`. */
+function platformName() {
+  const report = /** @type {any} */ (process.report?.getReport())
+  if (process.platform === "linux") return `linux-${process.arch}-${report?.header?.glibcVersionRuntime ? "gnu" : "musl"}`
+  if (process.platform === "win32") return `win32-${process.arch}-msvc`
+  return `${process.platform}-${process.arch}`
+}
+const PLATFORM = platformName()
+const BINARY = path.join(REPO, "npm", PLATFORM, `hashline.${PLATFORM}.node`)
 
 /**
  * npm's own script, run by this Node, so that it stays callable once the PATH
@@ -47,227 +69,497 @@ function bunBinary() {
   throw new Error("no working bun binary in node_modules; run npm install")
 }
 
+const work = fs.mkdtempSync(path.join(os.tmpdir(), "hashline-package-"))
+const nodeDir = path.join(work, "node-bin")
+const stage = path.join(work, "stage")
+const npm = npmCli()
+const npx = path.join(path.dirname(npm), "npx-cli.js")
+/** @type {Awaited<ReturnType<typeof startRegistry>> | undefined} */
+let registry
+/** @type {Record<string, string | undefined>} */
+let env = {}
+
 /**
- * The environment of a machine without Rust: PATH without any folder that
- * holds cargo or rustc, plus a folder with this Node in it.
- * @param {string} nodeDir
+ * A machine without Rust that uses the test registry: PATH without any folder
+ * holding cargo or rustc (plus a folder with this Node), npm's configuration
+ * and cache in the work folder, nothing inherited from the npm running this.
  */
-function rustlessEnv(nodeDir) {
+function userEnv() {
   const hasRust = (/** @type {string} */ dir) => ["cargo", "rustc"].some((tool) => fs.existsSync(path.join(dir, `${tool}${EXE}`)))
   const kept = (process.env.PATH ?? "").split(path.delimiter).filter((dir) => dir && !hasRust(dir))
   /** @type {Record<string, string | undefined>} */
-  const env = { ...process.env, PATH: [nodeDir, ...kept].join(path.delimiter) }
-  for (const key of Object.keys(env)) if (/^(npm_|CARGO|RUSTUP)/i.test(key)) delete env[key]
-  return env
+  const result = { ...process.env, PATH: [nodeDir, ...kept].join(path.delimiter) }
+  for (const key of Object.keys(result)) if (/^(npm_|CARGO|RUSTUP|NAPI_RS_)/i.test(key)) delete result[key]
+  result.npm_config_userconfig = registry?.npmrc
+  result.npm_config_cache = path.join(work, "npm-cache")
+  result.npm_config_update_notifier = "false"
+  result.npm_config_fund = "false"
+  result.npm_config_audit = "false"
+  return result
 }
 
 /**
  * @param {string} command
  * @param {string[]} args
- * @param {{ cwd: string, env: Record<string, string | undefined>, input?: string }} options
+ * @param {{ cwd: string, env?: Record<string, string | undefined>, input?: string, ok?: boolean }} options
  */
 function run(command, args, options) {
-  const result = spawnSync(command, args, { cwd: options.cwd, env: /** @type {NodeJS.ProcessEnv} */ (options.env), input: options.input, encoding: "utf8", timeout: 180_000, maxBuffer: 64 << 20 })
-  const out = `${result.stdout ?? ""}${result.stderr ?? ""}${result.error ? String(result.error) : ""}`
-  if (result.status !== 0) throw new Error(`${path.basename(command)} ${args.join(" ")} failed (${result.status}):\n${out}`)
-  return result.stdout
+  const result = spawnSync(command, args, {
+    cwd: options.cwd,
+    env: /** @type {NodeJS.ProcessEnv} */ (options.env ?? env),
+    input: options.input,
+    encoding: "utf8",
+    timeout: 240_000,
+    maxBuffer: 64 << 20,
+  })
+  if (options.ok !== false && result.status !== 0) {
+    throw new Error(`${path.basename(command)} ${args.join(" ")} failed (${result.status ?? result.signal}):\n${result.stdout}${result.stderr}${result.error ?? ""}`)
+  }
+  return result
 }
 
-const work = fs.mkdtempSync(path.join(os.tmpdir(), "hashline-package-"))
-const app = path.join(work, "app")
-const nodeDir = path.join(work, "node-bin")
-const env = rustlessEnv(nodeDir)
-const npm = npmCli()
-/** @type {Array<{ path: string, size: number }>} */
-let packed = []
+/** A fresh project folder, named for what it tests. @param {string} name */
+function project(name) {
+  const dir = path.join(work, name)
+  fs.mkdirSync(dir)
+  fs.writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name: `consumer-${name}`, version: "1.0.0", private: true }))
+  return dir
+}
 
-test.before("pack the package as published and install it into an empty project without Rust", (t) => {
-  t.timeout(300_000)
+/** @param {string} cwd @param {string[]} specs @param {string[]} [flags] */
+const npmInstall = (cwd, specs, flags = []) => run(process.execPath, [npm, "install", ...specs, "--loglevel=error", ...flags], { cwd })
+
+/** Size in bytes and package count of an install's node_modules. @param {string} dir */
+function installFootprint(dir) {
+  let bytes = 0
+  const walk = (/** @type {string} */ d) => {
+    for (const entry of fs.readdirSync(d, { withFileTypes: true })) {
+      const p = path.join(d, entry.name)
+      if (entry.isDirectory()) walk(p)
+      else if (entry.isFile()) bytes += fs.statSync(p).size
+    }
+  }
+  walk(path.join(dir, "node_modules"))
+  const lock = JSON.parse(fs.readFileSync(path.join(dir, "package-lock.json"), "utf8"))
+  const names = Object.keys(lock.packages).filter((k) => k !== "").map((k) => k.slice(k.lastIndexOf("node_modules/") + 13))
+  return { bytes, names: [...new Set(names)].sort() }
+}
+
+/**
+ * A document from the registry, over a connection of its own.
+ * @param {string} url
+ * @returns {Promise<any>}
+ */
+function getJson(url) {
+  return new Promise((resolve, reject) => {
+    http
+      .get(url, { agent: false, headers: { accept: "application/json" } }, (res) => {
+        let body = ""
+        res.setEncoding("utf8").on("data", (d) => (body += d))
+        res.on("end", () => (res.statusCode === 200 ? resolve(JSON.parse(body)) : reject(new Error(`GET ${url}: ${res.statusCode} ${body}`))))
+      })
+      .on("error", reject)
+  })
+}
+
+test.before("publish the packages as the release does, to a registry on 127.0.0.1", async (t) => {
+  t.timeout(600_000)
+  if (!fs.existsSync(BINARY)) {
+    throw new Error(`${path.relative(REPO, BINARY)} is missing: npm test builds it first (node scripts/release.mjs build ${PLATFORM})`)
+  }
   fs.mkdirSync(nodeDir)
   fs.symlinkSync(process.execPath, path.join(nodeDir, `node${EXE}`))
+  registry = await startRegistry(path.join(work, "registry"))
+  env = userEnv()
 
-  const listing = JSON.parse(run(process.execPath, [npm, "pack", "--dry-run", "--json", "--ignore-scripts"], { cwd: REPO, env: process.env }))
-  packed = listing[0].files
+  // What the packages need from elsewhere, as this repository's install
+  // resolved it: zod, the MCP SDK, the AI SDK 7 and 6.
+  const lock = path.join(REPO, "package-lock.json")
+  const specs = lockClosure(lock, ["node_modules/zod", "node_modules/@modelcontextprotocol/sdk", "node_modules/ai", "node_modules/ai-v6"])
+  const seeded = await seed(registry, specs, { npmCli: npm, dir: path.join(work, "seed") })
+  t.log(`seeded ${seeded.length} third-party packages`)
 
-  // The manifest as `napi pre-publish` writes it for the registry: each
-  // per-platform package an optional dependency at the same version. None
-  // is published, so the install must get by without them.
-  const stage = path.join(work, "stage")
-  for (const file of packed) {
-    fs.mkdirSync(path.dirname(path.join(stage, file.path)), { recursive: true })
-    fs.copyFileSync(path.join(REPO, file.path), path.join(stage, file.path))
+  run(process.execPath, [RELEASE, "stage", stage, "--platform", PLATFORM], { cwd: REPO, env: process.env })
+  const published = run(process.execPath, [RELEASE, "publish", stage], { cwd: REPO, env: { ...process.env, npm_config_userconfig: registry.npmrc, npm_config_cache: path.join(work, "npm-cache") } })
+  t.log(published.stdout.trim())
+})
+
+test.after.always("stop the registry and remove the folders", () => {
+  registry?.stop()
+  fs.rmSync(work, { recursive: true, force: true })
+})
+
+test.serial("the main package is under 1 MB with no binary, and its published manifest has no install step", async (t) => {
+  const listing = (/** @type {string} */ dir) => JSON.parse(run(process.execPath, [npm, "pack", "--dry-run", "--json"], { cwd: dir }).stdout)[0]
+  const main = listing(path.join(stage, "hashline"))
+  const platform = listing(path.join(stage, `hashline-${PLATFORM}`))
+  t.log(`main tarball ${main.size} bytes (${main.unpackedSize} unpacked, ${main.entryCount} files); hashline-${PLATFORM} tarball ${platform.size} bytes (${platform.unpackedSize} unpacked)`)
+  t.true(main.size < 1 << 20)
+  t.deepEqual(main.files.filter((/** @type {{ path: string }} */ f) => f.path.endsWith(".node")), [])
+  t.deepEqual(platform.files.map((/** @type {{ path: string }} */ f) => f.path).sort(), ["README.md", `hashline.${PLATFORM}.node`, "package.json"])
+
+  const packument = await getJson(`${registry?.url}hashline`)
+  const manifest = packument.versions[PKG.version]
+  t.is(manifest.scripts, undefined)
+  t.is(manifest.private, undefined)
+  t.is(manifest.devDependencies, undefined)
+  const platforms = fs.readdirSync(path.join(REPO, "npm")).sort()
+  t.deepEqual(manifest.optionalDependencies, Object.fromEntries(platforms.map((p) => [`hashline-${p}`, PKG.version])))
+  t.deepEqual(Object.keys(manifest.dependencies), ["zod"])
+  for (const [name, range] of Object.entries({ ...manifest.dependencies, ...manifest.peerDependencies })) t.regex(String(range), /^\^/, name)
+  t.is(manifest.peerDependencies.ai, "^5.0.0 || ^6.0.0 || ^7.0.0")
+})
+
+test.serial("every export has types, and the Linux glibc binary needs glibc 2.17 at most", (t) => {
+  for (const [entry, target] of Object.entries(PKG.exports)) {
+    if (entry === "./package.json") continue
+    t.true(typeof target === "object" && fs.existsSync(path.join(stage, "hashline", target.types)), `${entry} has no types`)
   }
-  const manifest = { ...PKG, optionalDependencies: Object.fromEntries(platformPackages().map((p) => [p.name, PKG.version])) }
-  fs.writeFileSync(path.join(stage, "package.json"), `${JSON.stringify(manifest, null, 2)}\n`)
-  const tarballs = path.join(work, "tarballs")
-  fs.mkdirSync(tarballs)
-  const [{ filename }] = JSON.parse(run(process.execPath, [npm, "pack", "--json", "--ignore-scripts", "--pack-destination", tarballs], { cwd: stage, env: process.env }))
+  if (!PLATFORM.endsWith("-gnu")) return t.pass()
+  const needed = run(process.execPath, [RELEASE, "glibc", BINARY], { cwd: REPO, env: process.env }).stdout.trim()
+  t.log(`hashline.${PLATFORM}.node needs glibc ${needed}`)
+  const [major, minor] = needed.split(".").map(Number)
+  t.true(major === 2 && minor <= 17, needed)
+})
 
-  fs.mkdirSync(app)
-  fs.writeFileSync(path.join(app, "package.json"), JSON.stringify({ name: "consumer", version: "1.0.0", private: true }))
+test.serial("npm install hashline: require, import and an edit with exact bytes, and nothing but zod and the binary besides", (t) => {
   const cargo = spawnSync(`cargo${EXE}`, ["--version"], { env: /** @type {NodeJS.ProcessEnv} */ (env) })
   t.is(/** @type {NodeJS.ErrnoException | undefined} */ (cargo.error)?.code, "ENOENT")
-  // The AI SDK is an optional peer: installed beside it, as its users have it.
-  const ai = `ai@${PKG.devDependencies.ai}`
-  run(process.execPath, [npm, "install", path.join(tarballs, filename), ai, "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error"], { cwd: app, env })
-})
+  const app = project("npm")
+  npmInstall(app, ["hashline"])
+  const { bytes, names } = installFootprint(app)
+  t.log(`plugin-only install: ${names.length} packages, ${bytes} bytes in node_modules (${names.join(", ")})`)
+  t.deepEqual(names, ["hashline", `hashline-${PLATFORM}`, "zod"])
 
-test.after.always(() => fs.rmSync(work, { recursive: true, force: true }))
-
-/** The per-platform packages as `napi create-npm-dirs` made them. */
-function platformPackages() {
-  const dir = path.join(REPO, "npm")
-  return fs.readdirSync(dir).map((name) => ({ dir: name, ...JSON.parse(fs.readFileSync(path.join(dir, name, "package.json"), "utf8")) }))
-}
-
-test("the tarball holds the loader, the JS layer, the install script and this platform's binary, and nothing else", (t) => {
-  const paths = packed.map((f) => f.path).sort()
-  const allowed = /^(README\.md|LICENSE|package\.json|index\.js|index\.d\.ts|scripts\/install\.mjs|hashline\.[a-z0-9-]+\.node|(opencode|lib|mcp|cli)\/[a-z-]+\.(mjs|d\.mts))$/
-  t.deepEqual(paths.filter((p) => !allowed.test(p)), [])
-  for (const needed of ["index.js", "index.d.ts", "scripts/install.mjs", "cli/hashline.mjs", "lib/tools.mjs", "lib/ai.mjs", "mcp/server.mjs", "opencode/plugin.mjs", "opencode/tool.mjs"]) {
-    t.true(paths.includes(needed), needed)
-  }
-  for (const target of [PKG.exports["./tools"], PKG.exports["./ai"], PKG.exports["./mcp"]]) {
-    t.true(paths.includes(target.types.slice(2)), target.types)
-  }
-  const local = fs.readdirSync(REPO).filter((f) => /^hashline\..+\.node$/.test(f))
-  t.deepEqual(paths.filter((p) => p.endsWith(".node")), local.sort())
-})
-
-test("there is one per-platform package for each napi target, at the package's version", (t) => {
-  const packages = platformPackages()
-  t.deepEqual(packages.map((p) => p.dir).sort(), ["darwin-arm64", "darwin-x64", "linux-arm64-gnu", "linux-x64-gnu", "linux-x64-musl", "win32-x64-msvc"])
-  t.is(PKG.napi.targets.length, packages.length)
-  for (const p of packages) {
-    t.is(p.name, `hashline-${p.dir}`)
-    t.is(p.version, PKG.version)
-    t.deepEqual(p.files, [`hashline.${p.dir}.node`])
-    t.is(p.main, `hashline.${p.dir}.node`)
-  }
-})
-
-test("CommonJS: require('hashline') reads and edits a file", (t) => {
-  fs.writeFileSync(path.join(app, "cjs.txt"), "a\nb\n")
-  const script = `
-const { Hashline } = require("hashline")
+  fs.writeFileSync(path.join(app, "crlf.txt"), Buffer.from("\uFEFFone\r\ntwo\r\nthree", "utf8"))
+  fs.writeFileSync(
+    path.join(app, "use.cjs"),
+    `const { Hashline } = require("hashline")
 const hl = new Hashline({ root: __dirname })
-const view = hl.read("cjs.txt")
-const ref = view.text.split("\\n").find((l) => l.endsWith("|b")).split("|")[0]
-const result = hl.edit("cjs.txt", { operations: [{ op: "replace", ref, content: "B" }] })
-console.log(JSON.stringify({ rev: view.rev, next: result.rev }))
-`
-  fs.writeFileSync(path.join(app, "use.cjs"), script)
-  const out = JSON.parse(run(process.execPath, ["use.cjs"], { cwd: app, env }))
-  t.regex(out.next, /^[0-9A-F]{8}$/)
-  t.is(fs.readFileSync(path.join(app, "cjs.txt"), "utf8"), "a\nB\n")
-})
+const view = hl.read("crlf.txt")
+const ref = view.text.split("\\n").find((l) => l.endsWith("|two")).split("|")[0]
+hl.edit("crlf.txt", { operations: [{ op: "replace", ref, content: "TWO\\nand a half" }] })
+`,
+  )
+  run(process.execPath, ["use.cjs"], { cwd: app })
+  t.deepEqual(fs.readFileSync(path.join(app, "crlf.txt")), Buffer.from("\uFEFFone\r\nTWO\r\nand a half\r\nthree", "utf8"))
 
-const ESM_SCRIPT = `
-import { Hashline, formatView } from "hashline"
+  fs.writeFileSync(path.join(app, "esm.txt"), "a\nb\n")
+  fs.writeFileSync(
+    path.join(app, "use.mjs"),
+    `import { Hashline, formatView } from "hashline"
 import plugin from "hashline/server"
 import { createTools } from "hashline/tools"
-import { createServer } from "hashline/mcp"
-import { createTools as createAiTools } from "hashline/ai"
-import fs from "node:fs"
-import path from "node:path"
-import { fileURLToPath } from "node:url"
-
-const root = path.dirname(fileURLToPath(import.meta.url))
-const file = process.argv[2]
+const root = process.cwd()
 const hooks = await plugin.server({ directory: root, worktree: root })
 const tools = createTools({ root })
-const view = await tools.read.execute({ filePath: file })
-const ref = view.split("\\n").find((l) => l.endsWith("|two")).split("|")[0]
-const edited = await tools.edit.execute({ filePath: file, operations: [{ op: "insert_after", ref, content: "three" }] })
-console.log(JSON.stringify({
-  id: plugin.id,
-  editTool: typeof hooks.tool.edit.execute,
-  view: formatView("x\\n").split("\\n")[1],
-  engine: typeof new Hashline({ root }).read,
-  mcp: typeof createServer({ root }).connect,
-  ai: Object.keys(createAiTools({ root })).join(","),
-  edited: edited.split("\\n")[0],
-}))
+const view = await tools.read.execute({ filePath: "esm.txt" })
+const ref = view.split("\\n").find((l) => l.endsWith("|b")).split("|")[0]
+await tools.edit.execute({ filePath: "esm.txt", operations: [{ op: "insert_after", ref, content: "c" }] })
+console.log(JSON.stringify({ id: plugin.id, edit: typeof hooks.tool.edit.execute, engine: typeof new Hashline({ root }).read, view: formatView("x\\n").split("\\n")[1] }))
+`,
+  )
+  const out = JSON.parse(run(process.execPath, ["use.mjs"], { cwd: app }).stdout)
+  t.like(out, { id: "hashline", edit: "function", engine: "function" })
+  t.regex(out.view, /^1#[0-9A-F]{3}#[0-9A-F]{3}\|x$/)
+  t.is(fs.readFileSync(path.join(app, "esm.txt"), "utf8"), "a\nb\nc\n")
+})
+
+test.serial("npx -y hashline read works in an empty folder", (t) => {
+  const dir = path.join(work, "npx")
+  fs.mkdirSync(dir)
+  fs.writeFileSync(path.join(dir, "f.txt"), "hello\nworld\n")
+  const result = run(process.execPath, [npx, "-y", "hashline", "read", "f.txt"], { cwd: dir, env: { ...env, HASHLINE_STORE: path.join(work, "store") } })
+  t.regex(result.stdout, /^f\.txt REV:[0-9A-F]{8} lines 1-2 of 2\n1#[0-9A-F]{3}#[0-9A-F]{3}\|hello\n2#/)
+})
+
+test.serial("npm install -g puts a working hashline on the PATH", (t) => {
+  const prefix = path.join(work, "global")
+  npmInstall(work, ["-g", "hashline"], ["--prefix", prefix])
+  const bin = process.platform === "win32" ? path.join(prefix, "hashline.cmd") : path.join(prefix, "bin", "hashline")
+  t.is(run(bin, ["--version"], { cwd: work }).stdout, `${PKG.version}\n`)
+})
+
+test.serial("bun add hashline installs from the registry and the engine runs under Bun", (t) => {
+  const app = project("bun")
+  fs.writeFileSync(path.join(app, "bunfig.toml"), `[install]\nregistry = "${registry?.url}"\ncache = ${JSON.stringify(path.join(work, "bun-cache"))}\n`)
+  const bun = bunBinary()
+  run(bun, ["add", "hashline"], { cwd: app })
+  fs.writeFileSync(path.join(app, "b.txt"), "x\ny\n")
+  fs.writeFileSync(
+    path.join(app, "use.mjs"),
+    `import { Hashline } from "hashline"
+const hl = new Hashline({ root: process.cwd() })
+const ref = hl.read("b.txt").text.split("\\n").find((l) => l.endsWith("|y")).split("|")[0]
+hl.edit("b.txt", { operations: [{ op: "delete", ref }] })
+`,
+  )
+  run(bun, ["use.mjs"], { cwd: app })
+  t.is(fs.readFileSync(path.join(app, "b.txt"), "utf8"), "x\n")
+})
+
+const AI_SCRIPT = `
+import fs from "node:fs"
+import { generateText, stepCountIs } from "ai"
+import { MockLanguageModelV3 } from "ai/test"
+import { createTools } from "hashline/ai"
+
+const usage = { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } }
+const lastTool = (prompt) => prompt.filter((m) => m.role === "tool").flatMap((m) => m.content).map((p) => p.output.value).pop()
+let turn = 0
+const model = new MockLanguageModelV3({
+  doGenerate: async ({ prompt }) => {
+    turn += 1
+    const call = (toolName, input) => ({ content: [{ type: "tool-call", toolCallId: "c" + turn, toolName, input: JSON.stringify(input) }], finishReason: { unified: "tool-calls", raw: "tool_calls" }, usage, warnings: [] })
+    if (turn === 1) return call("read", { filePath: "g.js" })
+    if (turn === 2) {
+      const ref = lastTool(prompt).split("\\n").find((l) => l.endsWith("|  return 1")).split("|")[0]
+      return call("edit", { filePath: "g.js", operations: [{ op: "replace", ref, content: "  return 2" }] })
+    }
+    return { content: [{ type: "text", text: "Done." }], finishReason: { unified: "stop", raw: "stop" }, usage, warnings: [] }
+  },
+})
+const result = await generateText({ model, tools: createTools({ root: process.cwd() }), prompt: "x", stopWhen: stepCountIs(5) })
+console.log(JSON.stringify({ text: result.text, file: fs.readFileSync("g.js", "utf8") }))
 `
 
-test("ESM: named imports, the OpenCode plugin entry, the framework tools, the AI SDK tools and the MCP entry work from Node", (t) => {
-  fs.writeFileSync(path.join(app, "esm.txt"), "one\ntwo\n")
-  fs.writeFileSync(path.join(app, "use.mjs"), ESM_SCRIPT)
-  const out = JSON.parse(run(process.execPath, ["use.mjs", "esm.txt"], { cwd: app, env }))
-  t.like(out, { id: "hashline", editTool: "function", engine: "function", mcp: "function", ai: "read,edit,grep" })
-  t.regex(out.view, /^1#[0-9A-F]{3}#[0-9A-F]{3}\|x$/)
-  t.regex(out.edited, /^Applied 1 operation to esm\.txt/)
-  t.is(fs.readFileSync(path.join(app, "esm.txt"), "utf8"), "one\ntwo\nthree\n")
-})
+for (const major of [7, 6]) {
+  test.serial(`hashline/ai works with ai ${major} from npm, installed without --legacy-peer-deps`, (t) => {
+    const app = project(`ai${major}`)
+    npmInstall(app, ["hashline", `ai@${major}`])
+    t.is(JSON.parse(fs.readFileSync(path.join(app, "node_modules", "ai", "package.json"), "utf8")).version.split(".")[0], String(major))
+    fs.writeFileSync(path.join(app, "g.js"), "function g() {\n  return 1\n}\n")
+    fs.writeFileSync(path.join(app, "use.mjs"), AI_SCRIPT)
+    t.deepEqual(JSON.parse(run(process.execPath, ["use.mjs"], { cwd: app }).stdout), { text: "Done.", file: "function g() {\n  return 2\n}\n" })
+  })
+}
 
-test("Bun: the same ESM script runs, with the plugin entry and the native engine", (t) => {
-  fs.writeFileSync(path.join(app, "bun.txt"), "one\ntwo\n")
-  fs.writeFileSync(path.join(app, "use-bun.mjs"), ESM_SCRIPT)
-  const out = JSON.parse(run(bunBinary(), ["use-bun.mjs", "bun.txt"], { cwd: app, env }))
-  t.like(out, { id: "hashline", editTool: "function", engine: "function", mcp: "function" })
-  t.is(fs.readFileSync(path.join(app, "bun.txt"), "utf8"), "one\ntwo\nthree\n")
-})
-
-test("TypeScript: code using the installed types type-checks with tsc, and misuse does not", (t) => {
-  const good = `
+test.serial("TypeScript: a consumer of every export type-checks with tsc, and the OpenCode entries fit OpenCode's plugin types", (t) => {
+  const app = project("ts")
+  npmInstall(app, ["hashline", "ai@7", "@modelcontextprotocol/sdk"])
+  const files = {
+    "good.mts": `
 import { Hashline, applyEdits, type EditResult, type ReadView } from "hashline"
+import plugin from "hashline/server"
+import pluginAgain from "hashline/opencode/plugin"
+import editTool, { OPS, parseArguments } from "hashline/opencode/tool"
 import { createTools, type HashlineTool } from "hashline/tools"
+import { createTools as createAiTools } from "hashline/ai"
+import { createServer } from "hashline/mcp"
+import { generateText, type LanguageModel } from "ai"
 
 const hl = new Hashline({ root: ".", storeDir: ".cache" })
 const view: ReadView = hl.read("a.txt", { offset: 1, limit: 10 })
-const lines: number = view.totalLines
 const result: EditResult = hl.edit("a.txt", { rev: view.rev, operations: [{ op: "append", content: ["x", "y"] }] })
 const text: string = applyEdits("a\\n", { operations: [{ op: "append", content: "b" }] }).text
 const tool: HashlineTool = createTools({ root: "." }).edit
-const output: Promise<string> = tool.execute({ filePath: "a.txt" })
-export { lines, result, text, output }
-`
-  const commonjs = `
+const hooks = plugin.server({ directory: ".", worktree: "." })
+const same: typeof plugin = pluginAgain
+const ops: readonly string[] = OPS
+const filePath: string = parseArguments({ filePath: "a" }).filePath
+const description: string = editTool.description
+const run = (model: LanguageModel) => generateText({ model, tools: createAiTools({ root: "." }), prompt: "x" })
+const connect = createServer({ root: "." }).connect
+export { result, text, tool, hooks, same, ops, filePath, description, run, connect }
+`,
+    "commonjs.cts": `
 import hashline = require("hashline")
 const rev: string = hashline.rev("a\\n")
 export = rev
-`
-  const aiSdk = `
-import { generateText, type LanguageModel } from "ai"
-import { createTools } from "hashline/ai"
-
-export const run = (model: LanguageModel) => generateText({ model, tools: createTools({ root: "." }), prompt: "x" })
-`
-  const bad = `
+`,
+    "opencode.mts": `
+import type { Plugin, PluginModule, ToolDefinition } from "@opencode-ai/plugin"
+import plugin from "hashline/server"
+import editTool from "hashline/opencode/tool"
+const module: PluginModule = plugin
+const server: Plugin = plugin.server
+const tool: ToolDefinition = editTool
+export { module, server, tool }
+`,
+    "bad.mts": `
 import { Hashline } from "hashline"
 new Hashline({ root: 1 })
-`
-  const tsc = path.join(REPO, "node_modules", "typescript", "bin", "tsc")
-  /**
-   * @param {string} name
-   * @param {Record<string, string>} files
-   * @param {Record<string, unknown>} [extra] compiler options
-   */
-  const check = (name, files, extra = {}) => {
-    const dir = path.join(app, name)
-    fs.mkdirSync(dir, { recursive: true })
-    for (const [file, text] of Object.entries(files)) fs.writeFileSync(path.join(dir, file), text)
-    const compilerOptions = { noEmit: true, strict: true, module: "nodenext", moduleResolution: "nodenext", target: "es2022", types: [], ...extra }
-    fs.writeFileSync(path.join(dir, "tsconfig.json"), JSON.stringify({ compilerOptions, files: Object.keys(files) }))
-    return spawnSync(process.execPath, [tsc, "-p", dir], { cwd: app, env: /** @type {NodeJS.ProcessEnv} */ (env), encoding: "utf8", timeout: 120_000 })
+`,
   }
-  // The package's own declarations are checked too (no skipLibCheck).
-  const passed = check("ts-good", { "good.mts": good, "commonjs.cts": commonjs })
-  t.is(passed.status, 0, passed.stdout)
-  // The AI SDK's declarations need Node's types, which this project lacks.
-  const withAi = check("ts-ai", { "ai.mts": aiSdk }, { skipLibCheck: true })
-  t.is(withAi.status, 0, withAi.stdout)
-  const failed = check("ts-bad", { "bad.mts": bad })
-  t.not(failed.status, 0)
-  t.regex(failed.stdout, /bad\.mts\(3,/)
+  for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(app, name), text)
+  const tsc = path.join(REPO, "node_modules", "typescript", "bin", "tsc")
+  /** @param {string[]} names @param {Record<string, unknown>} [extra] */
+  const check = (names, extra = {}) => {
+    const compilerOptions = { noEmit: true, strict: true, module: "nodenext", moduleResolution: "nodenext", target: "es2022", types: [], skipLibCheck: true, ...extra }
+    fs.writeFileSync(path.join(app, "tsconfig.json"), JSON.stringify({ compilerOptions, files: names }))
+    return run(process.execPath, [tsc, "-p", app], { cwd: app, ok: false })
+  }
+  const good = check(["good.mts", "commonjs.cts"])
+  t.is(good.status, 0, good.stdout)
+  // This package's own declarations, checked in full.
+  const strict = check(["commonjs.cts"], { skipLibCheck: false })
+  t.is(strict.status, 0, strict.stdout)
+  const opencodeTypes = path.join(REPO, "node_modules", "@opencode-ai", "plugin", "dist", "index.d.ts")
+  const fits = check(["opencode.mts"], { paths: { "@opencode-ai/plugin": [opencodeTypes] } })
+  t.is(fits.status, 0, fits.stdout)
+  const bad = check(["bad.mts"])
+  t.not(bad.status, 0)
+  t.regex(bad.stdout, /bad\.mts\(3,/)
 })
 
-test("the installed bin runs: hashline read and edit from the shell", (t) => {
-  fs.writeFileSync(path.join(app, "bin.txt"), "left\nright\n")
+test.serial("npx -y hashline mcp hands over to hashline-mcp, which serves read and edit over stdio", async (t) => {
+  t.timeout(300_000)
+  const dir = path.join(work, "mcp")
+  fs.mkdirSync(dir)
+  fs.writeFileSync(path.join(dir, "m.txt"), "alpha\nbeta\n")
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [npx, "-y", "hashline", "mcp", "--root", dir],
+    cwd: dir,
+    env: /** @type {Record<string, string>} */ (env),
+    stderr: "pipe",
+  })
+  let stderr = ""
+  transport.stderr?.on("data", (d) => (stderr += d))
+  const client = new Client({ name: "package-test", version: "1.0.0" })
+  try {
+    await client.connect(transport, { timeout: 240_000 })
+    const { tools } = await client.listTools()
+    t.deepEqual(tools.map((tool) => tool.name).sort(), ["edit", "grep", "read"])
+    const read = await client.callTool({ name: "read", arguments: { filePath: "m.txt" } })
+    const view = /** @type {Array<{ text: string }>} */ (read.content)[0].text
+    const ref = view.split("\n").find((l) => l.endsWith("|beta"))?.split("|")[0]
+    const edit = await client.callTool({ name: "edit", arguments: { filePath: "m.txt", operations: [{ op: "replace", ref, content: "BETA" }] } })
+    t.falsy(edit.isError, JSON.stringify(edit.content))
+    t.is(fs.readFileSync(path.join(dir, "m.txt"), "utf8"), "alpha\nBETA\n")
+  } catch (err) {
+    t.log(stderr)
+    throw err
+  } finally {
+    await client.close()
+  }
+})
+
+test.serial("without the platform package (--omit=optional): one clear error from require, tools and the command line", (t) => {
+  const app = project("omit")
+  npmInstall(app, ["hashline", "ai@7"], ["--omit=optional"])
+  t.false(fs.existsSync(path.join(app, "node_modules", `hashline-${PLATFORM}`)))
+  const expected = new RegExp(
+    `^The hashline native module could not be loaded on ${process.platform} ${process.arch}.*: its binary comes in the package hashline-${PLATFORM}@${PKG.version.replace(/\./g, "\\.")}, which is not installed .*Install it \\(npm install hashline-${PLATFORM}@.*\\), or build the binary from a clone`,
+  )
+
+  fs.writeFileSync(
+    path.join(app, "use.mjs"),
+    `import { createRequire } from "node:module"
+const out = {}
+try { createRequire(import.meta.url)("hashline") } catch (err) { out.require = { code: err.code, message: err.message, package: err.package, libc: err.libc } }
+const { createTools } = await import("hashline/tools")
+try { createTools() } catch (err) { out.tools = err.code }
+const { createTools: createAiTools } = await import("hashline/ai")
+try { createAiTools() } catch (err) { out.ai = err.code }
+const plugin = (await import("hashline/server")).default
+out.hooks = Object.keys(await plugin.server({ directory: process.cwd(), worktree: process.cwd() }))
+console.log(JSON.stringify(out))
+`,
+  )
+  const out = JSON.parse(run(process.execPath, ["use.mjs"], { cwd: app }).stdout)
+  t.is(out.require.code, "NATIVE_MODULE_MISSING")
+  t.regex(out.require.message, expected)
+  t.is(out.require.package, `hashline-${PLATFORM}@${PKG.version}`)
+  t.is(out.require.libc, process.platform === "linux" ? (PLATFORM.endsWith("-musl") ? "musl" : "glibc") : undefined)
+  t.is(out.tools, "NATIVE_MODULE_MISSING")
+  t.is(out.ai, "NATIVE_MODULE_MISSING")
+  t.deepEqual(out.hooks, [])
+
+  fs.writeFileSync(path.join(app, "f.txt"), "x\n")
   const bin = path.join(app, "node_modules", ".bin", process.platform === "win32" ? "hashline.cmd" : "hashline")
-  const binEnv = { ...env, HASHLINE_STORE: path.join(work, "store") }
-  const view = run(bin, ["read", "bin.txt"], { cwd: app, env: binEnv })
-  const ref = view.split("\n").find((l) => l.endsWith("|right"))?.split("|")[0]
-  run(bin, ["edit", "bin.txt"], { cwd: app, env: binEnv, input: JSON.stringify([{ op: "replace", ref, content: "RIGHT" }]) })
-  t.is(fs.readFileSync(path.join(app, "bin.txt"), "utf8"), "left\nRIGHT\n")
+  const cli = run(bin, ["read", "f.txt"], { cwd: app, ok: false })
+  t.is(cli.status, 5)
+  t.is(cli.stdout, "")
+  t.regex(cli.stderr, expected)
+  t.is(cli.stderr.split("\n").length, 2, "one line")
+})
+
+/** @type {string | undefined} */
+let opencodeProblem
+try {
+  opencodeBinary()
+} catch (err) {
+  opencodeProblem = err instanceof Error ? err.message : String(err)
+}
+const opencodeTest = opencodeProblem ? test.serial.skip : test.serial
+if (opencodeProblem) test("OpenCode is there for the plugin install tests", (t) => t.fail(opencodeProblem))
+
+const REF = /^(\d+#[0-9A-F]{3}#[0-9A-F]{3})\|(.*)$/
+/** @param {string | undefined} output @param {string} text */
+function refFor(output, text) {
+  for (const line of (output ?? "").split("\n")) {
+    const m = REF.exec(line.trimStart())
+    if (m && m[2] === text) return m[1]
+  }
+  throw new Error(`no ref for ${JSON.stringify(text)} in:\n${output}`)
+}
+
+/**
+ * OpenCode with `"plugin": ["hashline"]`, installing it from the registry.
+ * @param {import("ava").ExecutionContext} t
+ * @param {{ files: Record<string, string>, steps: import("./e2e/server.mjs").Step[], env?: Record<string, string> }} spec
+ */
+async function opencodeWithPlugin(t, spec) {
+  t.timeout(240_000)
+  const project = makeProject({ files: spec.files, hashline: false })
+  const server = await startScriptedServer(spec.steps)
+  t.teardown(async () => {
+    await server.close()
+    if (t.passed) project.cleanup()
+    else t.log(`kept ${project.root}`)
+  })
+  const result = await runOpencode(project, {
+    prompt: "Make the change.",
+    config: { ...opencodeConfig(server.url), plugin: ["hashline"] },
+    timeoutMs: 180_000,
+    args: ["--print-logs"],
+    env: {
+      npm_config_offline: "false",
+      npm_config_registry: /** @type {string} */ (registry?.url),
+      npm_config_cache: path.join(project.home, "npm-cache"),
+      PATH: /** @type {string} */ (env.PATH),
+      ...spec.env,
+    },
+  })
+  t.deepEqual(server.errors, [])
+  t.false(result.timedOut, `opencode did not finish: ${result.stderr.slice(-2000)}`)
+  const installed = path.join(project.home, "cache", "opencode", "packages", "hashline@latest", "node_modules")
+  return { project, result, tools: toolParts(result.events), installed }
+}
+
+opencodeTest("OpenCode installs the plugin from the registry by name, and its edit tool edits by refs", async (t) => {
+  const { project, result, tools, installed } = await opencodeWithPlugin(t, {
+    files: { "p.txt": "first\nsecond\n" },
+    steps: [
+      () => ({ calls: [{ name: "read", args: { filePath: "p.txt" } }] }),
+      ({ lastToolOutput }) => ({ calls: [{ name: "edit", args: { filePath: "p.txt", operations: [{ op: "insert_after", ref: refFor(lastToolOutput, "first"), content: "between" }] } }] }),
+      () => ({ text: "Done." }),
+    ],
+  })
+  t.is(result.code, 0)
+  t.true(fs.existsSync(path.join(installed, `hashline-${PLATFORM}`)), "the platform package came with the plugin")
+  const [read, edit] = tools
+  t.regex(read.state.output, /^REV:[0-9A-F]{8}$/m)
+  t.is(edit.state.status, "completed", edit.state.error)
+  t.is(project.read("p.txt").toString("utf8"), "first\nbetween\nsecond\n")
+})
+
+opencodeTest("OpenCode without the platform package: the plugin says why once and OpenCode's own edit works", async (t) => {
+  const { project, result, tools, installed } = await opencodeWithPlugin(t, {
+    files: { "q.txt": "keep\nchange me\n" },
+    env: { npm_config_omit: "optional" },
+    steps: [() => ({ calls: [{ name: "edit", args: { filePath: "q.txt", oldString: "change me", newString: "changed" } }] }), () => ({ text: "Done." })],
+  })
+  t.is(result.code, 0)
+  t.true(fs.existsSync(path.join(installed, "hashline")))
+  t.false(fs.existsSync(path.join(installed, `hashline-${PLATFORM}`)))
+  const edit = tools.find((p) => p.tool === "edit")
+  t.is(edit?.state.status, "completed", edit?.state.error)
+  // The built-in edit's own reply: hashline's tool was not registered.
+  t.is(edit?.state.output, "Edit applied successfully.")
+  t.is(project.read("q.txt").toString("utf8"), "keep\nchanged\n")
+  const notes = result.stderr.split("\n").filter((l) => l.includes("hashline is off"))
+  t.is(notes.length, 1, result.stderr.slice(-3000))
+  t.regex(notes[0], new RegExp(`hashline-${PLATFORM}@${PKG.version.replace(/\./g, "\\.")}`))
 })

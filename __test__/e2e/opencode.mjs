@@ -223,7 +223,7 @@ export function opencodeConfig(baseURL, permission = {}) {
 /**
  * Runs `opencode run` once and collects its JSON events.
  * @param {{ project: string, home: string }} where
- * @param {{ prompt: string, config: Record<string, unknown>, timeoutMs?: number, args?: string[] }} run
+ * @param {{ prompt: string, config: Record<string, unknown>, timeoutMs?: number, args?: string[], env?: Record<string, string> }} run
  * @returns {Promise<RunResult>}
  */
 export function runOpencode(where, run) {
@@ -250,6 +250,7 @@ export function runOpencode(where, run) {
     OPENCODE_DISABLE_CLAUDE_CODE: "1",
     OPENCODE_DISABLE_EXTERNAL_SKILLS: "1",
     npm_config_offline: "true",
+    ...run.env,
   }
   const args = ["run", "--format", "json", ...(run.args ?? []), "-m", "p/m", run.prompt]
   if (process.env.HASHLINE_E2E_LOGS) args.splice(1, 0, "--print-logs", "--log-level", "DEBUG")
