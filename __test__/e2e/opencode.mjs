@@ -181,7 +181,7 @@ function installAsNpmPlugin(home) {
   for (const folder of ["opencode", "lib"]) {
     fs.mkdirSync(path.join(target, folder), { recursive: true })
     for (const name of fs.readdirSync(path.join(REPO_ROOT, folder))) {
-      if (/\.m(js|ts)$/.test(name)) fs.copyFileSync(path.join(REPO_ROOT, folder, name), path.join(target, folder, name))
+      if (/\.(mjs|mts|cjs)$/.test(name)) fs.copyFileSync(path.join(REPO_ROOT, folder, name), path.join(target, folder, name))
     }
   }
   for (const dep of Object.keys(manifest.dependencies ?? {})) {
