@@ -318,7 +318,7 @@ const hasRipgrep = spawnSync("rg", ["--version"]).status === 0
 })
 
 const manifest = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, "package.json"), "utf8"))
-const serverEntry = manifest.exports?.["./server"]
+const serverEntry = manifest.exports?.["./server"]?.default
 scenario("installed by name as an npm plugin, it tags reads and edits", async (t) => {
   t.is(serverEntry, "./opencode/plugin.mjs", "package.json exports the plugin as ./server")
   const { project, run, tools } = await play(t, {

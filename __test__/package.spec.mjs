@@ -282,9 +282,11 @@ test.serial("npm install -g puts a working hashline on the PATH", (t) => {
 
 test.serial("bun add hashline installs from the registry and the engine runs under Bun", (t) => {
   const app = project("bun")
-  fs.writeFileSync(path.join(app, "bunfig.toml"), `[install]\nregistry = "${registry?.url}"\ncache = ${JSON.stringify(path.join(work, "bun-cache"))}\n`)
+  const cache = path.join(work, "bun-cache")
+  fs.writeFileSync(path.join(app, "bunfig.toml"), `[install]\nregistry = "${registry?.url}"\n\n[install.cache]\ndir = ${JSON.stringify(cache)}\n`)
   const bun = bunBinary()
-  run(bun, ["add", "hashline"], { cwd: app })
+  run(bun, ["add", "hashline"], { cwd: app, env: { ...env, BUN_INSTALL_CACHE_DIR: cache } })
+  t.true(fs.readdirSync(cache).some((name) => name.startsWith("hashline@")), "bun fetched hashline into the test's own cache")
   fs.writeFileSync(path.join(app, "b.txt"), "x\ny\n")
   fs.writeFileSync(
     path.join(app, "use.mjs"),
