@@ -223,6 +223,7 @@ test.serial("every export has types, and the Linux glibc binary needs glibc 2.17
 })
 
 test.serial("npm install hashline: require, import and an edit with exact bytes, and nothing but zod and the binary besides", (t) => {
+  t.timeout(240_000)
   const cargo = spawnSync(`cargo${EXE}`, ["--version"], { env: /** @type {NodeJS.ProcessEnv} */ (env) })
   t.is(/** @type {NodeJS.ErrnoException | undefined} */ (cargo.error)?.code, "ENOENT")
   const app = project("npm")
@@ -266,6 +267,7 @@ console.log(JSON.stringify({ id: plugin.id, edit: typeof hooks.tool.edit.execute
 })
 
 test.serial("npx -y hashline read works in an empty folder", (t) => {
+  t.timeout(240_000)
   const dir = path.join(work, "npx")
   fs.mkdirSync(dir)
   fs.writeFileSync(path.join(dir, "f.txt"), "hello\nworld\n")
@@ -274,6 +276,7 @@ test.serial("npx -y hashline read works in an empty folder", (t) => {
 })
 
 test.serial("npm install -g puts a working hashline on the PATH", (t) => {
+  t.timeout(240_000)
   const prefix = path.join(work, "global")
   npmInstall(work, ["-g", "hashline"], ["--prefix", prefix])
   const bin = process.platform === "win32" ? path.join(prefix, "hashline.cmd") : path.join(prefix, "bin", "hashline")
@@ -327,6 +330,7 @@ console.log(JSON.stringify({ text: result.text, file: fs.readFileSync("g.js", "u
 
 for (const major of [7, 6]) {
   test.serial(`hashline/ai works with ai ${major} from npm, installed without --legacy-peer-deps`, (t) => {
+  t.timeout(240_000)
     const app = project(`ai${major}`)
     npmInstall(app, ["hashline", `ai@${major}`])
     t.is(JSON.parse(fs.readFileSync(path.join(app, "node_modules", "ai", "package.json"), "utf8")).version.split(".")[0], String(major))
@@ -337,6 +341,7 @@ for (const major of [7, 6]) {
 }
 
 test.serial("TypeScript: a consumer of every export type-checks with tsc, and the OpenCode entries fit OpenCode's plugin types", (t) => {
+  t.timeout(240_000)
   const app = project("ts")
   npmInstall(app, ["hashline", "ai@7", "@modelcontextprotocol/sdk"])
   const files = {
@@ -438,6 +443,7 @@ test.serial("npx -y hashline mcp hands over to hashline-mcp, which serves read a
 })
 
 test.serial("without the platform package (--omit=optional): one clear error from require, tools and the command line", (t) => {
+  t.timeout(240_000)
   const app = project("omit")
   npmInstall(app, ["hashline", "ai@7"], ["--omit=optional"])
   t.false(fs.existsSync(path.join(app, "node_modules", `hashline-${PLATFORM}`)))
