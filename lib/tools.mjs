@@ -33,6 +33,8 @@ const native = /** @type {typeof import("../index.js")} */ (createRequire(import
  */
 export function createTools(options = {}) {
   const engine = new native.Hashline(options)
+  // Read as the engine reads its options: the caller's own field only.
+  const maxFileBytes = Object.hasOwn(options, "maxFileBytes") ? options.maxFileBytes : undefined
   return {
     read: {
       name: "read",
@@ -57,7 +59,7 @@ export function createTools(options = {}) {
       description: GREP_DESCRIPTION,
       inputSchema: structuredClone(GREP_SCHEMA),
       async execute(args) {
-        return grep(engine, { ...parseGrepArguments(args), maxFileBytes: options.maxFileBytes }).text
+        return grep(engine, { ...parseGrepArguments(args), maxFileBytes }).text
       },
     },
   }
