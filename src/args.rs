@@ -356,12 +356,8 @@ impl Reader {
             ))?;
             units.set_len(copied.min(length));
         }
-        // The standard library's conversion rather than the simdutf crate:
-        // that crate compiles C++ into the addon, which then needs
-        // libstdc++ at load time (missing from minimal musl images), and
-        // Node exports its own, different simdutf symbols.
-        String::from_utf16(&units).map_err(|_| {
-            let (index, unit) = lone_surrogate(&units);
+        utf16_to_string(&units).map_err(|index| {
+            let unit = units.get(index).copied().unwrap_or_default();
             let subject = match part_of {
                 Some(part) => format!("{part} {}", self.here()),
                 None => self.here(),
@@ -382,17 +378,25 @@ fn refusal(subject: &str, why: impl std::fmt::Display) -> Error {
     Error::invalid_request(message)
 }
 
-/// The first unpaired surrogate of `units`: its index and value.
-fn lone_surrogate(units: &[u16]) -> (usize, u16) {
-    let mut i = 0;
-    while i < units.len() {
-        match units[i] {
-            0xD800..=0xDBFF if matches!(units.get(i + 1), Some(0xDC00..=0xDFFF)) => i += 2,
-            unit @ 0xD800..=0xDFFF => return (i, unit),
-            _ => i += 1,
+/// UTF-16 as UTF-8, or the index of the first lone surrogate.
+///
+/// The standard library's conversion rather than the simdutf crate: that
+/// crate compiles C++ into the addon, which would then need libstdc++ at
+/// load time (missing from minimal musl images), next to the different
+/// simdutf that Node itself exports; and the conversion is a small part of
+/// reading even a large request.
+fn utf16_to_string(units: &[u16]) -> std::result::Result<String, usize> {
+    String::from_utf16(units).map_err(|_| {
+        let mut i = 0;
+        while i < units.len() {
+            match units[i] {
+                0xD800..=0xDBFF if matches!(units.get(i + 1), Some(0xDC00..=0xDFFF)) => i += 2,
+                0xD800..=0xDFFF => return i,
+                _ => i += 1,
+            }
         }
-    }
-    (units.len(), 0)
+        units.len()
+    })
 }
 
 /// Takes the pending exception, if any, and its message when it has one
@@ -884,4 +888,48 @@ pub fn plan<'env>(
         take_exception(env.raw());
         not_a_plan()
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The first unit that is a surrogate without its pair, counted in
+    /// UTF-16 units from what `char::decode_utf16` decodes before it.
+    fn first_lone(units: &[u16]) -> Option<usize> {
+        let mut at = 0;
+        for decoded in char::decode_utf16(units.iter().copied()) {
+            match decoded {
+                Ok(c) => at += c.len_utf16(),
+                Err(_) => return Some(at),
+            }
+        }
+        None
+    }
+
+    #[test]
+    fn converts_every_kind_of_character_and_finds_lone_surrogates() {
+        let text = "a é € 🚀 \u{10FFFF} \0 end";
+        let units: Vec<u16> = text.encode_utf16().collect();
+        assert_eq!(utf16_to_string(&units).as_deref(), Ok(text));
+        assert_eq!(utf16_to_string(&[0x61, 0xD800]), Err(1));
+        assert_eq!(utf16_to_string(&[0xDC00, 0xD800]), Err(0));
+        assert_eq!(utf16_to_string(&[0xD83D, 0xDE80, 0xDE80]), Err(2));
+        assert_eq!(utf16_to_string(&[]).as_deref(), Ok(""));
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn converts_like_the_standard_library(
+            units in proptest::collection::vec(
+                proptest::prop_oneof![0u16..0x80, 0x80u16..0x800, 0xD7F0u16..0xE010, 0xE010u16..=0xFFFF],
+                0..64,
+            )
+        ) {
+            match String::from_utf16(&units) {
+                Ok(text) => proptest::prop_assert_eq!(utf16_to_string(&units), Ok(text)),
+                Err(_) => proptest::prop_assert_eq!(utf16_to_string(&units).err(), first_lone(&units)),
+            }
+        }
+    }
 }
