@@ -19,7 +19,7 @@ const refsOf = (text) => /** @type {Record<number, string>} */ (helpers.refsOf(t
 const CLI = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "cli", "hashline.mjs")
 
 /**
- * @typedef {{ cwd: string, store?: string, input?: string, env?: Record<string, string | undefined> }} RunOptions
+ * @typedef {{ cwd: string, store?: string, input?: string | Buffer, env?: Record<string, string | undefined> }} RunOptions
  */
 
 /**
@@ -128,6 +128,26 @@ test("exit codes follow the error kind", (t) => {
   t.is(status(["read"]), 64)
   t.is(status(["read", "a.txt", "--ops", "[]"]), 64)
   t.is(status(["read", "a.txt", "--bogus"]), 64)
+})
+
+test("a request on stdin that is not UTF-8 is INVALID_REQUEST (exit 2) and nothing is written", (t) => {
+  const { root, store } = project(t, { "a.txt": "a\nb\n" })
+  // `newString` holds the byte 0xFF, which is no UTF-8: it must not become U+FFFD.
+  const input = Buffer.concat([Buffer.from('{"oldString":"b","newString":"'), Buffer.from([0xff]), Buffer.from('"}')])
+  const result = hashline(["edit", "a.txt", "--json"], { cwd: root, store, input })
+  t.is(result.status, 2)
+  t.like(JSON.parse(result.stdout), { ok: false, error: { code: "INVALID_REQUEST" } })
+  t.regex(JSON.parse(result.stdout).error.message, /not valid UTF-8/)
+  t.is(fs.readFileSync(path.join(root, "a.txt"), "utf8"), "a\nb\n")
+})
+
+test("a command named like an Object.prototype member is an unknown command (exit 64)", (t) => {
+  const { root, store } = project(t, {})
+  for (const command of ["toString", "constructor", "__proto__", "hasOwnProperty"]) {
+    const result = hashline([command], { cwd: root, store })
+    t.is(result.status, 64, `${command}: ${result.stderr}`)
+    t.regex(result.stderr, /unknown command/)
+  }
 })
 
 test("relative paths resolve against --root", (t) => {

@@ -22,7 +22,7 @@ import { fileURLToPath } from 'node:url'
 import { join } from 'node:path'
 import { binding, refsOf as untypedRefsOf, scratch } from './helpers.mjs'
 
-const { Hashline, formatView } = binding
+const { Hashline, formatView, applyEdits, parseRef, lineHash, anchorHash, rev, stripViewPrefixes } = binding
 
 /** The refs of a view's lines, by 1-based line number. @param {string} text */
 const refsOf = (text) => /** @type {Record<number, string>} */ (untypedRefsOf(text))
@@ -335,6 +335,109 @@ catalogue.push(
   { name: 'identical oldString and newString', code: 'NO_CHANGE', run: req(() => ({ oldString: 'b', newString: 'b' })) },
   { name: 'an oldString that is not in the file', code: 'OLD_STRING_NOT_FOUND', run: req(() => ({ oldString: 'zzz', newString: 'x' })) },
   { name: 'an oldString found twice', code: 'OLD_STRING_AMBIGUOUS', setup: (c) => put(join(c.root, 'f.txt'), 'a\nb\na\n'), run: req(() => ({ oldString: 'a', newString: 'x' })) },
+)
+
+// Text that is not valid Unicode: a lone UTF-16 surrogate is refused by
+// the name of the field that holds it, never written as U+FFFD.
+const LONE = '\uD800'
+/** @type {Array<[string, (c: Ctx) => unknown, RegExp]>} */
+const loneSurrogates = [
+  ['`content`', op((r) => ({ op: 'replace', ref: r[2], content: `x${LONE}y` })), /`operations\[0\]\.content`/],
+  ['a line of `content` given as an array', op((r) => ({ op: 'replace', ref: r[2], content: ['x', `y\uDC00`] })), /`operations\[0\]\.content\[1\]`/],
+  ['the end of `content` (a high surrogate)', op((r) => ({ op: 'insert_after', ref: r[2], content: `x\uDBFF` })), /`operations\[0\]\.content`/],
+  ['`newString`', req(() => ({ oldString: 'b', newString: `x${LONE}` })), /`newString`/],
+  ['`oldString`', req(() => ({ oldString: `b${LONE}`, newString: 'x' })), /`oldString`/],
+  ['`ref`', op((r) => ({ op: 'delete', ref: `${r[2]}${LONE}` })), /`operations\[0\]\.ref`/],
+  ['`through`', op((r) => ({ op: 'delete', ref: r[2], through: `${r[3]}${LONE}` })), /`operations\[0\]\.through`/],
+  ['`rev`', req((r) => ({ operations: [{ op: 'delete', ref: r[2] }], rev: `72C4946C${LONE}` })), /`rev`/],
+  ['`op`', op((r) => ({ op: `delete${LONE}`, ref: r[2] })), /`operations\[0\]\.op`/],
+  ['a field name', op((r) => ({ op: 'delete', ref: r[2], [`x${LONE}`]: 1 })), /A field name in `operations\[0\]`/],
+  ['the path of an edit creating a file', (c) => c.hl.edit(`g${LONE}.txt`, { oldString: '', newString: 'x' }), /`path`/],
+  ['the path of a plan', (c) => c.hl.plan(`g${LONE}.txt`, { operations: [{ op: 'append', content: 'x' }] }), /`path`/],
+  ['the path of a read', (c) => c.hl.read(`f.txt${LONE}`), /`path`/],
+  ['the path of a tag', (c) => c.hl.tag(`f.txt${LONE}`, [{ line: 1, text: 'a' }]), /`path`/],
+  ['the text of a shown line given to tag', (c) => c.hl.tag('f.txt', [{ line: 1, text: `a${LONE}` }]), /`lines\[0\]\.text`/],
+  ['the root', (c) => new Hashline({ root: join(c.root, `sub${LONE}`) }), /`options\.root`/],
+  ['the store folder', (c) => new Hashline({ root: c.root, storeDir: join(c.parent, `store${LONE}`) }), /`options\.storeDir`/],
+  ['the text given to formatView', () => formatView(`a${LONE}\n`), /`text`/],
+  ['the path given to formatView', () => formatView('a\n', { path: `p${LONE}` }), /`options\.path`/],
+  ['the text given to applyEdits', () => applyEdits(`a${LONE}\n`, { operations: [{ op: 'append', content: 'x' }] }), /`text`/],
+  ['the content given to applyEdits', () => applyEdits('a\n', { operations: [{ op: 'append', content: LONE }] }), /`operations\[0\]\.content`/],
+  ['the ref given to parseRef', () => parseRef(`2#E9D#839${LONE}`), /`reference`/],
+  ['the line given to lineHash', () => lineHash(`b${LONE}`), /`line`/],
+  ['the neighbour given to anchorHash', () => anchorHash(`a${LONE}`, 'b', 'c'), /`prev`/],
+  ['the text given to rev', () => rev(`a${LONE}`), /`text`/],
+  ['the text given to stripViewPrefixes', () => stripViewPrefixes(`1#E9D#839|a${LONE}`), /`text`/],
+]
+for (const [what, run, message] of loneSurrogates) {
+  catalogue.push({ name: `a lone UTF-16 surrogate in ${what}`, code: 'INVALID_REQUEST', run, message })
+}
+
+// New text with a NUL byte: the file would be binary afterwards.
+catalogue.push(
+  { name: '`content` with a NUL byte', code: 'INVALID_REQUEST', run: op((r) => ({ op: 'replace', ref: r[2], content: 'x\ny\0z' })), message: /`content` holds a NUL byte \(its line 2, character 2\)/ },
+  { name: 'a NUL byte in a line of `content` given as an array', code: 'INVALID_REQUEST', run: op((r) => ({ op: 'insert_after', ref: r[2], content: ['x', '\0'] })), message: /`content` holds a NUL byte/ },
+  { name: '`newString` with a NUL byte', code: 'INVALID_REQUEST', run: req(() => ({ oldString: 'b', newString: 'x\0' })), message: /`newString` holds a NUL byte/ },
+  { name: 'a new file whose text is a NUL byte', code: 'INVALID_REQUEST', run: (c) => c.hl.edit('new.txt', { oldString: '', newString: '\0' }), message: /`newString` holds a NUL byte/ },
+)
+
+// Values that run code while they are read: getters and proxies. The
+// engine reads plain data only.
+const boom = () => {
+  throw new Error('boom')
+}
+/** @param {Record<string, unknown>} target */
+const proxy = (target) => new Proxy(target, {})
+catalogue.push(
+  { name: 'a getter that throws for `operations`', code: 'INVALID_REQUEST', run: (c) => c.hl.edit('f.txt', { get operations() { return boom() } }), message: /`operations`/ },
+  { name: 'a getter that throws for the `ref` of an operation', code: 'INVALID_REQUEST', run: op(() => ({ op: 'delete', get ref() { return boom() } })), message: /`operations\[0\]\.ref`/ },
+  { name: 'a getter that throws a non-Error for `content`', code: 'INVALID_REQUEST', run: op((r) => ({ op: 'replace', ref: r[2], get content() { throw 'not an error' } })), message: /`operations\[0\]\.content`/ },
+  { name: 'an array element whose getter throws', code: 'INVALID_REQUEST', run: op((r) => ({ op: 'replace', ref: r[2], content: Object.defineProperty(['x', 'y'], 1, { get: boom, enumerable: true }) })), message: /`operations\[0\]\.content\[1\]`/ },
+  { name: 'a getter that throws in read options', code: 'INVALID_REQUEST', run: (c) => c.hl.read('f.txt', { get offset() { return boom() } }), message: /`options\.offset`/ },
+  { name: 'a getter that throws in edit options', code: 'INVALID_REQUEST', run: (c) => c.hl.edit('f.txt', { operations: [{ op: 'delete', ref: c.refs[2] }] }, { get allowOutsideRoot() { return boom() } }), message: /`options\.allowOutsideRoot`/ },
+  { name: 'a getter that throws in the options of new Hashline', code: 'INVALID_REQUEST', run: (c) => new Hashline({ root: c.root, get seenGuard() { return boom() } }), message: /`options\.seenGuard`/ },
+  { name: 'a getter that throws in formatView options', code: 'INVALID_REQUEST', run: () => formatView('a\n', { get path() { return boom() } }), message: /`options\.path`/ },
+  { name: 'a getter that throws in a line given to tag', code: 'INVALID_REQUEST', run: (c) => c.hl.tag('f.txt', [{ line: 1, get text() { return boom() } }]), message: /`lines\[0\]\.text`/ },
+  { name: 'a Proxy as the request', code: 'INVALID_REQUEST', run: (c) => c.hl.edit('f.txt', proxy({ operations: [{ op: 'delete', ref: c.refs[2] }] })), message: /Proxy/ },
+  { name: 'a Proxy as an operation', code: 'INVALID_REQUEST', run: (c) => c.hl.edit('f.txt', { operations: [proxy({ op: 'delete', ref: c.refs[2] })] }), message: /`operations\[0\]` is a Proxy/ },
+  { name: 'a Proxy as the content array', code: 'INVALID_REQUEST', run: op((r) => ({ op: 'replace', ref: r[2], content: new Proxy(['x'], {}) })), message: /`operations\[0\]\.content` is a Proxy/ },
+  { name: 'a Proxy whose traps throw', code: 'INVALID_REQUEST', run: (c) => c.hl.edit('f.txt', new Proxy({}, { ownKeys: boom, get: boom, getOwnPropertyDescriptor: boom })) },
+  { name: 'a revoked Proxy', code: 'INVALID_REQUEST', run: (c) => { const { proxy: p, revoke } = Proxy.revocable({ operations: [] }, {}); revoke(); return c.hl.edit('f.txt', p) } },
+  { name: 'a Proxy as read options', code: 'INVALID_REQUEST', run: (c) => c.hl.read('f.txt', proxy({ offset: 2 })), message: /`options` is a Proxy/ },
+  { name: 'a Proxy as plan options', code: 'INVALID_REQUEST', run: (c) => c.hl.plan('f.txt', { operations: [{ op: 'delete', ref: c.refs[2] }] }, proxy({})), message: /`options` is a Proxy/ },
+  { name: 'a Proxy as the options of new Hashline', code: 'INVALID_REQUEST', run: (c) => new Hashline(proxy({ root: c.root })), message: /`options` is a Proxy/ },
+  { name: 'a Proxy as formatView options', code: 'INVALID_REQUEST', run: () => formatView('a\n', proxy({})), message: /`options` is a Proxy/ },
+  { name: 'a Proxy as the lines given to tag', code: 'INVALID_REQUEST', run: (c) => c.hl.tag('f.txt', new Proxy([{ line: 1, text: 'a' }], {})), message: /`lines` is a Proxy/ },
+  { name: 'a request that contains itself', code: 'INVALID_REQUEST', run: (c) => { const r = /** @type {any} */ ({ operations: [{ op: 'append', content: [] }] }); r.operations[0].content.push(r); return c.hl.edit('f.txt', r) } },
+)
+
+// commit() of something that is not a plan.
+catalogue.push(
+  { name: 'commit of null', code: 'INVALID_REQUEST', run: (c) => c.hl.commit(/** @type {any} */ (null)), message: /plan/ },
+  { name: 'commit of nothing', code: 'INVALID_REQUEST', run: (c) => /** @type {any} */ (c.hl).commit(), message: /plan/ },
+  { name: 'commit of a plain object', code: 'INVALID_REQUEST', run: (c) => c.hl.commit(/** @type {any} */ ({})), message: /plan/ },
+  {
+    name: 'commit of an object copied from a plan',
+    code: 'INVALID_REQUEST',
+    run: (c) => {
+      const plan = c.hl.plan('f.txt', { operations: [{ op: 'replace', ref: c.refs[2], content: 'x' }] })
+      const copy = { output: plan.output, path: plan.path, rev: plan.rev, previousRev: plan.previousRev, diff: plan.diff, additions: plan.additions, deletions: plan.deletions }
+      return c.hl.commit(/** @type {any} */ (copy))
+    },
+  },
+  {
+    name: 'commit of an object with a plan\'s prototype',
+    code: 'INVALID_REQUEST',
+    run: (c) => {
+      const plan = c.hl.plan('f.txt', { operations: [{ op: 'replace', ref: c.refs[2], content: 'x' }] })
+      return c.hl.commit(Object.create(Object.getPrototypeOf(plan)))
+    },
+  },
+  {
+    name: 'commit of a Proxy of a plan',
+    code: 'INVALID_REQUEST',
+    run: (c) => c.hl.commit(new Proxy(c.hl.plan('f.txt', { operations: [{ op: 'replace', ref: c.refs[2], content: 'x' }] }), {})),
+  },
 )
 
 // Two phases: the file changed between plan and commit.

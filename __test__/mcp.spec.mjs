@@ -2,12 +2,16 @@
 // `hashline mcp`, driven by the MCP SDK's own client over stdio: the tool
 // list, edits by refs on real files, and the root the server refuses to leave.
 import test from "ava"
+import { spawn } from "node:child_process"
 import fs from "node:fs"
 import path from "node:path"
+import { PassThrough } from "node:stream"
 import { fileURLToPath } from "node:url"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { EDIT_DESCRIPTION, EDIT_SCHEMA, GREP_DESCRIPTION, GREP_SCHEMA, READ_DESCRIPTION, READ_SCHEMA } from "../lib/definitions.mjs"
+import { createServer } from "../mcp/server.mjs"
+import { IdScanner, LineTransport } from "../mcp/transport.mjs"
 import * as helpers from "./helpers.mjs"
 
 const { scratch } = helpers
@@ -125,4 +129,170 @@ test("a rejected edit is a tool error carrying the repair text", async (t) => {
   const unknown = await call("write", {})
   t.true(unknown.isError)
   t.regex(unknown.text, /Unknown tool write\. The tools are read, edit, grep\./)
+})
+
+/**
+ * `hashline mcp` driven line by line, to send what an SDK client would not:
+ * requests before initialize, lines that are not JSON-RPC, huge messages.
+ * @param {import("ava").ExecutionContext} t
+ * @param {Record<string, string>} files
+ */
+function rawServer(t, files) {
+  const root = scratch(t)
+  for (const [name, content] of Object.entries(files)) fs.writeFileSync(path.join(root, name), content)
+  const child = spawn(process.execPath, [CLI, "mcp", "--root", root], { stdio: ["pipe", "pipe", "pipe"] })
+  t.teardown(() => child.kill())
+  /** @type {Map<unknown, (message: any) => void>} */
+  const waiting = new Map()
+  /** @type {any[]} */
+  const unclaimed = []
+  let buffered = ""
+  child.stdout.setEncoding("utf8")
+  child.stdout.on("data", (chunk) => {
+    buffered += chunk
+    let end
+    while ((end = buffered.indexOf("\n")) !== -1) {
+      const message = JSON.parse(buffered.slice(0, end))
+      buffered = buffered.slice(end + 1)
+      const resolve = waiting.get(message.id)
+      if (resolve) {
+        waiting.delete(message.id)
+        resolve(message)
+      } else unclaimed.push(message)
+    }
+  })
+  /**
+   * Sends a line and resolves with the answer carrying `id` (failing after
+   * 60 s rather than waiting for ever).
+   * @param {string} line
+   * @param {unknown} id
+   * @returns {Promise<any>}
+   */
+  const exchange = (line, id) =>
+    new Promise((resolve, reject) => {
+      const early = unclaimed.findIndex((m) => m.id === id)
+      if (early !== -1) return resolve(unclaimed.splice(early, 1)[0])
+      const timer = setTimeout(() => reject(new Error(`no answer for id ${JSON.stringify(id)}`)), 60_000)
+      waiting.set(id, (message) => {
+        clearTimeout(timer)
+        resolve(message)
+      })
+      child.stdin.write(`${line}\n`)
+    })
+  /**
+   * @param {number} id
+   * @param {string} method
+   * @param {unknown} params
+   */
+  const request = (id, method, params) => exchange(JSON.stringify({ jsonrpc: "2.0", id, method, params }), id)
+  const initialize = async (/** @type {number} */ id) => {
+    const answer = await request(id, "initialize", { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } })
+    child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })}\n`)
+    return answer
+  }
+  return { root, request, exchange, initialize }
+}
+
+test("tool calls and the tool list before initialize are refused with a JSON-RPC error, and the server serves after", async (t) => {
+  const { request, initialize } = rawServer(t, { "a.txt": "a\n" })
+  const early = await request(1, "tools/call", { name: "read", arguments: { filePath: "a.txt" } })
+  t.is(early.error?.code, -32600)
+  t.regex(early.error?.message ?? "", /initialize/)
+  t.is(early.result, undefined)
+  const list = await request(2, "tools/list", {})
+  t.is(list.error?.code, -32600)
+  t.is((await request(3, "ping", {})).error, undefined, "a ping is allowed before initialize")
+  t.truthy((await initialize(4)).result?.serverInfo)
+  const read = await request(5, "tools/call", { name: "read", arguments: { filePath: "a.txt" } })
+  t.regex(read.result?.content?.[0]?.text ?? "", /^a\.txt REV:/)
+})
+
+test("a 16 MB tools/call is answered, and the next call on the same connection too", async (t) => {
+  const { root, call } = await connect(t, { "small.txt": "small\n" })
+  // Sixteen megabytes: under the file size limit as a file, over the 10 MB
+  // the SDK's own transport reads.
+  const big = "0123456789abcdefghijklmnopqrstuvwxyz_=\n".repeat(400_000)
+  const edit = await call("edit", { filePath: "big.txt", oldString: "", newString: big })
+  t.false(edit.isError, edit.text.slice(0, 500))
+  t.is(fs.statSync(path.join(root, "big.txt")).size, Buffer.byteLength(big))
+  const read = await call("read", { filePath: "small.txt" })
+  t.false(read.isError)
+  t.regex(read.text, /\|small$/m)
+})
+
+test("a line that is not JSON-RPC gets a JSON-RPC error, and the server keeps serving", async (t) => {
+  const { request, exchange, initialize } = rawServer(t, { "a.txt": "a\n" })
+  await initialize(1)
+  const notJson = await exchange("{ this is not json", null)
+  t.is(notJson.error?.code, -32700)
+  const notUtf8 = await exchange(Buffer.from([0x7b, 0xff, 0x7d]).toString("latin1"), null)
+  t.is(notUtf8.error?.code, -32700)
+  const notRpc = await exchange(JSON.stringify({ id: 9, hello: "world" }), 9)
+  t.is(notRpc.error?.code, -32600)
+  const read = await request(10, "tools/call", { name: "read", arguments: { filePath: "a.txt" } })
+  t.regex(read.result?.content?.[0]?.text ?? "", /^a\.txt REV:/)
+})
+
+test("a message over the size limit is refused with a JSON-RPC error carrying its id, and the server keeps serving", async (t) => {
+  const root = scratch(t)
+  fs.writeFileSync(path.join(root, "a.txt"), "a\n")
+  const input = new PassThrough()
+  const output = new PassThrough()
+  const server = createServer({ root })
+  await server.connect(new LineTransport({ input, output, maxMessageBytes: 100_000 }))
+  t.teardown(() => server.close())
+  /** @type {any[]} */
+  const answers = []
+  let buffered = ""
+  output.setEncoding("utf8")
+  output.on("data", (chunk) => {
+    buffered += chunk
+    let end
+    while ((end = buffered.indexOf("\n")) !== -1) {
+      answers.push(JSON.parse(buffered.slice(0, end)))
+      buffered = buffered.slice(end + 1)
+    }
+  })
+  const answer = async (/** @type {unknown} */ id) => {
+    for (let i = 0; i < 600; i++) {
+      const found = answers.find((a) => a.id === id)
+      if (found) return found
+      await new Promise((resolve) => setTimeout(resolve, 10))
+    }
+    throw new Error(`no answer for id ${JSON.stringify(id)}`)
+  }
+  /** @param {object} message */
+  const send = (message) => {
+    const line = `${JSON.stringify(message)}\n`
+    // In pieces, as a pipe delivers a large message.
+    for (let i = 0; i < line.length; i += 4096) input.write(line.slice(i, i + 4096))
+  }
+  send({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } })
+  await answer(1)
+  const huge = "x".repeat(200_000)
+  send({ jsonrpc: "2.0", method: "tools/call", params: { name: "edit", arguments: { filePath: "a.txt", oldString: "a", newString: huge, id: 99 } }, id: "late-id" })
+  const refused = await answer("late-id")
+  t.is(refused.error?.code, -32600)
+  t.regex(refused.error?.message ?? "", /over this server's limit of 100000 bytes/)
+  send({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "read", arguments: { filePath: "a.txt" } } })
+  t.regex((await answer(2)).result?.content?.[0]?.text ?? "", /^a\.txt REV:/)
+  t.is(fs.readFileSync(path.join(root, "a.txt"), "utf8"), "a\n")
+})
+
+test("the id of a message too large to read is found wherever it is and however the message is split", (t) => {
+  const messages = [
+    { id: 42, jsonrpc: "2.0", method: "tools/call", params: { arguments: { id: 1, text: 'he said "id": 7 \\ ' } } },
+    { jsonrpc: "2.0", method: "tools/call", params: { nested: [{ id: "inner" }], "x\"id": 3 }, id: "outer-\"quoted\"" },
+    { jsonrpc: "2.0", method: "x", params: { id: 5 } },
+  ]
+  const expected = [42, 'outer-"quoted"', undefined]
+  messages.forEach((message, k) => {
+    const bytes = Buffer.from(JSON.stringify(message, null, k === 1 ? 1 : 0))
+    for (let cut = 0; cut <= bytes.length; cut++) {
+      const scanner = new IdScanner()
+      scanner.feed(bytes.subarray(0, cut))
+      scanner.feed(bytes.subarray(cut))
+      t.is(scanner.id, expected[k], `message ${k} cut at ${cut}`)
+    }
+  })
 })

@@ -98,7 +98,7 @@ class Failure extends Error {
 const usage = (message) => new Failure("USAGE", `${message}\nRun hashline --help for the commands and options.`)
 
 /** @param {string} code */
-const exitCode = (code) => EXIT_CODES[code] ?? 5
+const exitCode = (code) => (Object.hasOwn(EXIT_CODES, code) ? EXIT_CODES[code] : 5)
 
 /** Where versions are kept when neither --store nor HASHLINE_STORE says. */
 function defaultStoreDir() {
@@ -118,7 +118,12 @@ async function readStdin() {
   /** @type {Buffer[]} */
   const chunks = []
   for await (const chunk of process.stdin) chunks.push(/** @type {Buffer} */ (chunk))
-  return Buffer.concat(chunks).toString("utf8")
+  try {
+    // Strictly: a lenient decoding would put U+FFFD in place of bad bytes.
+    return new TextDecoder("utf-8", { fatal: true }).decode(Buffer.concat(chunks))
+  } catch {
+    throw new Failure("INVALID_REQUEST", "The input on stdin is not valid UTF-8; send the JSON as UTF-8 text.")
+  }
 }
 
 /**
@@ -154,7 +159,7 @@ function editArguments(json, filePath, rev) {
     throw new Failure("INVALID_REQUEST", `The request must be an object like {"operations":[...]} or an array of operations, got ${describeType(body)}.`)
   }
   const args = /** @type {Record<string, unknown>} */ ({ ...body, filePath })
-  if (rev !== undefined && args.rev === undefined) args.rev = rev
+  if (rev !== undefined && (!Object.hasOwn(args, "rev") || args.rev === undefined)) args.rev = rev
   return parseEditArguments(args)
 }
 
@@ -225,7 +230,7 @@ async function run(argv) {
   }
   const [command, ...rest] = positionals
   if (!command) throw usage("give a command: read, edit, apply, grep or mcp.")
-  const allowed = COMMAND_OPTIONS[command]
+  const allowed = Object.hasOwn(COMMAND_OPTIONS, command) ? COMMAND_OPTIONS[command] : undefined
   if (!allowed) throw usage(`unknown command ${command}; the commands are read, edit, apply, grep and mcp.`)
   for (const [name, value] of Object.entries(values)) {
     if (value !== undefined && !["root", "store", "json"].includes(name) && !allowed.includes(name)) {

@@ -5,7 +5,7 @@
 // that fails there stops the batch, and the files before it stay written.
 import fs from "node:fs"
 import path from "node:path"
-import { describeType, parseEditArguments } from "./definitions.mjs"
+import { describeType, ownFields, parseEditArguments } from "./definitions.mjs"
 
 /**
  * @typedef {import("../index.js").EditPlan} EditPlan
@@ -27,12 +27,14 @@ import { describeType, parseEditArguments } from "./definitions.mjs"
  */
 export function errorInfo(err) {
   if (!(err instanceof Error)) return { code: "INTERNAL", message: String(err) }
-  const e = /** @type {Error & Record<string, unknown>} */ (err)
+  /** @param {string} key */
+  const own = (key) => (Object.hasOwn(err, key) ? /** @type {Record<string, unknown>} */ (/** @type {unknown} */ (err))[key] : undefined)
+  const [code, path, mismatches, suggestion] = [own("code"), own("path"), own("mismatches"), own("suggestion")]
   /** @type {ErrorInfo} */
-  const info = { code: typeof e.code === "string" ? e.code : "INTERNAL", message: e.message }
-  if (typeof e.path === "string") info.path = e.path
-  if (Array.isArray(e.mismatches) && e.mismatches.length > 0) info.mismatches = e.mismatches
-  if (e.suggestion !== undefined && e.suggestion !== null) info.suggestion = e.suggestion
+  const info = { code: typeof code === "string" ? code : "INTERNAL", message: err.message }
+  if (typeof path === "string") info.path = path
+  if (Array.isArray(mismatches) && mismatches.length > 0) info.mismatches = mismatches
+  if (suggestion !== undefined && suggestion !== null) info.suggestion = suggestion
   return info
 }
 
@@ -68,15 +70,17 @@ export function applyBatch(engine, batch) {
   /** @type {Map<string, number>} */
   const seen = new Map()
   batch.forEach((entry, index) => {
-    let named = ""
+    let name = ""
     try {
       if (!entry || typeof entry !== "object" || Array.isArray(entry)) {
         throw invalid(`Each batch entry must be an object like {"path":"src/a.ts","operations":[...]}, got ${describeType(entry)}.`)
       }
-      const { path: entryPath, ...rest } = /** @type {Record<string, unknown>} */ (entry)
-      if (entryPath !== undefined && rest.filePath !== undefined) throw invalid("Give the file as path or as filePath, not both.")
+      const { path: entryPath, ...rest } = ownFields(entry, `Batch entry ${index}`, invalid)
+      const given = Object.hasOwn(rest, "filePath") ? rest.filePath : undefined
+      if (entryPath !== undefined && given !== undefined) throw invalid("Give the file as path or as filePath, not both.")
       const args = entryPath === undefined ? rest : { ...rest, filePath: entryPath }
-      if (typeof args.filePath === "string") named = args.filePath
+      const named = entryPath ?? given
+      if (typeof named === "string") name = named
       const { filePath, request } = parseEditArguments(args)
       // Two entries for one file would both be planned against the same
       // version, and the second write would find the file changed.
@@ -87,7 +91,7 @@ export function applyBatch(engine, batch) {
       plans.push(engine.plan(filePath, request))
     } catch (err) {
       const info = errorInfo(err)
-      errors.push({ index, ...info, ...(info.path === undefined && named ? { path: named } : {}) })
+      errors.push({ index, ...info, ...(info.path === undefined && name ? { path: name } : {}) })
     }
   })
   if (errors.length > 0) return { ok: false, stage: "check", errors, written: [] }

@@ -4,6 +4,8 @@
 // the MCP server, the command line and the framework tools all import them
 // from here, so a model meets the same tool wherever it runs.
 
+import { types } from "node:util"
+
 /**
  * @typedef {import("../index.js").EditRequest} EditRequest
  * @typedef {{ type: "object", properties: Record<string, any>, required: string[] }} ObjectSchema
@@ -139,8 +141,33 @@ export function describeType(value) {
 }
 
 /**
- * The arguments as an object without the fields some providers send as null
- * when unused, after checking that no unknown field is present.
+ * The own enumerable properties of an argument, as an object without a
+ * prototype: a polluted `Object.prototype` adds nothing, a getter runs once,
+ * and a Proxy or a getter that throws is refused through `fail`.
+ * @param {object} value
+ * @param {string} what how a message names the argument
+ * @param {(message: string) => Error} fail
+ * @returns {Record<string, unknown>}
+ */
+export function ownFields(value, what, fail) {
+  if (types.isProxy(value)) throw fail(`${what} is a Proxy; pass plain data (objects, arrays, strings, numbers, booleans, null).`)
+  /** @type {Array<[string, unknown]>} */
+  let entries
+  try {
+    entries = Object.entries(value)
+  } catch (err) {
+    throw fail(`${what} could not be read: reading it threw ${err instanceof Error ? err.message : String(err)}. Pass plain data.`)
+  }
+  /** @type {Record<string, unknown>} */
+  const fields = Object.create(null)
+  for (const [key, field] of entries) fields[key] = field
+  return fields
+}
+
+/**
+ * The arguments as an object of their own fields, without the fields some
+ * providers send as null when unused, after checking that no unknown field
+ * is present.
  * @param {string} tool
  * @param {unknown} args
  * @param {readonly string[]} known
@@ -151,9 +178,10 @@ function fields(tool, args, known, expected, keepNull) {
   if (!args || typeof args !== "object" || Array.isArray(args)) {
     throw invalid(tool, `expected an object with ${expected}, got ${describeType(args)}.`)
   }
-  const input = /** @type {Record<string, unknown>} */ (
-    Object.fromEntries(Object.entries(args).filter(([key, value]) => value !== null || key === keepNull))
-  )
+  const input = ownFields(args, "the arguments", (message) => invalid(tool, message))
+  for (const key of Object.keys(input)) {
+    if (input[key] === null && key !== keepNull) delete input[key]
+  }
   const unknown = Object.keys(input).filter((key) => !known.includes(key))
   if (unknown.length > 0) {
     throw invalid(tool, `unknown argument${unknown.length > 1 ? "s" : ""} ${unknown.join(", ")}. The arguments are ${known.join(", ")}.`)
@@ -209,16 +237,20 @@ export function parseEditArguments(args) {
     if (!Array.isArray(operations)) {
       throw invalid("edit", `operations must be an array of objects, got ${describeType(operations)}.`)
     }
-    if (operations.length === 0) {
+    // The elements as they are now, read once: the engine gets this copy.
+    const own = ownFields(operations, "operations", (message) => invalid("edit", message))
+    const items = Array.from({ length: operations.length }, (_, i) => own[i])
+    if (items.length === 0) {
       throw invalid("edit", "operations is empty: nothing to do.")
     }
-    operations.forEach((op, i) => {
+    items.forEach((op, i) => {
       if (!op || typeof op !== "object" || Array.isArray(op)) {
         throw invalid("edit", `operations[${i}] must be an object like {"op":"replace","ref":"12#A3F#9BC","content":"..."}, got ${describeType(op)}.`)
       }
+      if (types.isProxy(op)) throw invalid("edit", `operations[${i}] is a Proxy; pass plain data.`)
     })
     if (replaceAll !== undefined) throw invalid("edit", "replaceAll goes with oldString/newString, not with operations.")
-    request.operations = operations
+    request.operations = /** @type {EditRequest["operations"]} */ (items)
     return { filePath, request }
   }
 

@@ -34,6 +34,8 @@ const require = createRequire(import.meta.url)
 export function createTools(options = {}) {
   const native = /** @type {typeof import("../index.js")} */ (require("./native.cjs"))
   const engine = new native.Hashline(options)
+  // Read as the engine reads its options: the caller's own field only.
+  const maxFileBytes = Object.hasOwn(options, "maxFileBytes") ? options.maxFileBytes : undefined
   return {
     read: {
       name: "read",
@@ -58,7 +60,7 @@ export function createTools(options = {}) {
       description: GREP_DESCRIPTION,
       inputSchema: structuredClone(GREP_SCHEMA),
       async execute(args) {
-        return grep(engine, { ...parseGrepArguments(args), maxFileBytes: options.maxFileBytes }).text
+        return grep(engine, { ...parseGrepArguments(args), maxFileBytes }).text
       },
     },
   }

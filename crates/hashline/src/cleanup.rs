@@ -89,7 +89,7 @@ pub fn strip_view_prefixes_text(text: &str) -> (String, usize) {
 
 /// Net count of opening minus closing brackets, ignoring strings roughly:
 /// enough to tell whether dropping an echoed line keeps a block balanced.
-fn bracket_balance<'a>(lines: impl IntoIterator<Item = &'a str>) -> i64 {
+pub fn bracket_balance<'a>(lines: impl IntoIterator<Item = &'a str>) -> i64 {
     lines
         .into_iter()
         .flat_map(str::chars)
@@ -110,6 +110,15 @@ pub enum Echo {
     After,
 }
 
+/// The lines an operation replaces, as the echo check needs them: the first
+/// and the last, and their bracket balance. The balance is asked for only
+/// when an echo is suspected, so a large batch does not rescan every range.
+pub struct Replaced<'a, B: FnOnce() -> i64> {
+    pub first: Option<&'a str>,
+    pub last: Option<&'a str>,
+    pub balance: B,
+}
+
 /// Trims a replace's content that repeats the line just before or after the
 /// replaced lines. `before`/`after` are those neighbours, `replaced` the old
 /// lines. A repeated line is dropped only when it is not blank, the range
@@ -117,23 +126,26 @@ pub enum Echo {
 /// and, where the dropped lines open or close brackets, dropping them leaves
 /// the content exactly as balanced as the lines it replaces. Returns which
 /// echoes were removed.
-pub fn trim_boundary_echo(
+pub fn trim_boundary_echo<B: FnOnce() -> i64>(
     content: &mut Vec<String>,
     before: Option<&str>,
-    replaced: &[&str],
+    replaced: Replaced<'_, B>,
     after: Option<&str>,
 ) -> Vec<Echo> {
-    let is_echo = |line: Option<&String>, neighbour: Option<&str>, edge: Option<&&str>| match (
+    let is_echo = |line: Option<&String>, neighbour: Option<&str>, edge: Option<&str>| match (
         line, neighbour,
     ) {
         (Some(line), Some(neighbour)) => {
-            line == neighbour && !neighbour.trim().is_empty() && edge != Some(&neighbour)
+            line == neighbour && !neighbour.trim().is_empty() && edge != Some(neighbour)
         }
         _ => false,
     };
-    let lead = is_echo(content.first(), before, replaced.first());
-    let tail = is_echo(content.last(), after, replaced.last());
-    let target = bracket_balance(replaced.iter().copied());
+    let lead = is_echo(content.first(), before, replaced.first);
+    let tail = is_echo(content.last(), after, replaced.last);
+    if !lead && !tail {
+        return Vec::new();
+    }
+    let target = (replaced.balance)();
     let total = bracket_balance(content.iter().map(String::as_str));
     let first = content.first().map_or(0, |l| bracket_balance([l.as_str()]));
     let last = content.last().map_or(0, |l| bracket_balance([l.as_str()]));
@@ -165,6 +177,20 @@ mod tests {
 
     fn v(lines: &[&str]) -> Vec<String> {
         lines.iter().map(|s| s.to_string()).collect()
+    }
+
+    fn trim(
+        content: &mut Vec<String>,
+        before: Option<&str>,
+        replaced: &[&str],
+        after: Option<&str>,
+    ) -> Vec<Echo> {
+        let replaced = Replaced {
+            first: replaced.first().copied(),
+            last: replaced.last().copied(),
+            balance: || bracket_balance(replaced.iter().copied()),
+        };
+        trim_boundary_echo(content, before, replaced, after)
     }
 
     #[test]
@@ -208,7 +234,7 @@ mod tests {
     #[test]
     fn trims_an_echoed_neighbour_at_either_boundary() {
         let mut content = v(&["fn a() {", "  new();", "}"]);
-        let removed = trim_boundary_echo(&mut content, Some("fn a() {"), &["  old();"], Some("}"));
+        let removed = trim(&mut content, Some("fn a() {"), &["  old();"], Some("}"));
         assert_eq!(removed, vec![Echo::Before, Echo::After]);
         assert_eq!(content, v(&["  new();"]));
     }
@@ -217,7 +243,7 @@ mod tests {
     fn keeps_a_closing_bracket_the_content_needs() {
         // The content opens a block and closes it: the `}` is not an echo.
         let mut content = v(&["  if (x) {", "    y();", "}"]);
-        let removed = trim_boundary_echo(&mut content, None, &["  z();"], Some("}"));
+        let removed = trim(&mut content, None, &["  z();"], Some("}"));
         assert!(removed.is_empty());
         assert_eq!(content.len(), 3);
     }
@@ -225,10 +251,10 @@ mod tests {
     #[test]
     fn keeps_blank_lines_single_lines_and_lines_the_range_already_had() {
         let mut content = v(&["", "x"]);
-        assert!(trim_boundary_echo(&mut content, Some(""), &["y"], None).is_empty());
+        assert!(trim(&mut content, Some(""), &["y"], None).is_empty());
         let mut content = v(&["a"]);
-        assert!(trim_boundary_echo(&mut content, Some("a"), &["y"], None).is_empty());
+        assert!(trim(&mut content, Some("a"), &["y"], None).is_empty());
         let mut content = v(&["a", "b"]);
-        assert!(trim_boundary_echo(&mut content, Some("a"), &["a", "c"], None).is_empty());
+        assert!(trim(&mut content, Some("a"), &["a", "c"], None).is_empty());
     }
 }

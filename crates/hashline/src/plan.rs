@@ -3,15 +3,17 @@
 //! provable), cleans up echoes, and rejects conflicts, all before anything
 //! changes.
 
-use crate::cleanup::{strip_view_prefixes, trim_boundary_echo, Echo};
+use crate::cleanup::{bracket_balance, strip_view_prefixes, trim_boundary_echo, Echo, Replaced};
 use crate::error::{list_numbers, Error, ErrorCode, Mismatch, Result};
+use crate::hash::Tag;
 use crate::reference::{Ref, EXPECTED_FORM};
 use crate::remap::{certain, LineMap};
 use crate::report::{current_ref, window};
 use crate::request::{OpKind, Operation};
 use crate::store::Version;
 use crate::text::{Document, Splice};
-use std::collections::HashMap;
+use std::cell::OnceCell;
+use std::collections::{HashMap, HashSet};
 use std::fmt::Write;
 use std::ops::Range;
 
@@ -144,8 +146,9 @@ pub fn plan(ctx: &PlanContext<'_>, operations: &[Operation], rev: Option<&str>) 
     }
 
     if ctx.cleanup {
+        let balances = RunningBalance::new(ctx.doc);
         for item in &mut items {
-            trim_echoes(ctx.doc, item, &mut notes);
+            trim_echoes(ctx.doc, &balances, item, &mut notes);
         }
     }
     let (items, collapsed) = collapse_identical(items);
@@ -524,7 +527,8 @@ fn mismatch_error(
     let mut mismatches = Vec::new();
     let mut details = Vec::new();
     let mut focus = Vec::new();
-    let mut seen_refs = std::collections::HashSet::new();
+    let mut seen_refs = HashSet::new();
+    let full_refs = FullRefs::new(ctx.doc);
     for c in cited {
         let index = c.reference.line - 1;
         if c.reference.matches(ctx.doc, index) && unmappable.is_none() {
@@ -544,7 +548,7 @@ fn mismatch_error(
                 c.op, c.reference, c.reference.line
             ),
         };
-        if let Some(moved) = unique_line_with(ctx.doc, &c.reference) {
+        if let Some(moved) = full_refs.unique_line(&c.reference) {
             let _ = write!(
                 detail,
                 " The text you cited is at line {} now ({}).",
@@ -615,27 +619,87 @@ fn mismatch_error(
     err
 }
 
-/// The only line whose hash and anchor equal the ref's, if exactly one has.
-fn unique_line_with(doc: &Document, reference: &Ref) -> Option<usize> {
-    reference.anchor?;
-    let mut found = None;
-    for i in 0..doc.line_count() {
-        if crate::hash::line_hash(doc.line(i)) == reference.hash && reference.matches(doc, i) {
-            if found.is_some() {
-                return None;
-            }
-            found = Some(i);
-        }
-    }
-    found
+/// The lines of a document by their full ref (HASH and ANCHOR), indexed
+/// once, on first use: finding where each of many stale refs went is then
+/// one lookup each rather than a pass over the file each.
+struct FullRefs<'a> {
+    doc: &'a Document,
+    lines: OnceCell<HashMap<(Tag, Tag), Option<usize>>>,
 }
 
-fn trim_echoes(doc: &Document, item: &mut Item, notes: &mut Vec<String>) {
+impl<'a> FullRefs<'a> {
+    fn new(doc: &'a Document) -> Self {
+        FullRefs {
+            doc,
+            lines: OnceCell::new(),
+        }
+    }
+
+    /// The only line whose HASH and ANCHOR equal the ref's, if exactly one has.
+    fn unique_line(&self, reference: &Ref) -> Option<usize> {
+        let anchor = reference.anchor?;
+        let lines = self.lines.get_or_init(|| {
+            let mut lines = HashMap::with_capacity(self.doc.line_count());
+            for i in 0..self.doc.line_count() {
+                let found = Ref::of_line(self.doc, i);
+                let Some(anchor) = found.anchor else { continue };
+                lines
+                    .entry((found.hash, anchor))
+                    .and_modify(|line| *line = None)
+                    .or_insert(Some(i));
+            }
+            lines
+        });
+        lines.get(&(reference.hash, anchor)).copied().flatten()
+    }
+}
+
+/// The bracket balance of any range of the document's lines in constant
+/// time, from running sums made once, on first use.
+struct RunningBalance<'a> {
+    doc: &'a Document,
+    sums: OnceCell<Vec<i64>>,
+}
+
+impl<'a> RunningBalance<'a> {
+    fn new(doc: &'a Document) -> Self {
+        RunningBalance {
+            doc,
+            sums: OnceCell::new(),
+        }
+    }
+
+    fn of(&self, range: Range<usize>) -> i64 {
+        let sums = self.sums.get_or_init(|| {
+            let mut sum = 0;
+            std::iter::once(0)
+                .chain(self.doc.lines().map(|line| {
+                    sum += bracket_balance([line]);
+                    sum
+                }))
+                .collect()
+        });
+        sums[range.end] - sums[range.start]
+    }
+}
+
+fn trim_echoes(
+    doc: &Document,
+    balances: &RunningBalance<'_>,
+    item: &mut Item,
+    notes: &mut Vec<String>,
+) {
     let Range { start, end } = item.range;
     let before = start.checked_sub(1).map(|i| doc.line(i));
     let after = (end < doc.line_count()).then(|| doc.line(end));
-    let replaced: Vec<&str> = (start..end).map(|i| doc.line(i)).collect();
-    for echo in trim_boundary_echo(&mut item.lines, before, &replaced, after) {
+    let first = (start < end).then(|| doc.line(start));
+    let last = (start < end).then(|| doc.line(end - 1));
+    let replaced = Replaced {
+        first,
+        last,
+        balance: || balances.of(start..end),
+    };
+    for echo in trim_boundary_echo(&mut item.lines, before, replaced, after) {
         let (which, line) = match echo {
             Echo::Before => ("first", start),
             Echo::After => ("last", end + 1),
@@ -648,26 +712,12 @@ fn trim_echoes(doc: &Document, item: &mut Item, notes: &mut Vec<String>) {
     // A repeat that could not be dropped safely (a blank line, or one that
     // changes the bracket balance) is kept, but the model is told.
     let kept = [
-        (
-            item.lines.first(),
-            before,
-            replaced.first(),
-            "first",
-            "before",
-            start,
-        ),
-        (
-            item.lines.last(),
-            after,
-            replaced.last(),
-            "last",
-            "after",
-            end + 1,
-        ),
+        (item.lines.first(), before, first, "first", "before", start),
+        (item.lines.last(), after, last, "last", "after", end + 1),
     ];
     for (edge, neighbour, old_edge, which, side, line) in kept {
         if let (Some(edge), Some(neighbour)) = (edge, neighbour) {
-            if edge == neighbour && old_edge != Some(&neighbour) {
+            if edge == neighbour && old_edge != Some(neighbour) {
                 notes.push(format!(
                     "operation {} ({}): its {which} content line repeats line {line} just {side} it and was kept; if it was meant as context, that line is now there twice.",
                     item.op, item.kind
@@ -677,22 +727,22 @@ fn trim_echoes(doc: &Document, item: &mut Item, notes: &mut Vec<String>) {
     }
 }
 
+/// Drops operations that repeat an earlier one exactly. Each is hashed
+/// once, so this stays linear in the batch.
 fn collapse_identical(items: Vec<Item>) -> (Vec<Item>, usize) {
-    let mut kept: Vec<Item> = Vec::with_capacity(items.len());
-    let mut collapsed = 0;
-    for item in items {
-        let same = kept.iter().any(|k| {
-            k.kind == item.kind
-                && k.range == item.range
-                && k.anchor == item.anchor
-                && k.lines == item.lines
-        });
-        if same {
-            collapsed += 1;
-        } else {
-            kept.push(item);
-        }
-    }
+    let first_of_its_kind: Vec<bool> = {
+        let mut seen = HashSet::with_capacity(items.len());
+        items
+            .iter()
+            .map(|i| seen.insert((i.kind, i.range.clone(), i.anchor, i.lines.as_slice())))
+            .collect()
+    };
+    let collapsed = first_of_its_kind.iter().filter(|first| !**first).count();
+    let mut kept: Vec<Item> = items
+        .into_iter()
+        .zip(first_of_its_kind)
+        .filter_map(|(item, first)| first.then_some(item))
+        .collect();
     // Inserts go before a replace that starts at the same place.
     kept.sort_by_key(|i| (i.range.start, !i.range.is_empty(), i.op));
     (kept, collapsed)
@@ -731,9 +781,12 @@ fn check_conflicts(ctx: &PlanContext<'_>, items: &[Item]) -> Result<()> {
             return conflict(pair[0], pair[1], "overlap");
         }
     }
+    // The ranges are sorted and, past the check above, disjoint: the only
+    // one that can hold a line is the first that ends after it.
     for insert in items.iter().filter(|i| i.range.is_empty()) {
         if let Some(anchor) = insert.anchor {
-            if let Some(range) = ranges.iter().find(|r| r.range.contains(&anchor)) {
+            let at = ranges.partition_point(|r| r.range.end <= anchor);
+            if let Some(range) = ranges.get(at).filter(|r| r.range.contains(&anchor)) {
                 return conflict(
                     insert,
                     range,
@@ -888,5 +941,106 @@ mod tests {
         .unwrap_err();
         assert_eq!(err.code, ErrorCode::OutOfRange);
         assert!(err.message.contains("the file has 1 lines") || err.message.contains("1 lines"));
+    }
+
+    #[test]
+    fn a_stale_ref_says_where_its_line_went_when_exactly_one_line_matches_it() {
+        let old = Document::from_text("a\nb\nc\nb\n");
+        let doc = Document::from_text("x\na\nb\nc\nb\n");
+        let err = run(&doc, &[op(OpKind::Delete, r(&old, 2), None, "")]).unwrap_err();
+        assert_eq!(err.code, ErrorCode::HashMismatch);
+        let moved = format!("is at line 3 now ({})", current_ref(&doc, 2));
+        assert!(err.message.contains(&moved), "{}", err.message);
+
+        let twice = Document::from_text("a\nb\nc\na\nb\nc\n");
+        let doc = Document::from_text("x\na\nb\nc\na\nb\nc\n");
+        let err = run(&doc, &[op(OpKind::Delete, r(&twice, 2), None, "")]).unwrap_err();
+        assert_eq!(err.code, ErrorCode::HashMismatch);
+        assert!(!err.message.contains("The text you cited is at line"));
+    }
+
+    /// Whether two operations placed in the text cannot both apply, by
+    /// comparing them pairwise as the rules state it.
+    fn clash(a: &Item, b: &Item) -> bool {
+        let inside = |insert: &Item, range: &Item| {
+            insert.range.is_empty()
+                && !range.range.is_empty()
+                && insert.anchor.is_some_and(|l| range.range.contains(&l))
+        };
+        match (a.range.is_empty(), b.range.is_empty()) {
+            (false, false) => a.range.start < b.range.end && b.range.start < a.range.end,
+            (true, true) => a.range.start == b.range.start,
+            _ => inside(a, b) || inside(b, a),
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn the_linear_conflict_checks_agree_with_comparing_every_pair(
+            raw in proptest::collection::vec(
+                (0..6usize, 0..12usize, 0..3usize, 0..3usize),
+                1..40,
+            )
+        ) {
+            let doc = Document::from_text(
+                &(1..=12).map(|i| format!("l{i}\n")).collect::<String>(),
+            );
+            let rev = rev(doc.text());
+            let kinds = [
+                OpKind::Replace,
+                OpKind::Delete,
+                OpKind::InsertBefore,
+                OpKind::InsertAfter,
+                OpKind::Prepend,
+                OpKind::Append,
+            ];
+            let mut ops = Vec::new();
+            let mut items: Vec<Item> = Vec::new();
+            for (i, &(kind, line, span, text)) in raw.iter().enumerate() {
+                let kind = kinds[kind];
+                let last = (line + span).min(11);
+                let content = ["x", "y", "l5"][text];
+                let (reference, through) = match kind {
+                    OpKind::Prepend | OpKind::Append => (None, None),
+                    OpKind::Replace | OpKind::Delete if last > line => (r(&doc, line + 1), r(&doc, last + 1)),
+                    _ => (r(&doc, line + 1), None),
+                };
+                let content = if kind == OpKind::Delete { "" } else { content };
+                ops.push(op(kind, reference, through.clone(), content));
+                let end = if through.is_some() { last + 1 } else { line + 1 };
+                let (range, anchor) = match kind {
+                    OpKind::Prepend => (0..0, None),
+                    OpKind::Append => (12..12, None),
+                    OpKind::InsertBefore => (line..line, Some(line)),
+                    OpKind::InsertAfter => (line + 1..line + 1, Some(line)),
+                    _ => (line..end, None),
+                };
+                let lines = if kind == OpKind::Delete { vec![] } else { vec![content.to_string()] };
+                let item = Item { op: i + 1, kind, range, anchor, lines };
+                let repeat = items.iter().any(|k| {
+                    (k.kind, &k.range, k.anchor, &k.lines) == (item.kind, &item.range, item.anchor, &item.lines)
+                });
+                if !repeat {
+                    items.push(item);
+                }
+            }
+            let expected_conflict = items
+                .iter()
+                .enumerate()
+                .any(|(i, a)| items[i + 1..].iter().any(|b| clash(a, b)));
+            let mut context = ctx(&doc, &rev, &[]);
+            context.cleanup = false;
+            match plan(&context, &ops, None) {
+                Err(err) if err.code == ErrorCode::Conflict => proptest::prop_assert!(expected_conflict),
+                Err(err) => {
+                    proptest::prop_assert_eq!(err.code, ErrorCode::NoChange);
+                    proptest::prop_assert!(!expected_conflict);
+                }
+                Ok(planned) => {
+                    proptest::prop_assert!(!expected_conflict);
+                    proptest::prop_assert_eq!(planned.applied, items.len());
+                }
+            }
+        }
     }
 }

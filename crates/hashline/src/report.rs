@@ -334,8 +334,11 @@ pub fn window(doc: &Document, focus: &[usize], context: usize) -> (String, Vec<R
             out.push_str("    ...\n");
         }
         shown.push(start.max(last_end.unwrap_or(0))..end);
+        // `focus` is sorted, so one cursor marks its lines as they come.
+        let mut marked = focus[i..j].iter().peekable();
         for line in start.max(last_end.unwrap_or(0))..end {
-            out.push_str(if focus[i..j].contains(&line) {
+            while marked.next_if(|&&f| f < line).is_some() {}
+            out.push_str(if marked.next_if_eq(&&line).is_some() {
                 ">>> "
             } else {
                 "    "
@@ -434,5 +437,17 @@ mod tests {
         assert!(lines[3].starts_with(">>> 4#"));
         assert_eq!(lines[6], "    ...");
         assert!(lines[9].starts_with(">>> 16#"));
+    }
+
+    #[test]
+    fn window_marks_every_line_of_a_long_run_of_focus_lines() {
+        let text: String = (1..=50).map(|i| format!("l{i}\n")).collect();
+        let doc = Document::from_text(&text);
+        let focus: Vec<usize> = (10..40).collect();
+        let (w, shown) = window(&doc, &focus, 1);
+        assert_eq!(shown, vec![9..41]);
+        let marked: Vec<bool> = w.lines().map(|l| l.starts_with(">>> ")).collect();
+        let expected: Vec<bool> = (9..41).map(|i| (10..40).contains(&i)).collect();
+        assert_eq!(marked, expected);
     }
 }

@@ -221,11 +221,11 @@ impl Request {
                     ));
                 }
                 let old_string = old_string
-                    .map(|v| string_field(v, "oldString"))
+                    .map(|v| text_field(v, "oldString"))
                     .transpose()?
                     .ok_or_else(|| Error::invalid_request("`newString` needs `oldString` (use an empty `oldString` to create a file)."))?;
                 let new_string = new_string
-                    .map(|v| string_field(v, "newString"))
+                    .map(|v| text_field(v, "newString"))
                     .transpose()?
                     .ok_or_else(|| Error::invalid_request("`oldString` needs `newString` (use an empty `newString` to delete the text)."))?;
                 let replace_all = match replace_all {
@@ -277,6 +277,33 @@ fn string_field(value: &Value, name: &str) -> Result<String> {
             other.type_name()
         ))),
     }
+}
+
+/// A string that becomes text of the file, without a NUL byte.
+fn text_field(value: &Value, name: &str) -> Result<String> {
+    let text = string_field(value, name)?;
+    refuse_nul(|| format!("`{name}`"), text.split('\n'))?;
+    Ok(text)
+}
+
+/// A NUL byte makes a file binary, and the engine edits no binary file: one
+/// in new text is refused rather than written into a file that could then
+/// not be edited again.
+fn refuse_nul<'a>(
+    what: impl FnOnce() -> String,
+    lines: impl IntoIterator<Item = &'a str>,
+) -> Result<()> {
+    for (i, line) in lines.into_iter().enumerate() {
+        if let Some(at) = memchr::memchr(0, line.as_bytes()) {
+            let character = line[..at].chars().count() + 1;
+            return Err(Error::invalid_request(format!(
+                "{} holds a NUL byte (its line {}, character {character}); a text file cannot hold one. If the code needs that character, write it as an escape such as \\0.",
+                what(),
+                i + 1
+            )));
+        }
+    }
+    Ok(())
 }
 
 fn parse_operation(number: usize, value: &Value) -> Result<Operation> {
@@ -385,6 +412,10 @@ fn parse_operation(number: usize, value: &Value) -> Result<Operation> {
         }
         (content, _) => content.unwrap_or_default(),
     };
+    refuse_nul(
+        || format!("{at} ({kind}): `content`"),
+        content.iter().map(String::as_str),
+    )?;
     Ok(Operation {
         kind,
         reference,
@@ -616,6 +647,29 @@ mod tests {
             (
                 obj(&[("oldString", Value::Number(1.0)), ("newString", s("b"))]),
                 "`oldString` must be a string",
+            ),
+            (
+                ops(vec![obj(&[
+                    ("op", s("replace")),
+                    ("ref", s("1#ABC")),
+                    ("content", s("a\nb\0c")),
+                ])]),
+                "operation 1 (replace): `content` holds a NUL byte (its line 2, character 2)",
+            ),
+            (
+                ops(vec![obj(&[
+                    ("op", s("append")),
+                    ("lines", Value::Array(vec![s("a"), s("\0")])),
+                ])]),
+                "operation 1 (append): `content` holds a NUL byte (its line 2, character 1)",
+            ),
+            (
+                obj(&[("oldString", s("a")), ("newString", s("x\0"))]),
+                "`newString` holds a NUL byte (its line 1, character 2)",
+            ),
+            (
+                obj(&[("oldString", s("é\0")), ("newString", s("x"))]),
+                "`oldString` holds a NUL byte (its line 1, character 2)",
             ),
         ];
         for (value, want) in cases {
