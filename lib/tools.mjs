@@ -14,7 +14,6 @@ import {
   parseGrepArguments,
   parseReadArguments,
 } from "./definitions.mjs"
-import { grep } from "./grep.mjs"
 
 /**
  * @typedef {import("../index.js").HashlineOptions} HashlineOptions
@@ -57,7 +56,8 @@ export function createTools(options = {}) {
       description: GREP_DESCRIPTION,
       inputSchema: structuredClone(GREP_SCHEMA),
       async execute(args) {
-        return grep(engine, { ...parseGrepArguments(args), maxFileBytes: options.maxFileBytes }).text
+        const { pattern, options: search } = parseGrepArguments(args)
+        return engine.search(pattern, search).text
       },
     },
   }
