@@ -258,7 +258,7 @@ async function run(argv) {
   }
   const [min, max] = POSITIONALS[command]
   if (rest.length < min || rest.length > max) {
-    throw usage(`${command} takes ${min === max ? `${min === 0 ? "no" : min}` : max === Infinity ? `at least ${min}` : `${min} to ${max}`} argument${max === 1 ? "" : "s"}, got ${rest.length}: ${USAGE.split("\n").find((l) => l.trimStart().startsWith(command))?.trim()}`)
+    throw usage(`${command} takes ${min === max ? `${min === 0 ? "no" : min}` : max === Infinity ? `at least ${min}` : `${min} to ${max}`} argument${(max === Infinity ? min : max) === 1 ? "" : "s"}, got ${rest.length}: ${USAGE.split("\n").find((l) => l.trimStart().startsWith(command))?.trim()}`)
   }
 
   const root = path.resolve(values.root ?? ".")
