@@ -25,6 +25,12 @@ export declare class EditPlan {
  * and wrote (so refs from an earlier view stay usable).
  */
 export declare class Hashline {
+  /**
+   * Searches the files under the root for lines matching `pattern` (Rust
+   * regex syntax), honouring `.gitignore`; each hit carries its ref, and the
+   * lines shown count as seen for later edits.
+   */
+  search(pattern?: string, options?: SearchOptions | undefined | null): SearchResult
   constructor(options?: HashlineOptions | undefined | null)
   /** The canonical root folder. */
   get root(): string
@@ -152,12 +158,89 @@ export interface ReadView {
 /** REV: 8 hex digits of SHA-1 of the canonical text (BOM removed, line endings as LF). */
 export declare function rev(text: string): string
 
+export interface SearchHit {
+  /** Relative to the root. */
+  path: string
+  /** The REV of the file the hit was found in. */
+  rev: string
+  line: number
+  ref: string
+  text: string
+  truncated: boolean
+  /** Context lines before the hit, in order. */
+  before: Array<SearchLine>
+  after: Array<SearchLine>
+}
+
+export interface SearchLine {
+  /** 1-based. */
+  line: number
+  ref: string
+  /** The line, cut at 2000 characters when longer. */
+  text: string
+  truncated: boolean
+}
+
+export interface SearchOptions {
+  /** File or folder to search (or several), relative to the root or absolute inside it (default: the root). */
+  path?: string | Array<string>
+  /** Globs a file must match to be searched, gitignore syntax relative to the root (`*.ts`, `src/**\/*.rs`); a leading `!` excludes. */
+  include?: string | Array<string>
+  /** Globs of files and folders not to search. */
+  exclude?: string | Array<string>
+  ignoreCase?: boolean
+  /** Take the pattern literally, not as a regular expression. */
+  fixedStrings?: boolean
+  /** Match whole words only. */
+  word?: boolean
+  /** Show the lines that do not match. */
+  invert?: boolean
+  /** Also search hidden files and folders (default false; `.git` only when named). */
+  hidden?: boolean
+  /** Hits shown at most (default 100); the search stops once more are found. */
+  maxResults?: number
+  /** Lines shown before and after each hit (default 0). */
+  context?: number
+}
+
+export interface SearchResult {
+  /** What the model reads: hits with refs under each file's path and REV. */
+  text: string
+  /** Sorted by path, then line. */
+  hits: Array<SearchHit>
+  /** Hits shown. */
+  shown: number
+  /** Files with hits shown. */
+  files: number
+  /** Hits found beyond `maxResults` and not shown. */
+  more: number
+  /** The search stopped at `maxResults`: there are at least `more` other hits. */
+  stopped: boolean
+  /** Files not searched: binary, not UTF-8, over `maxFileBytes`, unreadable. */
+  skipped: SkippedFiles
+}
+
 export interface ShownLine {
   /** 1-based line number. */
   line: number
   text: string
   /** `text` is only the start of the line (the viewer cut it). */
   truncated?: boolean
+}
+
+export interface SkippedFile {
+  path: string
+  /** `BINARY`, `NOT_UTF8`, `TOO_LARGE`, or `PERMISSION` for one that could not be read. */
+  reason: string
+}
+
+export interface SkippedFiles {
+  binary: number
+  notUtf8: number
+  tooLarge: number
+  unreadable: number
+  /** The first few of them by name. */
+  files: Array<SkippedFile>
 }
 
 export interface StripResult {

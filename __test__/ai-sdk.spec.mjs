@@ -132,6 +132,6 @@ test("grep through the AI SDK returns hits with refs under the root only", async
   const { model, calls } = scriptedModel([() => ({ toolName: "grep", input: { pattern: "port" } }), () => ({ toolName: "grep", input: { pattern: "x", path: ".." } })])
   await generateText({ model, tools: createTools({ root }), prompt: "Find the port", stopWhen: stepCountIs(3) })
   const outputs = toolOutputs(calls[2].prompt)
-  t.regex(outputs[0], /^text:Found 1 matching line\.\n\nsrc\/x\.ts REV:[0-9A-F]{8}\n {2}1#[0-9A-F]{3}#[0-9A-F]{3}\|const port = 8080\n$/)
+  t.regex(outputs[0], /^text:Found 1 matching line in 1 file\.\n\nsrc\/x\.ts REV:[0-9A-F]{8}\n {2}1#[0-9A-F]{3}#[0-9A-F]{3}\|const port = 8080\n$/)
   t.regex(outputs[1], /^error-text:.*outside the project root/)
 })

@@ -121,6 +121,12 @@ const polluted = [
   ['path', 'EVIL', 'formatView names the text "text"', () => formatView('a\n', {})],
   ['limit', 1, 'formatView shows every line', () => formatView('a\nb\n', {})],
   ['truncated', true, 'a shown line is compared whole', (s) => s.hl.tag('f.txt', [{ line: 3, text: 'c' }, { line: 4, text: '' }]).refs],
+  ['hidden', true, 'a search skips hidden files', (s) => {
+    writeFileSync(join(s.root, '.hidden.txt'), 'b\n')
+    return s.hl.search('b', {}).text
+  }],
+  ['maxResults', 1, 'a search shows every hit up to the default limit', (s) => s.hl.search('b', {}).text],
+  ['invert', true, 'a search shows matching lines', (s) => s.hl.search('c', {}).text],
   ['op', 'delete', 'applyEdits reads only the fields given', () => applyEdits('a\n', { operations: [{ op: 'append', content: 'x' }] }).text],
 ]
 for (const [key, value, what, call] of polluted) {

@@ -8,9 +8,8 @@ import { createRequire } from "node:module"
 import os from "node:os"
 import path from "node:path"
 import { parseArgs } from "node:util"
-import { describeType, parseEditArguments, parseGrepArguments, parseReadArguments } from "../lib/definitions.mjs"
+import { describeType, parseEditArguments, parseReadArguments } from "../lib/definitions.mjs"
 import { applyBatch, errorInfo } from "../lib/batch.mjs"
-import { grep } from "../lib/grep.mjs"
 
 /**
  * @typedef {import("../index.js").Hashline} Hashline
@@ -27,8 +26,19 @@ Commands:
                                         array, or {"oldString","newString"}) from --ops or stdin
   apply [--ops JSON]                    edit several files: [{"path":P,"operations":[...]}, ...]
                                         from --ops or stdin; all are checked before any is written
-  grep PATTERN [PATH] [--include GLOB]  search the files under PATH, hits with refs
+  grep PATTERN [PATH...] [flags]        search the files under each PATH (default: the root) for
+                                        lines matching PATTERN (Rust regex syntax), hits with refs;
+                                        files .gitignore lists, hidden and binary files are skipped
   mcp                                   serve read, edit and grep over MCP on stdio
+
+grep flags:
+  -i, --ignore-case     ignore case              -F, --fixed-strings   PATTERN is plain text
+  -w, --word-regexp     whole words only         -v, --invert-match    lines not matching
+  -g, --glob GLOB       search only files matching GLOB; !GLOB leaves files out (repeatable;
+                        --include GLOB is the same)
+  -m, --max-count N     show at most N matching lines in all (default 100)
+  -C, --context N       show N lines before and after each hit, with refs
+  --hidden              search hidden files and folders too
 
 Options:
   --root DIR    relative paths resolve against DIR and nothing outside it is touched
@@ -38,7 +48,7 @@ Options:
                 memory unless --store or $HASHLINE_STORE is given)
   --json        print results and errors as one JSON object on stdout
   -h, --help    show this help
-  -v, --version show the version
+  -V, --version show the version
 
 Exit codes: 0 done; 1 refs stale or lines unseen (HASH_MISMATCH, UNSEEN_LINES,
 BASE_CHANGED); 2 invalid request (INVALID_REQUEST, INVALID_REF, OUT_OF_RANGE,
@@ -78,10 +88,10 @@ const COMMAND_OPTIONS = /** @type {Record<string, string[]>} */ ({
   read: ["offset", "limit"],
   edit: ["ops", "rev"],
   apply: ["ops"],
-  grep: ["include"],
+  grep: ["ignore-case", "fixed-strings", "word-regexp", "invert-match", "glob", "include", "max-count", "context", "hidden"],
   mcp: [],
 })
-const POSITIONALS = /** @type {Record<string, [number, number]>} */ ({ read: [1, 1], edit: [1, 1], apply: [0, 0], grep: [1, 2], mcp: [0, 0] })
+const POSITIONALS = /** @type {Record<string, [number, number]>} */ ({ read: [1, 1], edit: [1, 1], apply: [0, 0], grep: [1, Infinity], mcp: [0, 0] })
 
 class Failure extends Error {
   /**
@@ -214,9 +224,17 @@ async function run(argv) {
         limit: { type: "string" },
         ops: { type: "string" },
         rev: { type: "string" },
-        include: { type: "string" },
+        "ignore-case": { type: "boolean", short: "i" },
+        "fixed-strings": { type: "boolean", short: "F" },
+        "word-regexp": { type: "boolean", short: "w" },
+        "invert-match": { type: "boolean", short: "v" },
+        glob: { type: "string", short: "g", multiple: true },
+        include: { type: "string", multiple: true },
+        "max-count": { type: "string", short: "m" },
+        context: { type: "string", short: "C" },
+        hidden: { type: "boolean" },
         help: { type: "boolean", short: "h" },
-        version: { type: "boolean", short: "v" },
+        version: { type: "boolean", short: "V" },
       },
     })
   } catch (err) {
@@ -239,7 +257,7 @@ async function run(argv) {
   }
   const [min, max] = POSITIONALS[command]
   if (rest.length < min || rest.length > max) {
-    throw usage(`${command} takes ${min === max ? `${min === 0 ? "no" : min}` : `${min} to ${max}`} argument${max === 1 ? "" : "s"}, got ${rest.length}: ${USAGE.split("\n").find((l) => l.trimStart().startsWith(command))?.trim()}`)
+    throw usage(`${command} takes ${min === max ? `${min === 0 ? "no" : min}` : max === Infinity ? `at least ${min}` : `${min} to ${max}`} argument${(max === Infinity ? min : max) === 1 ? "" : "s"}, got ${rest.length}: ${USAGE.split("\n").find((l) => l.trimStart().startsWith(command))?.trim()}`)
   }
 
   const root = path.resolve(values.root ?? ".")
@@ -266,9 +284,36 @@ async function run(argv) {
   if (command === "apply") {
     return apply(engine, await requestJson(values.ops, "batch"))
   }
-  const args = parseGrepArguments({ pattern: rest[0], path: rest[1], include: values.include })
-  const found = grep(engine, args)
-  return { stdout: found.text, json: { ok: true, matches: found.matches, shown: found.shown, files: found.files } }
+  const [pattern, ...paths] = rest
+  const globs = [...(values.glob ?? []), ...(values.include ?? [])]
+  const found = engine.search(pattern, {
+    path: paths,
+    include: globs.filter((g) => !g.startsWith("!")),
+    exclude: globs.filter((g) => g.startsWith("!")).map((g) => g.slice(1)),
+    ignoreCase: values["ignore-case"],
+    fixedStrings: values["fixed-strings"],
+    word: values["word-regexp"],
+    invert: values["invert-match"],
+    hidden: values.hidden,
+    maxResults: number(values["max-count"], "-m/--max-count", 1),
+    context: number(values.context, "-C/--context", 0),
+  })
+  const { text, ...structured } = found
+  return { stdout: text, json: { ok: true, ...structured } }
+}
+
+/**
+ * A flag's count.
+ * @param {string | undefined} value
+ * @param {string} flag
+ * @param {number} min
+ */
+function number(value, flag, min) {
+  if (value === undefined) return undefined
+  if (!/^\s*\d+\s*$/.test(value) || Number(value) < min) {
+    throw new Failure("INVALID_REQUEST", `${flag} takes a whole number of at least ${min}, got ${JSON.stringify(value)}.`)
+  }
+  return Number(value)
 }
 
 const argv = process.argv.slice(2)

@@ -27,8 +27,8 @@ export const READ_DESCRIPTION = `Read a text file. Each line comes with its ref,
 Cite the refs in edit operations instead of retyping old lines.
 Shows up to 2000 lines from offset (1-based, default 1); for a long file the last line says how to read on.`
 
-export const GREP_DESCRIPTION = `Search the text files under the project folder for lines matching a regular expression (JavaScript syntax; a leading (?i) ignores case). Each matching line comes with its ref, \`LINE#HASH#ANCHOR|content\`, under a header with the file's path and REV, so a hit can be edited without reading the file first.
-path narrows the search to a file or folder; include keeps files whose name matches a glob such as *.ts or *.{js,mjs}. Hidden files and folders and node_modules are skipped unless path names them. Shows up to 100 matching lines.`
+export const GREP_DESCRIPTION = `Search the text files under the project folder for lines matching a regular expression (Rust regex syntax, as in ripgrep: no look-around or backreferences). Each matching line comes with its ref, \`LINE#HASH#ANCHOR|content\`, under a header with the file's path and REV, so a hit can be edited without reading the file first.
+path narrows the search to a file or folder; include keeps the files matching a glob such as *.ts, *.{js,mjs} or src/**/*.rs, and exclude leaves files or folders out. Files .gitignore lists, hidden files and binary files are skipped unless path names them; hidden: true searches hidden files too. ignoreCase, fixedStrings (the pattern as plain text) and word (whole words only) refine the match; context shows lines around each hit, with refs. Shows up to maxResults matching lines (default 100), and says how many more it found.`
 
 /** The descriptions of the edit arguments, shared by the JSON schema and the zod schema. */
 export const EDIT_FIELDS = {
@@ -90,9 +90,16 @@ export const READ_SCHEMA = {
 export const GREP_SCHEMA = {
   type: "object",
   properties: {
-    pattern: { description: "Regular expression to search for, e.g. function\\s+total", type: "string" },
+    pattern: { description: "Regular expression to search for (Rust regex syntax), e.g. fn\\s+total", type: "string" },
     path: { description: "File or folder to search, relative to the session folder (default: all of it)", type: "string" },
-    include: { description: "Glob that file names must match, e.g. *.ts or *.{js,mjs}", type: "string" },
+    include: { description: "Glob that files must match, e.g. *.ts, *.{js,mjs} or src/**/*.rs", type: "string" },
+    exclude: { description: "Glob of files or folders to leave out, e.g. *.test.ts or vendor/", type: "string" },
+    ignoreCase: { description: "Ignore case (default false)", type: "boolean" },
+    fixedStrings: { description: "Take the pattern as plain text, not a regular expression (default false)", type: "boolean" },
+    word: { description: "Match whole words only (default false)", type: "boolean" },
+    hidden: { description: "Also search hidden files and folders (default false)", type: "boolean" },
+    context: { description: "Lines to show before and after each hit, with refs (default 0)", type: "integer", minimum: 0 },
+    maxResults: { description: "Matching lines to show at most (default 100)", type: "integer", minimum: 1 },
   },
   required: ["pattern"],
 }
@@ -269,16 +276,18 @@ export function parseEditArguments(args) {
 }
 
 /**
- * A positive whole number, also from the digits some models send as text.
+ * A whole number of at least `min`, also from the digits some models send as text.
  * @param {string} name
  * @param {unknown} value
+ * @param {string} [tool]
+ * @param {number} [min]
  * @returns {number | undefined}
  */
-function positive(name, value) {
+function positive(name, value, tool = "read", min = 1) {
   if (value === undefined) return undefined
   const n = typeof value === "string" && /^\s*\d+\s*$/.test(value) ? Number(value) : value
-  if (typeof n !== "number" || !Number.isInteger(n) || n < 1) {
-    throw invalid("read", `${name} must be a whole number of at least 1, got ${typeof value === "string" ? JSON.stringify(value) : describeType(value)}.`)
+  if (typeof n !== "number" || !Number.isInteger(n) || n < min) {
+    throw invalid(tool, `${name} must be a whole number of at least ${min}, got ${typeof value === "string" ? JSON.stringify(value) : describeType(value)}.`)
   }
   return n
 }
@@ -299,20 +308,51 @@ export function parseReadArguments(args) {
 }
 
 /**
+ * A flag, also from the "true" and "false" some models send as text.
+ * @param {string} name
+ * @param {unknown} value
+ * @returns {boolean | undefined}
+ */
+function flag(name, value) {
+  if (value === undefined || typeof value === "boolean") return value
+  if (value === "true" || value === "false") return value === "true"
+  throw invalid("grep", `${name} must be true or false, got ${typeof value === "string" ? JSON.stringify(value) : describeType(value)}.`)
+}
+
+/**
+ * @param {string} name
+ * @param {unknown} value
+ * @returns {string | undefined}
+ */
+function glob(name, value) {
+  if (value === undefined) return undefined
+  if (typeof value !== "string") throw invalid("grep", `${name} must be a glob string, got ${describeType(value)}.`)
+  return value.trim() === "" ? undefined : value.trim()
+}
+
+/**
+ * Checks grep arguments; the result's `options` go to `Hashline.search` as they are.
  * @param {unknown} args
- * @returns {{ pattern: string, path?: string, include?: string }}
+ * @returns {{ pattern: string, options: import("../index.js").SearchOptions }}
  */
 export function parseGrepArguments(args) {
   const input = fields("grep", args, Object.keys(GREP_SCHEMA.properties), "pattern", "pattern")
-  const { pattern, path, include } = input
+  const { pattern, path } = input
   if (typeof pattern !== "string" || pattern === "") {
     throw invalid("grep", `pattern must be a regular expression, got ${typeof pattern === "string" ? "an empty string" : describeType(pattern)}.`)
   }
   if (path !== undefined && typeof path !== "string") throw invalid("grep", `path must be a string, got ${describeType(path)}.`)
-  if (include !== undefined && typeof include !== "string") throw invalid("grep", `include must be a glob string, got ${describeType(include)}.`)
-  return {
-    pattern,
-    ...(path === undefined || path.trim() === "" ? {} : { path }),
-    ...(include === undefined || include.trim() === "" ? {} : { include: include.trim() }),
+  /** @type {Record<string, unknown>} */
+  const options = {
+    path: path === undefined || path.trim() === "" ? undefined : path,
+    include: glob("include", input.include),
+    exclude: glob("exclude", input.exclude),
+    ignoreCase: flag("ignoreCase", input.ignoreCase),
+    fixedStrings: flag("fixedStrings", input.fixedStrings),
+    word: flag("word", input.word),
+    hidden: flag("hidden", input.hidden),
+    context: positive("context", input.context, "grep", 0),
+    maxResults: positive("maxResults", input.maxResults, "grep", 1),
   }
+  return { pattern, options: Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)) }
 }

@@ -14,7 +14,6 @@ import {
   parseGrepArguments,
   parseReadArguments,
 } from "./definitions.mjs"
-import { grep } from "./grep.mjs"
 
 /**
  * @typedef {import("../index.js").HashlineOptions} HashlineOptions
@@ -34,8 +33,6 @@ const require = createRequire(import.meta.url)
 export function createTools(options = {}) {
   const native = /** @type {typeof import("../index.js")} */ (require("./native.cjs"))
   const engine = new native.Hashline(options)
-  // Read as the engine reads its options: the caller's own field only.
-  const maxFileBytes = Object.hasOwn(options, "maxFileBytes") ? options.maxFileBytes : undefined
   return {
     read: {
       name: "read",
@@ -60,7 +57,8 @@ export function createTools(options = {}) {
       description: GREP_DESCRIPTION,
       inputSchema: structuredClone(GREP_SCHEMA),
       async execute(args) {
-        return grep(engine, { ...parseGrepArguments(args), maxFileBytes }).text
+        const { pattern, options: search } = parseGrepArguments(args)
+        return engine.search(pattern, search).text
       },
     },
   }

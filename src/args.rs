@@ -695,6 +695,23 @@ impl Fields {
         }
     }
 
+    /// A string or an array of strings; blank ones are dropped.
+    pub fn strings(&self, key: &str) -> hashline::Result<Vec<String>> {
+        let items = match self.get(key) {
+            None => return Ok(Vec::new()),
+            Some(Value::String(s)) => vec![s.clone()],
+            Some(Value::Array(items)) => items
+                .iter()
+                .map(|item| match item {
+                    Value::String(s) => Ok(s.clone()),
+                    other => Err(self.wrong(key, "a string or an array of strings", other)),
+                })
+                .collect::<hashline::Result<Vec<_>>>()?,
+            Some(other) => return Err(self.wrong(key, "a string or an array of strings", other)),
+        };
+        Ok(items.into_iter().filter(|s| !s.trim().is_empty()).collect())
+    }
+
     /// A whole number of at least `min`.
     pub fn count(&self, key: &str, min: f64) -> hashline::Result<Option<usize>> {
         count(self.number(key)?, &format!("{}.{key}", self.name), min)

@@ -8,6 +8,7 @@ use napi_derive::napi;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 pub mod args;
+mod search;
 
 /// Runs `f`, turning an engine error into a JS `Error` with `code` and
 /// structured fields, and a panic into an `INTERNAL` error rather than a

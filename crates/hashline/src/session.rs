@@ -103,8 +103,8 @@ impl EditPlan {
 }
 
 pub struct Hashline {
-    options: Options,
-    root: Root,
+    pub(crate) options: Options,
+    pub(crate) root: Root,
     store: Mutex<Store>,
     /// One lock per file, held from plan to write; an owned guard needs
     /// parking_lot's `lock_arc`.
@@ -142,14 +142,14 @@ impl Hashline {
             .resolve(path, allow_outside || self.options.allow_outside_root)
     }
 
-    fn remember(&self, target: &Target, rev: &str, doc: &Arc<Document>, lines: &[Range<usize>]) {
-        let mut store = lock(&self.store);
-        if lines.is_empty() {
-            store.record(&target.real, rev, doc, 0..0);
-        }
-        for range in lines {
-            store.record(&target.real, rev, doc, range.clone());
-        }
+    pub(crate) fn remember(
+        &self,
+        target: &Target,
+        rev: &str,
+        doc: &Arc<Document>,
+        lines: &[Range<usize>],
+    ) {
+        lock(&self.store).record_all(&target.real, rev, doc, lines);
     }
 
     /// A tagged view of lines `offset..offset+limit` (1-based).

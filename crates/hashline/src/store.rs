@@ -102,6 +102,18 @@ impl Store {
     /// Records that `lines` of this version of `path` were displayed (an
     /// empty range records the version alone).
     pub fn record(&mut self, path: &Path, rev: &str, doc: &Arc<Document>, lines: Range<usize>) {
+        self.record_all(path, rev, doc, &[lines]);
+    }
+
+    /// Records several displayed ranges of one version at once, so that a
+    /// store on disk writes the version once rather than once per range.
+    pub fn record_all(
+        &mut self,
+        path: &Path,
+        rev: &str,
+        doc: &Arc<Document>,
+        ranges: &[Range<usize>],
+    ) {
         let size = doc.text().len();
         if size > self.limits.max_version_bytes || self.limits.max_versions == 0 {
             return;
@@ -118,7 +130,9 @@ impl Store {
                 let entry = &mut self.entries[index];
                 entry.last_used = clock;
                 let before = entry.version.seen.clone();
-                add_range(&mut entry.version.seen, lines);
+                for lines in ranges {
+                    add_range(&mut entry.version.seen, lines.clone());
+                }
                 if entry.version.seen == before {
                     return;
                 }
@@ -126,7 +140,9 @@ impl Store {
             }
             None => {
                 let mut seen = Vec::new();
-                add_range(&mut seen, lines);
+                for lines in ranges {
+                    add_range(&mut seen, lines.clone());
+                }
                 self.entries.push(Entry {
                     path: path.to_owned(),
                     version: Version {

@@ -1,0 +1,204 @@
+//! The binding of search: options in, structured hits and the text for the
+//! model out.
+
+use crate::args::{count, required_string, Fields};
+use crate::{guard, Hashline};
+use napi::bindgen_prelude::*;
+use napi_derive::napi;
+
+#[napi(object)]
+#[derive(Default)]
+pub struct SearchOptions {
+    /// File or folder to search (or several), relative to the root or absolute inside it (default: the root).
+    pub path: Option<Either<String, Vec<String>>>,
+    /// Globs a file must match to be searched, gitignore syntax relative to the root (`*.ts`, `src/**/*.rs`); a leading `!` excludes.
+    pub include: Option<Either<String, Vec<String>>>,
+    /// Globs of files and folders not to search.
+    pub exclude: Option<Either<String, Vec<String>>>,
+    pub ignore_case: Option<bool>,
+    /// Take the pattern literally, not as a regular expression.
+    pub fixed_strings: Option<bool>,
+    /// Match whole words only.
+    pub word: Option<bool>,
+    /// Show the lines that do not match.
+    pub invert: Option<bool>,
+    /// Also search hidden files and folders (default false; `.git` only when named).
+    pub hidden: Option<bool>,
+    /// Hits shown at most (default 100); the search stops once more are found.
+    pub max_results: Option<f64>,
+    /// Lines shown before and after each hit (default 0).
+    pub context: Option<f64>,
+}
+
+impl SearchOptions {
+    fn read(env: &Env, value: Option<Unknown>) -> hashline::Result<Self> {
+        let o = Fields::read(env, value, "options")?;
+        Ok(SearchOptions {
+            path: Some(Either::B(o.strings("path")?)),
+            include: Some(Either::B(o.strings("include")?)),
+            exclude: Some(Either::B(o.strings("exclude")?)),
+            ignore_case: o.bool("ignoreCase")?,
+            fixed_strings: o.bool("fixedStrings")?,
+            word: o.bool("word")?,
+            invert: o.bool("invert")?,
+            hidden: o.bool("hidden")?,
+            max_results: o.number("maxResults")?,
+            context: o.number("context")?,
+        })
+    }
+}
+
+/// The strings of a list option; the reader already dropped blank ones.
+fn list(value: Option<Either<String, Vec<String>>>) -> Vec<String> {
+    match value {
+        None => Vec::new(),
+        Some(Either::A(one)) => vec![one],
+        Some(Either::B(many)) => many,
+    }
+}
+
+#[napi(object)]
+pub struct SearchLine {
+    /// 1-based.
+    pub line: u32,
+    pub r#ref: String,
+    /// The line, cut at 2000 characters when longer.
+    pub text: String,
+    pub truncated: bool,
+}
+
+#[napi(object)]
+pub struct SearchHit {
+    /// Relative to the root.
+    pub path: String,
+    /// The REV of the file the hit was found in.
+    pub rev: String,
+    pub line: u32,
+    pub r#ref: String,
+    pub text: String,
+    pub truncated: bool,
+    /// Context lines before the hit, in order.
+    pub before: Vec<SearchLine>,
+    pub after: Vec<SearchLine>,
+}
+
+#[napi(object)]
+pub struct SkippedFile {
+    pub path: String,
+    /// `BINARY`, `NOT_UTF8`, `TOO_LARGE`, or `PERMISSION` for one that could not be read.
+    pub reason: String,
+}
+
+#[napi(object)]
+pub struct SkippedFiles {
+    pub binary: u32,
+    pub not_utf8: u32,
+    pub too_large: u32,
+    pub unreadable: u32,
+    /// The first few of them by name.
+    pub files: Vec<SkippedFile>,
+}
+
+#[napi(object)]
+pub struct SearchResult {
+    /// What the model reads: hits with refs under each file's path and REV.
+    pub text: String,
+    /// Sorted by path, then line.
+    pub hits: Vec<SearchHit>,
+    /// Hits shown.
+    pub shown: u32,
+    /// Files with hits shown.
+    pub files: u32,
+    /// Hits found beyond `maxResults` and not shown.
+    pub more: u32,
+    /// The search stopped at `maxResults`: there are at least `more` other hits.
+    pub stopped: bool,
+    /// Files not searched: binary, not UTF-8, over `maxFileBytes`, unreadable.
+    pub skipped: SkippedFiles,
+}
+
+fn u32_of(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+fn line(l: hashline::SearchLine) -> SearchLine {
+    SearchLine {
+        line: u32_of(l.line),
+        r#ref: l.reference,
+        text: l.text,
+        truncated: l.truncated,
+    }
+}
+
+#[napi]
+impl Hashline {
+    /// Searches the files under the root for lines matching `pattern` (Rust
+    /// regex syntax), honouring `.gitignore`; each hit carries its ref, and the
+    /// lines shown count as seen for later edits.
+    #[napi]
+    pub fn search(
+        &self,
+        env: Env,
+        #[napi(ts_arg_type = "string")] pattern: Option<Unknown>,
+        #[napi(ts_arg_type = "SearchOptions | undefined | null")] options: Option<Unknown>,
+    ) -> Result<SearchResult> {
+        guard(&env, || {
+            let pattern = required_string(&env, pattern, "pattern", "a regular expression, as a string")?;
+            let o = SearchOptions::read(&env, options)?;
+            let mut search = hashline::SearchOptions::new(pattern);
+            search.paths = list(o.path);
+            search.include = list(o.include);
+            search.exclude = list(o.exclude);
+            search.ignore_case = o.ignore_case.unwrap_or(false);
+            search.fixed_strings = o.fixed_strings.unwrap_or(false);
+            search.word = o.word.unwrap_or(false);
+            search.invert = o.invert.unwrap_or(false);
+            search.hidden = o.hidden.unwrap_or(false);
+            if let Some(max) = count(o.max_results, "options.maxResults", 1.0)? {
+                search.max_results = max;
+            }
+            if let Some(context) = count(o.context, "options.context", 0.0)? {
+                search.context = context;
+            }
+            let result = self.inner.search(&search)?;
+            let stopped = result.stopped();
+            let shown = result.hits.len();
+            let skipped = result.skipped;
+            Ok(SearchResult {
+                text: result.text,
+                hits: result
+                    .hits
+                    .into_iter()
+                    .map(|h| SearchHit {
+                        path: h.path,
+                        rev: h.rev,
+                        line: u32_of(h.line.line),
+                        r#ref: h.line.reference,
+                        text: h.line.text,
+                        truncated: h.line.truncated,
+                        before: h.before.into_iter().map(line).collect(),
+                        after: h.after.into_iter().map(line).collect(),
+                    })
+                    .collect(),
+                shown: u32_of(shown),
+                files: u32_of(result.files),
+                more: u32_of(result.more),
+                stopped,
+                skipped: SkippedFiles {
+                    binary: u32_of(skipped.binary),
+                    not_utf8: u32_of(skipped.not_utf8),
+                    too_large: u32_of(skipped.too_large),
+                    unreadable: u32_of(skipped.unreadable),
+                    files: skipped
+                        .files
+                        .into_iter()
+                        .map(|f| SkippedFile {
+                            path: f.path,
+                            reason: f.reason.as_str().to_owned(),
+                        })
+                        .collect(),
+                },
+            })
+        })
+    }
+}
