@@ -84,7 +84,8 @@ pub fn edit(input: &EditInput<'_>, request: &Request) -> Result<Edited> {
                 format!("Created {} with {ops}", input.path)
             };
             (
-                doc.splice(&planned.splices),
+                doc.splice(&planned.splices)
+                    .map_err(|e| e.with_path(input.path))?,
                 hunks(&planned.splices),
                 headline,
                 planned.notes,
@@ -139,7 +140,8 @@ pub fn edit(input: &EditInput<'_>, request: &Request) -> Result<Edited> {
                 input.path
             );
             (
-                doc.splice(&replaced.splices),
+                doc.splice(&replaced.splices)
+                    .map_err(|e| e.with_path(input.path))?,
                 hunks(&replaced.splices),
                 headline,
                 replaced.notes,
