@@ -3,59 +3,21 @@
 //! endings, with or without a BOM), edited by random valid batches. The
 //! written bytes must read back as exactly the lines a plain model of the
 //! batch gives, every untouched line must keep its bytes, and the recorded
-//! line map must send every untouched line to its new place and no other.
+//! line map must send every untouched line to its new place and no other
+//! (`model::check_written`, shared with the fuzz target, says exactly how).
+
+// Shared with the fuzz targets, which use the rest of it.
+#[allow(dead_code)]
+#[path = "../../../fuzz/src/model.rs"]
+mod model;
 
 use hashline::edit::{edit, EditInput};
 use hashline::{Document, ErrorCode, Hashline, OpKind, Operation, Options, Ref, Request};
+use model::{check_written, parse, Outcome};
 use proptest::prelude::*;
 use proptest::test_runner::Config;
 
 const BOM: &[u8] = b"\xEF\xBB\xBF";
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum End {
-    Lf,
-    CrLf,
-    Cr,
-}
-
-/// One line of a file as bytes: its content and its terminator, if any.
-type Line = (Vec<u8>, Option<End>);
-
-/// Splits bytes into lines the way any reader does: `\r\n`, `\n` and a lone
-/// `\r` each end a line; text after the last terminator is a last line
-/// without one. Written here from that definition, not from the engine.
-fn parse(bytes: &[u8]) -> (bool, Vec<Line>) {
-    let (bom, body) = match bytes.strip_prefix(BOM) {
-        Some(rest) => (true, rest),
-        None => (false, bytes),
-    };
-    let mut lines = Vec::new();
-    let mut content = Vec::new();
-    let mut i = 0;
-    while i < body.len() {
-        let end = match body[i] {
-            b'\n' => Some(End::Lf),
-            b'\r' if body.get(i + 1) == Some(&b'\n') => Some(End::CrLf),
-            b'\r' => Some(End::Cr),
-            _ => None,
-        };
-        match end {
-            Some(end) => {
-                lines.push((std::mem::take(&mut content), Some(end)));
-                i += if end == End::CrLf { 2 } else { 1 };
-            }
-            None => {
-                content.push(body[i]);
-                i += 1;
-            }
-        }
-    }
-    if !content.is_empty() {
-        lines.push((content, None));
-    }
-    (bom, lines)
-}
 
 fn file() -> impl Strategy<Value = Vec<u8>> {
     let token = prop::sample::select(vec!["a", "b", "\r", "\n", "\r\n"]);
@@ -170,7 +132,7 @@ fn request(doc: &Document, ops: &[Op]) -> Request {
 
 /// What the batch means on plain lines: the new lines, and for each old
 /// line its new index if no operation touched it.
-fn model(old: &[String], ops: &[Op]) -> (Vec<String>, Vec<Option<usize>>) {
+fn meaning(old: &[String], ops: &[Op]) -> Outcome {
     let n = old.len();
     let mut lines = Vec::new();
     let mut kept = vec![None; n];
@@ -203,21 +165,20 @@ fn model(old: &[String], ops: &[Op]) -> (Vec<String>, Vec<Option<usize>>) {
             }
         }
     }
-    (lines, kept)
-}
-
-fn text_of(line: &Line) -> String {
-    String::from_utf8(line.0.clone()).unwrap()
+    Outcome { lines, kept }
 }
 
 /// Runs the batch and checks every property; `Err` names the first broken.
 fn check(bytes: &[u8], ops: &[Op]) -> Result<(), TestCaseError> {
-    let (bom, old) = parse(bytes);
     let doc = Document::from_bytes(bytes).unwrap();
     prop_assert_eq!(doc.to_bytes(), bytes, "the document does not round-trip");
-    let old_text: Vec<String> = old.iter().map(text_of).collect();
-    prop_assert_eq!(doc.lines().collect::<Vec<_>>(), old_text.clone());
-    let (want, kept) = model(&old_text, ops);
+    let old: Vec<String> = parse(bytes)
+        .1
+        .into_iter()
+        .map(|(content, _)| String::from_utf8(content).unwrap())
+        .collect();
+    prop_assert_eq!(doc.lines().collect::<Vec<_>>(), old.clone());
+    let want = meaning(&old, ops);
     let input = EditInput {
         doc: &doc,
         path: "f.txt",
@@ -230,64 +191,24 @@ fn check(bytes: &[u8], ops: &[Op]) -> Result<(), TestCaseError> {
         Ok(edited) => edited,
         Err(err) => {
             prop_assert_eq!(err.code, ErrorCode::NoChange, "{}", err.message);
-            prop_assert_eq!(&want, &old_text, "NO_CHANGE for a batch that changes lines");
+            prop_assert_eq!(
+                &want.lines,
+                &old,
+                "NO_CHANGE for a batch that changes lines"
+            );
             return Ok(());
         }
     };
-    prop_assert_ne!(&want, &old_text, "a batch that changes nothing was applied");
-    let out = edited.doc.to_bytes();
-
-    // (1) The bytes read back as the model's lines, BOM kept.
-    let (out_bom, new) = parse(&out);
-    let got: Vec<String> = new.iter().map(text_of).collect();
-    prop_assert_eq!(
-        &got,
-        &want,
-        "lines read back: {:?}",
-        String::from_utf8_lossy(&out)
+    prop_assert_ne!(
+        &want.lines,
+        &old,
+        "a batch that changes nothing was applied"
     );
-    prop_assert_eq!(out_bom, bom);
-    prop_assert_eq!(edited.doc.lines().collect::<Vec<_>>(), want.clone());
-
-    // (2) Every untouched line keeps its bytes: its content, and its own
-    // ending unless it lost its place as the last line, became the last
-    // line of a file without a final newline, or is an empty line that
-    // came to follow a lone CR of another untouched line (then it is
-    // written CRLF, one byte more, as text.rs documents).
-    let final_newline = old.last().is_none_or(|l| l.1.is_some());
-    let mut untouched = vec![false; new.len()];
-    for (i, j) in kept.iter().enumerate() {
-        if let Some(j) = *j {
-            untouched[j] = true;
-            let (content, own) = &old[i];
-            let written = new[j].1;
-            let last = j + 1 == new.len();
-            let after_own_cr = j > 0 && untouched[j - 1] && new[j - 1].1 == Some(End::Cr);
-            let expected = match own {
-                _ if last && !final_newline && !content.is_empty() => None,
-                Some(End::Lf) if content.is_empty() && after_own_cr => Some(End::CrLf),
-                Some(end) => Some(*end),
-                None => written.filter(|_| !last),
-            };
-            prop_assert_eq!(
-                written,
-                expected,
-                "old line {} (now {}) in {:?}",
-                i + 1,
-                j + 1,
-                String::from_utf8_lossy(&out)
-            );
-        }
+    let written = edited.doc.to_bytes();
+    if let Err(problem) = check_written(bytes, &written, &want, Some(&edited.map)) {
+        prop_assert!(false, "{}", problem);
     }
-
-    // (3) The line map sends each untouched line to its place, and
-    // nothing else anywhere.
-    for (i, j) in kept.iter().enumerate() {
-        prop_assert_eq!(edited.map.line(i), *j, "map of old line {}", i + 1);
-        if let Some(j) = j {
-            prop_assert_eq!(edited.doc.line(*j), doc.line(i));
-        }
-    }
+    prop_assert_eq!(edited.doc.lines().collect::<Vec<_>>(), want.lines);
     Ok(())
 }
 
