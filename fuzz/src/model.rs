@@ -732,6 +732,7 @@ fn run_pure(case: &Case, cleanup: bool) -> Result<Edited, Error> {
             history: &[],
             cleanup,
             seen_guard: false,
+            store_note: None,
         },
         &request,
     )

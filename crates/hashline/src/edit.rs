@@ -20,6 +20,9 @@ pub struct EditInput<'a> {
     pub history: &'a [Version],
     pub cleanup: bool,
     pub seen_guard: bool,
+    /// A note about the store for the result, whatever it is (damaged
+    /// versions that were ignored).
+    pub store_note: Option<&'a str>,
 }
 
 #[derive(Debug, Clone)]
@@ -48,6 +51,16 @@ impl Request {
 }
 
 pub fn edit(input: &EditInput<'_>, request: &Request) -> Result<Edited> {
+    apply(input, request).map_err(|mut err| {
+        if let Some(note) = input.store_note {
+            err.message.push_str("\nNote: ");
+            err.message.push_str(note);
+        }
+        err
+    })
+}
+
+fn apply(input: &EditInput<'_>, request: &Request) -> Result<Edited> {
     let doc = input.doc;
     if !input.exists && !request.creates() {
         return Err(Error::new(
@@ -148,6 +161,10 @@ pub fn edit(input: &EditInput<'_>, request: &Request) -> Result<Edited> {
             )
         }
     };
+    let notes: Vec<String> = notes
+        .into_iter()
+        .chain(input.store_note.map(str::to_owned))
+        .collect();
     let new_doc = Document::from_vec(bytes)?;
     // Lines that only trade places with copies of themselves can move line
     // endings around a mixed file without changing a line: still no change.
@@ -203,6 +220,7 @@ pub fn apply_to_text(text: &str, request: &Request, cleanup: bool) -> Result<(St
             history: &[],
             cleanup,
             seen_guard: false,
+            store_note: None,
         },
         request,
     )?;

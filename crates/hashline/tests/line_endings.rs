@@ -186,6 +186,7 @@ fn check(bytes: &[u8], ops: &[Op]) -> Result<(), TestCaseError> {
         history: &[],
         cleanup: false,
         seen_guard: false,
+        store_note: None,
     };
     let edited = match edit(&input, &request(&doc, ops)) {
         Ok(edited) => edited,
