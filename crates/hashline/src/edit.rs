@@ -126,8 +126,13 @@ fn apply(input: &EditInput<'_>, request: &Request) -> Result<Edited> {
                 return Err(Error::new(ErrorCode::NoChange, crate::replace::IDENTICAL)
                     .with_path(input.path));
             }
-            // The new file holds exactly the text given, terminators included.
-            let bytes = new_string.as_bytes().to_vec();
+            // The new file holds exactly the text given, terminators
+            // included, after the BOM of a file that held only a BOM.
+            let mut bytes = Vec::with_capacity(new_string.len() + 3);
+            if doc.has_bom() && !new_string.starts_with('\u{FEFF}') {
+                bytes.extend_from_slice("\u{FEFF}".as_bytes());
+            }
+            bytes.extend_from_slice(new_string.as_bytes());
             let lines = Document::from_bytes(&bytes)?.line_count();
             let created = [Hunk {
                 old: 0..0,
@@ -235,6 +240,21 @@ mod tests {
     use super::*;
     use crate::request::{OpKind, Operation};
     use crate::Ref;
+
+    #[test]
+    fn writing_into_a_file_that_holds_only_a_bom_keeps_the_bom() {
+        let request = |new: &str| Request::Replace {
+            old_string: String::new(),
+            new_string: new.into(),
+            replace_all: false,
+        };
+        let (out, _) = apply_to_text("\u{FEFF}", &request("x\r\ny"), false).unwrap();
+        assert_eq!(out, "\u{FEFF}x\r\ny");
+        let (out, _) = apply_to_text("\u{FEFF}", &request("\u{FEFF}x"), false).unwrap();
+        assert_eq!(out, "\u{FEFF}x");
+        let (out, _) = apply_to_text("", &request("x"), false).unwrap();
+        assert_eq!(out, "x");
+    }
 
     #[test]
     fn a_batch_that_only_moves_line_endings_between_equal_lines_changes_nothing() {

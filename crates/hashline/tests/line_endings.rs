@@ -231,6 +231,8 @@ proptest! {
         )
     ) {
         if let Ok(doc) = Document::from_bytes(&bytes) {
+            prop_assert_eq!(&*doc.file_bytes(), &bytes[..]);
+            prop_assert_eq!(Document::from_vec(bytes.clone()).unwrap(), doc.clone());
             prop_assert_eq!(doc.to_bytes(), bytes);
         }
     }
