@@ -204,14 +204,13 @@ impl Store {
         // is known; elsewhere the plan checks it before use.
         let line_counts: HashMap<String, usize> = loaded
             .iter()
-            .map(|v| &v.doc)
             .chain(
                 self.entries
                     .iter()
                     .filter(|e| e.path == path)
-                    .map(|e| &e.version.doc),
+                    .map(|e| &e.version),
             )
-            .map(|doc| (doc.rev().to_owned(), doc.line_count()))
+            .map(|v| (v.rev.clone(), v.doc.line_count()))
             .collect();
         loaded.retain(|v| {
             let fits = v.parent.as_ref().is_none_or(|p| {
