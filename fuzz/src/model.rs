@@ -1,20 +1,26 @@
 //! A reference model of an edit batch, and a generator that turns any bytes
-//! into a case (a text and a loosely typed request, valid or not). The fuzz
-//! targets and the property tests of `crates/hashline/tests/invariants.rs`
-//! share it, so both check the same invariants:
+//! into a case (a file's bytes, valid text or not, and a loosely typed
+//! request, valid or not). The fuzz targets and the property tests of
+//! `crates/hashline/tests/` share it, so both check the same invariants:
 //!
 //! - nothing panics, whatever the bytes;
 //! - an error is the one the model predicts, and a session's file keeps its
 //!   bytes;
-//! - a success gives the lines the model gives.
+//! - a success writes bytes that read back as the lines the model gives;
+//!   every line the batch did not touch keeps its bytes; the line map the
+//!   edit records sends each untouched line to its new place and no other
+//!   line anywhere; and a ref from before the edit still finds its line.
 //!
-//! The model is written from the documented semantics (DESIGN §2), not from
-//! the engine: it computes refs with the public hash functions, places each
-//! operation on plain lines and applies the batch by walking the old lines.
+//! The model is written from the documented semantics (DESIGN §2, §6), not
+//! from the engine: it splits bytes into lines itself, computes refs with
+//! the public hash functions, places each operation on plain lines and
+//! applies the batch by walking the old lines.
 
+use hashline::edit::{edit, EditInput, Edited};
+use hashline::remap::LineMap;
 use hashline::{
-    anchor_hash, apply_to_text, line_hash, rev, Document, ErrorCode, Hashline, OpKind, Options,
-    Ref, Request, Value,
+    anchor_hash, line_hash, rev, Document, Error, ErrorCode, Hashline, OpKind, Options, Ref,
+    Request, Value,
 };
 use std::collections::HashMap;
 
@@ -35,6 +41,7 @@ const LINES: &[&str] = &[
     "1#ABC#DEF|echo",
     "é 日本 🎉",
     "  ",
+    "\u{FEFF}bom-like",
 ];
 
 /// Ref-shaped strings that must never parse.
@@ -102,47 +109,153 @@ pub struct Op {
 
 #[derive(Debug, Clone)]
 pub struct Case {
-    /// The text as a caller holds it (BOM as U+FEFF, original line endings).
-    pub text: String,
-    /// Its canonical lines.
-    pub lines: Vec<String>,
+    /// The file's bytes: any bytes, text or not.
+    pub bytes: Vec<u8>,
+    /// Its lines, or why the engine cannot read it as text.
+    pub lines: Result<Vec<String>, ErrorCode>,
     pub request: Value,
     pub ops: Vec<Op>,
     pub rev: Option<String>,
     /// The request breaks a rule of its shape (unknown op or field, wrong
     /// type, missing or surplus field): `INVALID_REQUEST` whatever else.
     pub malformed: bool,
+    /// Which untouched line a session cites again, by its old ref, after
+    /// the edit.
+    pub probe: usize,
 }
 
 fn s(v: &str) -> Value {
     Value::String(v.to_owned())
 }
 
-/// The text of a case: lines joined by LF, CRLF or lone CR (uniform), or
-/// by LF and CRLF mixed; a BOM or not; a final newline or not.
-fn text(src: &mut Source<'_>, lines: &[String]) -> String {
-    let style = src.below(4);
-    let bom = src.chance(4);
-    let final_newline = src.chance(10) || lines.last().is_some_and(String::is_empty);
-    let mut out = String::new();
-    if bom {
-        out.push('\u{FEFF}');
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// Pieces of files that are not only well-formed text: terminators in any
+/// order, BOMs, NUL, stray and truncated UTF-8.
+const TOKENS: &[&[u8]] = &[
+    b"a",
+    b"b",
+    b"\r",
+    b"\n",
+    b"\r\n",
+    b"\r",
+    b"\n",
+    b" ",
+    b"\t",
+    BOM,
+    "é".as_bytes(),
+    b"\0",
+    b"\xFF",
+    b"\xC3",
+];
+
+/// The bytes of a case's file. Mostly text: lines joined by LF, CRLF or
+/// lone CR, uniform or mixed (a lone CR before an empty line's LF reads as
+/// one CRLF, as any reader reads it), a BOM or not, a final newline or
+/// not. Else a string of tokens, or bytes taken from the input as they are.
+fn file(src: &mut Source<'_>) -> Vec<u8> {
+    let mut out = Vec::new();
+    match src.below(8) {
+        6 => {
+            for _ in 0..src.below(40) {
+                out.extend_from_slice(TOKENS[src.below(TOKENS.len())]);
+            }
+            return out;
+        }
+        7 => {
+            for _ in 0..src.below(48) {
+                out.push(src.byte());
+            }
+            return out;
+        }
+        _ => {}
     }
+    let lines: Vec<&str> = (0..src.below(24)).map(|_| src.pick(LINES)).collect();
+    let style = src.below(4);
+    if src.chance(4) {
+        out.extend_from_slice(BOM);
+    }
+    let final_newline = src.chance(10) || lines.last().is_some_and(|l| l.is_empty());
     for (i, line) in lines.iter().enumerate() {
-        out.push_str(line);
+        out.extend_from_slice(line.as_bytes());
         if i + 1 < lines.len() || final_newline {
-            out.push_str(match style {
-                0 => "\n",
-                1 => "\r\n",
-                // Lone CR only uniformly: mixed with LF, "\r" before an
-                // empty line's "\n" would read as one CRLF.
-                2 => "\r",
-                _ if src.chance(8) => "\r\n",
-                _ => "\n",
+            out.extend_from_slice(match style {
+                0 => b"\n",
+                1 => b"\r\n",
+                2 => b"\r",
+                _ => [&b"\n"[..], b"\r\n", b"\r"][src.below(3)],
             });
         }
     }
     out
+}
+
+/// A line ending, as the model reads it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum End {
+    Lf,
+    CrLf,
+    Cr,
+}
+
+/// One line of a file as bytes: its content and its terminator, if any.
+pub type Line = (Vec<u8>, Option<End>);
+
+/// Splits bytes into lines the way any reader does: one leading BOM is not
+/// text; `\r\n`, `\n` and a lone `\r` each end a line; bytes after the
+/// last terminator are a last line without one.
+pub fn parse(bytes: &[u8]) -> (bool, Vec<Line>) {
+    let (bom, body) = match bytes.strip_prefix(BOM) {
+        Some(rest) => (true, rest),
+        None => (false, bytes),
+    };
+    let mut lines = Vec::new();
+    let mut content = Vec::new();
+    let mut i = 0;
+    while i < body.len() {
+        let end = match body[i] {
+            b'\n' => Some(End::Lf),
+            b'\r' if body.get(i + 1) == Some(&b'\n') => Some(End::CrLf),
+            b'\r' => Some(End::Cr),
+            _ => None,
+        };
+        match end {
+            Some(end) => {
+                lines.push((std::mem::take(&mut content), Some(end)));
+                i += if end == End::CrLf { 2 } else { 1 };
+            }
+            None => {
+                content.push(body[i]);
+                i += 1;
+            }
+        }
+    }
+    if !content.is_empty() {
+        lines.push((content, None));
+    }
+    (bom, lines)
+}
+
+/// The lines of a file as text, or `NOT_UTF8`.
+pub fn text_lines(bytes: &[u8]) -> Result<Vec<String>, ErrorCode> {
+    parse(bytes)
+        .1
+        .into_iter()
+        .map(|(content, _)| String::from_utf8(content).map_err(|_| ErrorCode::NotUtf8))
+        .collect()
+}
+
+/// The REV of a file: over its lines, each with LF where it had any
+/// terminator, without the BOM.
+fn rev_of(bytes: &[u8]) -> String {
+    let mut canonical = Vec::new();
+    for (content, end) in parse(bytes).1 {
+        canonical.extend_from_slice(&content);
+        if end.is_some() {
+            canonical.push(b'\n');
+        }
+    }
+    rev(&String::from_utf8_lossy(&canonical))
 }
 
 /// A ref for line `index` (0-based) of `lines`, as the model might copy it:
@@ -234,10 +347,9 @@ fn op_name(src: &mut Source<'_>, kind: OpKind) -> String {
 /// few decisions break the request's shape or its refs on purpose.
 pub fn case(data: &[u8]) -> Case {
     let mut src = Source::new(data);
-    let lines: Vec<String> = (0..src.below(24))
-        .map(|_| src.pick(LINES).to_owned())
-        .collect();
-    let text = text(&mut src, &lines);
+    let bytes = file(&mut src);
+    let parsed = text_lines(&bytes);
+    let lines = parsed.clone().unwrap_or_default();
     let n = lines.len();
     let mut malformed = false;
     let mut ops = Vec::new();
@@ -309,7 +421,7 @@ pub fn case(data: &[u8]) -> Case {
             content,
         });
     }
-    let doc_rev = rev(Document::from_text(&text).text());
+    let doc_rev = rev_of(&bytes);
     let rev = match src.below(8) {
         0 => Some(doc_rev.to_ascii_lowercase()),
         1 => Some("0BADBEEF".to_owned()),
@@ -329,8 +441,9 @@ pub fn case(data: &[u8]) -> Case {
         });
     }
     Case {
-        text,
-        lines,
+        probe: src.below(n.max(1)),
+        bytes,
+        lines: parsed,
         request: Value::Object(request),
         ops,
         rev,
@@ -338,8 +451,16 @@ pub fn case(data: &[u8]) -> Case {
     }
 }
 
-/// What the model expects: the error code, or the new lines.
-pub type Expected = Result<Vec<String>, ErrorCode>;
+/// What a valid batch gives: the new lines, and for each old line its
+/// index among them if no operation touched it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Outcome {
+    pub lines: Vec<String>,
+    pub kept: Vec<Option<usize>>,
+}
+
+/// What the model expects: the error code, or the outcome.
+pub type Expected = Result<Outcome, ErrorCode>;
 
 struct Item {
     kind: OpKind,
@@ -348,14 +469,19 @@ struct Item {
     lines: Vec<String>,
 }
 
-/// The outcome of `case` per the documented semantics. `vouched`: a stored
-/// version (a session's read) vouches for the text, so a ref without
-/// ANCHOR may name a line whose text repeats.
-pub fn expected(case: &Case, vouched: bool) -> Expected {
+/// The outcome of `case` per the documented semantics. `session`: the
+/// file is read from disk, which refuses NUL bytes, and a stored version
+/// (the session's read) vouches for the text, so a ref without ANCHOR may
+/// name a line whose text repeats.
+pub fn expected(case: &Case, session: bool) -> Expected {
     if case.malformed {
         return Err(ErrorCode::InvalidRequest);
     }
-    let lines = &case.lines;
+    if session && case.bytes.contains(&0) {
+        return Err(ErrorCode::Binary);
+    }
+    let lines = case.lines.as_ref().map_err(|code| *code)?;
+    let vouched = session;
     let n = lines.len();
     let mut cited = Vec::new();
     for op in &case.ops {
@@ -379,9 +505,10 @@ pub fn expected(case: &Case, vouched: bool) -> Expected {
             ErrorCode::HashMismatch
         });
     }
-    let named_current = case.rev.as_deref().is_some_and(|r| {
-        r.trim().to_ascii_uppercase() == rev(Document::from_text(&case.text).text())
-    });
+    let named_current = case
+        .rev
+        .as_deref()
+        .is_some_and(|r| r.trim().to_ascii_uppercase() == rev_of(&case.bytes));
     if !vouched && !named_current {
         let mut counts: HashMap<u16, usize> = HashMap::new();
         for line in lines {
@@ -463,6 +590,7 @@ pub fn expected(case: &Case, vouched: bool) -> Expected {
         return Err(ErrorCode::NoChange);
     }
     let mut out = Vec::new();
+    let mut kept = vec![None; n];
     let mut i = 0;
     loop {
         if let Some(insert) = items
@@ -483,6 +611,7 @@ pub fn expected(case: &Case, vouched: bool) -> Expected {
                 i = range.range.end;
             }
             None => {
+                kept[i] = Some(out.len());
                 out.push(lines[i].clone());
                 i += 1;
             }
@@ -491,13 +620,13 @@ pub fn expected(case: &Case, vouched: bool) -> Expected {
     if &out == lines {
         return Err(ErrorCode::NoChange);
     }
-    Ok(out)
+    Ok(Outcome { lines: out, kept })
 }
 
 impl Case {
     /// The case in a form short enough to read in a failure report.
     pub fn describe(&self) -> String {
-        let mut out = format!("text: {:?}\n", self.text);
+        let mut out = format!("bytes: {:?}\n", String::from_utf8_lossy(&self.bytes));
         for op in &self.ops {
             out.push_str(&format!(
                 "  {} ref={:?} through={:?} content={:?}\n",
@@ -509,29 +638,125 @@ impl Case {
     }
 }
 
+/// Checks bytes an edit wrote (`after`, from `before`) against the outcome
+/// the model gives, and the line map the edit recorded, if given:
+///
+/// 1. `after` reads back as exactly the outcome's lines; the BOM stays as
+///    it was, or is added where the first line starts with U+FEFF (which
+///    would otherwise be read as a BOM);
+/// 2. every untouched line keeps its bytes, content and terminator, except
+///    that the last line takes the file's final newline (none if the file
+///    had none, unless the line is empty and so exists only by its
+///    terminator), a line that was last without a terminator gets one when
+///    lines follow it, and an empty line that comes to follow the lone CR of
+///    another untouched line is written CRLF (a lone CR and an LF side by
+///    side would read as one CRLF);
+/// 3. the map sends each untouched old line to its new index and every
+///    other old line nowhere.
+pub fn check_written(
+    before: &[u8],
+    after: &[u8],
+    outcome: &Outcome,
+    map: Option<&LineMap>,
+) -> Result<(), String> {
+    let (bom, old) = parse(before);
+    let (new_bom, new) = parse(after);
+    let shown = || String::from_utf8_lossy(after).into_owned();
+    let got: Vec<String> = new
+        .iter()
+        .map(|(content, _)| String::from_utf8_lossy(content).into_owned())
+        .collect();
+    if got != outcome.lines {
+        return Err(format!(
+            "the bytes {:?} read back as {got:?}, not {:?}",
+            shown(),
+            outcome.lines
+        ));
+    }
+    let bom_char = outcome
+        .lines
+        .first()
+        .is_some_and(|l| l.starts_with('\u{FEFF}'));
+    if new_bom != (bom || bom_char) {
+        return Err(format!("BOM {bom} became {new_bom} in {:?}", shown()));
+    }
+    let final_newline = old.last().is_none_or(|(_, end)| end.is_some());
+    let mut untouched = vec![false; new.len()];
+    for (i, j) in outcome.kept.iter().enumerate() {
+        let Some(j) = *j else { continue };
+        untouched[j] = true;
+        let (content, own) = &old[i];
+        let written = new[j].1;
+        let last = j + 1 == new.len();
+        let after_own_cr = j > 0 && untouched[j - 1] && new[j - 1].1 == Some(End::Cr);
+        let want = match own {
+            _ if last && !final_newline && !content.is_empty() => None,
+            Some(End::Lf) if content.is_empty() && after_own_cr => Some(End::CrLf),
+            Some(end) => Some(*end),
+            None => written.filter(|_| !last),
+        };
+        if written != want {
+            return Err(format!(
+                "untouched old line {} (now {}) ends {written:?}, not {want:?}, in {:?}",
+                i + 1,
+                j + 1,
+                shown()
+            ));
+        }
+    }
+    if let Some(map) = map {
+        for (i, j) in outcome.kept.iter().enumerate() {
+            if map.line(i) != *j {
+                return Err(format!(
+                    "the line map sends old line {} to {:?}, not {:?}",
+                    i + 1,
+                    map.line(i).map(|l| l + 1),
+                    j.map(|l| l + 1)
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The engine's pure form: the request, then the file's bytes as a
+/// document, then the edit, with no store.
+fn run_pure(case: &Case, cleanup: bool) -> Result<Edited, Error> {
+    let request = Request::from_value(&case.request)?;
+    let doc = Document::from_bytes(&case.bytes)?;
+    edit(
+        &EditInput {
+            doc: &doc,
+            path: "text",
+            exists: true,
+            history: &[],
+            cleanup,
+            seen_guard: false,
+            store_note: None,
+        },
+        &request,
+    )
+}
+
 /// Checks one case against the engine's pure form, with clean-up off so
 /// content is taken as given. Panics (a finding) on any disagreement.
 pub fn check_pure(case: &Case) {
     let want = expected(case, false);
-    let got = Request::from_value(&case.request)
-        .and_then(|request| apply_to_text(&case.text, &request, false));
+    let got = run_pure(case, false);
     match (&want, &got) {
         (Err(code), Err(err)) => assert_eq!(*code, err.code, "{}\n{err:?}", case.describe()),
-        (Ok(lines), Ok((text, _))) => {
-            let doc = Document::from_text(text);
-            let got: Vec<&str> = doc.lines().collect();
-            assert_eq!(lines.clone(), got, "{}", case.describe());
-            assert_eq!(
-                doc.has_bom(),
-                case.text.starts_with('\u{FEFF}'),
-                "{}",
-                case.describe()
-            );
+        (Ok(outcome), Ok(edited)) => {
+            let written = edited.doc.to_bytes();
+            if let Err(problem) = check_written(&case.bytes, &written, outcome, Some(&edited.map)) {
+                panic!("{problem}\n{}", case.describe());
+            }
         }
         _ => panic!(
             "model {:?}, engine {:?}\n{}",
-            want,
-            got.as_ref().map(|(t, _)| t).map_err(|e| e.to_string()),
+            want.as_ref().map(|o| &o.lines),
+            got.as_ref()
+                .map(|e| e.doc.lines().collect::<Vec<_>>())
+                .map_err(|e| e.to_string()),
             case.describe()
         ),
     }
@@ -543,8 +768,7 @@ pub fn check_pure(case: &Case) {
 /// operations' ranges as it was.
 pub fn check_cleanup(case: &Case) {
     let want = expected(case, false);
-    let got = Request::from_value(&case.request)
-        .and_then(|request| apply_to_text(&case.text, &request, true));
+    let got = run_pure(case, true);
     match (&want, &got) {
         (Err(code), _)
             if matches!(
@@ -553,6 +777,7 @@ pub fn check_cleanup(case: &Case) {
                     | ErrorCode::InvalidRef
                     | ErrorCode::OutOfRange
                     | ErrorCode::HashMismatch
+                    | ErrorCode::NotUtf8
             ) =>
         {
             assert_eq!(
@@ -562,11 +787,10 @@ pub fn check_cleanup(case: &Case) {
                 case.describe()
             )
         }
-        (_, Ok((text, _))) => {
-            let doc = Document::from_text(text);
-            let got: Vec<&str> = doc.lines().collect();
-            let lines = &case.lines;
-            let (head, tail) = span(case);
+        (_, Ok(edited)) => {
+            let got: Vec<&str> = edited.doc.lines().collect();
+            let lines = case.lines.as_ref().expect("an edit of a text");
+            let (head, tail) = span(case, lines.len());
             let kept = lines.len().saturating_sub(tail);
             assert!(got.len() >= head + kept, "{}", case.describe());
             assert_eq!(&lines[..head], &got[..head], "{}", case.describe());
@@ -583,8 +807,7 @@ pub fn check_cleanup(case: &Case) {
 
 /// The old lines a valid batch may change lie in `head..tail`: from the
 /// first line or insertion point any operation names to the last.
-fn span(case: &Case) -> (usize, usize) {
-    let n = case.lines.len();
+fn span(case: &Case, n: usize) -> (usize, usize) {
     let line = |r: &Option<String>| {
         r.as_deref()
             .and_then(|r| Ref::parse(r).ok())
@@ -615,34 +838,100 @@ fn span(case: &Case) -> (usize, usize) {
     (head.min(n), tail.min(n))
 }
 
+/// A line no generated file or content has, to see where an edit landed.
+const PROBE: &str = "probe: where did this land?";
+
 /// The same case through a session on a real file: the same outcome as the
-/// pure form, and a rejected edit leaves the file's bytes as they were.
+/// pure form, a rejected edit leaves the file's bytes as they were, and a
+/// written one passes `check_written`. Then one untouched line is cited
+/// again by its ref from before the edit: the session must find it where
+/// the edit moved it, or reject the ref if it also holds, elsewhere, in the
+/// text as it is now; it must never land on another line.
 pub fn check_session(case: &Case, dir: &std::path::Path) {
     let path = dir.join("f.txt");
-    std::fs::write(&path, &case.text).unwrap();
+    std::fs::write(&path, &case.bytes).unwrap();
     let mut options = Options::new(dir);
     options.cleanup = false;
     let session = Hashline::new(options).unwrap();
-    session.read("f.txt", None, None, false).unwrap();
+    let read = session.read("f.txt", None, None, false);
     let want = expected(case, true);
     let got = Request::from_value(&case.request).and_then(|r| session.edit("f.txt", &r, false));
     let bytes = std::fs::read(&path).unwrap();
-    match (&want, &got) {
+    let outcome = match (&want, &got) {
         (Err(code), Err(err)) => {
             assert_eq!(*code, err.code, "{}\n{err:?}", case.describe());
-            assert_eq!(bytes, case.text.as_bytes(), "{}", case.describe());
+            assert_eq!(bytes, case.bytes, "{}", case.describe());
+            return;
         }
-        (Ok(lines), Ok(_)) => {
-            let doc = Document::from_bytes(&bytes).unwrap();
-            let got: Vec<&str> = doc.lines().collect();
-            assert_eq!(lines.clone(), got, "{}", case.describe());
+        (Ok(outcome), Ok(_)) => {
+            if let Err(problem) = check_written(&case.bytes, &bytes, outcome, None) {
+                panic!("{problem}\n{}", case.describe());
+            }
+            outcome
         }
         _ => panic!(
             "model {:?}, session {:?}\n{}",
-            want,
+            want.as_ref().map(|o| &o.lines),
             got.as_ref().map(|_| ()).map_err(|e| e.to_string()),
             case.describe()
         ),
+    };
+    assert!(read.is_ok(), "{}", case.describe());
+    let old = case.lines.as_ref().expect("an edit of a text");
+    let Some((i, j)) = outcome
+        .kept
+        .iter()
+        .enumerate()
+        .filter_map(|(i, j)| Some((i, (*j)?)))
+        .nth(case.probe % old.len().max(1))
+        .or_else(|| {
+            outcome
+                .kept
+                .iter()
+                .enumerate()
+                .find_map(|(i, j)| Some((i, (*j)?)))
+        })
+    else {
+        return;
+    };
+    let (hash, anchor) = tags(old, i);
+    let stale = format!("{}#{hash:03X}#{anchor:03X}", i + 1);
+    let request = Request::Operations {
+        operations: vec![hashline::Operation::new(
+            OpKind::Replace,
+            Some(&stale),
+            None,
+            PROBE,
+        )],
+        rev: None,
+    };
+    let holds_now = i < outcome.lines.len() && tags(&outcome.lines, i) == (hash, anchor);
+    let again = session.edit("f.txt", &request, false);
+    let now = std::fs::read(&path).unwrap();
+    if holds_now && i != j {
+        let err = again.expect_err(&format!("{stale} is ambiguous\n{}", case.describe()));
+        assert_eq!(err.code, ErrorCode::HashMismatch, "{}", case.describe());
+        assert_eq!(now, bytes, "{}", case.describe());
+        return;
+    }
+    if let Err(err) = again {
+        panic!(
+            "{stale} (old line {}, now {}) was refused: {err:?}\n{}",
+            i + 1,
+            j + 1,
+            case.describe()
+        );
+    }
+    let mut lines = outcome.lines.clone();
+    lines[j] = PROBE.to_owned();
+    let kept = (0..lines.len()).map(|k| (k != j).then_some(k)).collect();
+    if let Err(problem) = check_written(&bytes, &now, &Outcome { lines, kept }, None) {
+        panic!(
+            "{stale} (old line {}, now {}): {problem}\n{}",
+            i + 1,
+            j + 1,
+            case.describe()
+        );
     }
 }
 

@@ -20,6 +20,9 @@ pub struct EditInput<'a> {
     pub history: &'a [Version],
     pub cleanup: bool,
     pub seen_guard: bool,
+    /// A note about the store for the result, whatever it is (damaged
+    /// versions that were ignored).
+    pub store_note: Option<&'a str>,
 }
 
 #[derive(Debug, Clone)]
@@ -48,6 +51,16 @@ impl Request {
 }
 
 pub fn edit(input: &EditInput<'_>, request: &Request) -> Result<Edited> {
+    apply(input, request).map_err(|mut err| {
+        if let Some(note) = input.store_note {
+            err.message.push_str("\nNote: ");
+            err.message.push_str(note);
+        }
+        err
+    })
+}
+
+fn apply(input: &EditInput<'_>, request: &Request) -> Result<Edited> {
     let doc = input.doc;
     if !input.exists && !request.creates() {
         return Err(Error::new(
@@ -84,7 +97,8 @@ pub fn edit(input: &EditInput<'_>, request: &Request) -> Result<Edited> {
                 format!("Created {} with {ops}", input.path)
             };
             (
-                doc.splice(&planned.splices),
+                doc.splice(&planned.splices)
+                    .map_err(|e| e.with_path(input.path))?,
                 hunks(&planned.splices),
                 headline,
                 planned.notes,
@@ -112,8 +126,13 @@ pub fn edit(input: &EditInput<'_>, request: &Request) -> Result<Edited> {
                 return Err(Error::new(ErrorCode::NoChange, crate::replace::IDENTICAL)
                     .with_path(input.path));
             }
-            // The new file holds exactly the text given, terminators included.
-            let bytes = new_string.as_bytes().to_vec();
+            // The new file holds exactly the text given, terminators
+            // included, after the BOM of a file that held only a BOM.
+            let mut bytes = Vec::with_capacity(new_string.len() + 3);
+            if doc.has_bom() && !new_string.starts_with('\u{FEFF}') {
+                bytes.extend_from_slice("\u{FEFF}".as_bytes());
+            }
+            bytes.extend_from_slice(new_string.as_bytes());
             let lines = Document::from_bytes(&bytes)?.line_count();
             let created = [Hunk {
                 old: 0..0,
@@ -139,13 +158,18 @@ pub fn edit(input: &EditInput<'_>, request: &Request) -> Result<Edited> {
                 input.path
             );
             (
-                doc.splice(&replaced.splices),
+                doc.splice(&replaced.splices)
+                    .map_err(|e| e.with_path(input.path))?,
                 hunks(&replaced.splices),
                 headline,
                 replaced.notes,
             )
         }
     };
+    let notes: Vec<String> = notes
+        .into_iter()
+        .chain(input.store_note.map(str::to_owned))
+        .collect();
     let new_doc = Document::from_vec(bytes)?;
     // Lines that only trade places with copies of themselves can move line
     // endings around a mixed file without changing a line: still no change.
@@ -201,6 +225,7 @@ pub fn apply_to_text(text: &str, request: &Request, cleanup: bool) -> Result<(St
             history: &[],
             cleanup,
             seen_guard: false,
+            store_note: None,
         },
         request,
     )?;
@@ -215,6 +240,21 @@ mod tests {
     use super::*;
     use crate::request::{OpKind, Operation};
     use crate::Ref;
+
+    #[test]
+    fn writing_into_a_file_that_holds_only_a_bom_keeps_the_bom() {
+        let request = |new: &str| Request::Replace {
+            old_string: String::new(),
+            new_string: new.into(),
+            replace_all: false,
+        };
+        let (out, _) = apply_to_text("\u{FEFF}", &request("x\r\ny"), false).unwrap();
+        assert_eq!(out, "\u{FEFF}x\r\ny");
+        let (out, _) = apply_to_text("\u{FEFF}", &request("\u{FEFF}x"), false).unwrap();
+        assert_eq!(out, "\u{FEFF}x");
+        let (out, _) = apply_to_text("", &request("x"), false).unwrap();
+        assert_eq!(out, "x");
+    }
 
     #[test]
     fn a_batch_that_only_moves_line_endings_between_equal_lines_changes_nothing() {

@@ -440,6 +440,13 @@ fn locate(
 
 /// Where the cited lines of `version` are in the current text (`None` for
 /// each that cannot be proven), with every range checked to be intact.
+///
+/// A map this process recorded is exact. A map read back from disk is only
+/// a hint: a line it maps is taken only where the current text has, there
+/// and nowhere else, the cited line's HASH and ANCHOR (the same text between
+/// the same neighbours; a forged map could otherwise pick among identical
+/// stretches). Any other line, and every line when there is no map, must
+/// be proven by the diff rule (`certain`), which needs no stored map.
 fn map_cited(
     ctx: &PlanContext<'_>,
     version: &Version,
@@ -447,48 +454,84 @@ fn map_cited(
     pairs: &[(usize, usize)],
 ) -> Vec<Option<usize>> {
     let old_line = |c: &Cited| c.reference.line - 1;
-    let mut lines: Vec<Option<usize>>;
-    match chain(ctx, version) {
-        Some(map) => {
-            lines = cited.iter().map(|c| map.line(old_line(c))).collect();
-            for &(a, b) in pairs {
-                if map
-                    .range(old_line(&cited[a]), old_line(&cited[b]))
-                    .is_none()
-                {
-                    lines[a] = None;
-                    lines[b] = None;
-                }
+    let map = chain(ctx, version);
+    if let Some(map) = map.as_ref().filter(|m| m.is_exact()) {
+        let mut lines: Vec<Option<usize>> = cited.iter().map(|c| map.line(old_line(c))).collect();
+        for &(a, b) in pairs {
+            if map
+                .range(old_line(&cited[a]), old_line(&cited[b]))
+                .is_none()
+            {
+                lines[a] = None;
+                lines[b] = None;
             }
         }
-        None => {
-            let wanted: Vec<usize> = cited.iter().map(old_line).collect();
-            lines = certain(&version.doc, ctx.doc, &wanted);
-            // Both ends proven and the lines between them identical and as
-            // many: every optimal alignment then matches the whole range.
-            for &(a, b) in pairs {
-                let (first, last) = (old_line(&cited[a]), old_line(&cited[b]));
-                let intact = match (lines[a], lines[b]) {
-                    (Some(ja), Some(jb)) => {
-                        jb >= ja
-                            && jb - ja == last - first
-                            && (first..=last)
-                                .all(|i| version.doc.line(i) == ctx.doc.line(ja + (i - first)))
-                    }
-                    _ => false,
-                };
-                if !intact {
-                    lines[a] = None;
-                    lines[b] = None;
-                }
+        return lines;
+    }
+    let mut hashes = None;
+    let mut lines: Vec<Option<usize>> = cited
+        .iter()
+        .map(|c| {
+            let j = map.as_ref()?.line(old_line(c))?;
+            let old = Ref::of_line(&version.doc, old_line(c));
+            let hashes = hashes.get_or_insert_with(|| line_hashes(ctx.doc));
+            only_line_with(ctx.doc, hashes, &old).filter(|&k| k == j)
+        })
+        .collect();
+    let unproven: Vec<usize> = (0..cited.len()).filter(|&k| lines[k].is_none()).collect();
+    if !unproven.is_empty() {
+        let wanted: Vec<usize> = unproven.iter().map(|&k| old_line(&cited[k])).collect();
+        for (k, proven) in unproven
+            .into_iter()
+            .zip(certain(&version.doc, ctx.doc, &wanted))
+        {
+            lines[k] = proven;
+        }
+    }
+    // Both ends placed and the lines between them identical and as many:
+    // the range is intact wherever its ends were proven from.
+    for &(a, b) in pairs {
+        let (first, last) = (old_line(&cited[a]), old_line(&cited[b]));
+        let intact = match (lines[a], lines[b]) {
+            (Some(ja), Some(jb)) => {
+                jb >= ja
+                    && jb - ja == last - first
+                    && (first..=last).all(|i| version.doc.line(i) == ctx.doc.line(ja + (i - first)))
             }
+            _ => false,
+        };
+        if !intact {
+            lines[a] = None;
+            lines[b] = None;
         }
     }
     lines
 }
 
-/// The exact map from `version` to the current text, when the current text
-/// was made from `version` by edits this store recorded.
+/// The HASH of every line of `doc`.
+fn line_hashes(doc: &Document) -> Vec<crate::hash::Tag> {
+    doc.lines().map(crate::hash::line_hash).collect()
+}
+
+/// The only line of `doc` with the HASH and ANCHOR of `reference`, if
+/// exactly one has them.
+fn only_line_with(doc: &Document, hashes: &[crate::hash::Tag], reference: &Ref) -> Option<usize> {
+    let mut found = None;
+    for (i, hash) in hashes.iter().enumerate() {
+        if *hash == reference.hash && reference.matches(doc, i) {
+            if found.is_some() {
+                return None;
+            }
+            found = Some(i);
+        }
+    }
+    found
+}
+
+/// The map from `version` to the current text, when the current text was
+/// made from `version` by edits this store recorded: exact if this process
+/// recorded every step, else a hint. A step whose map names lines its
+/// texts do not have breaks the chain.
 fn chain(ctx: &PlanContext<'_>, version: &Version) -> Option<LineMap> {
     let mut maps = Vec::new();
     let mut at = ctx.history.iter().find(|v| v.rev == ctx.rev);
@@ -502,8 +545,11 @@ fn chain(ctx: &PlanContext<'_>, version: &Version) -> Option<LineMap> {
             return None;
         }
         let parent = current.parent.as_ref()?;
-        maps.push((*parent.map).clone());
         at = ctx.history.iter().find(|v| v.rev == parent.rev);
+        if !parent.map.fits(at?.doc.line_count()) {
+            return None;
+        }
+        maps.push((*parent.map).clone());
     }
     None
 }

@@ -13,10 +13,14 @@ use std::ops::Range;
 /// nothing is remapped and stale refs are rejected.
 const LCS_BUDGET: usize = 1 << 28;
 
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LineMap {
     /// Unchanged runs `(old_start, new_start, len)`, sorted by `old_start`.
     runs: Vec<(usize, usize, usize)>,
+    /// Made from changes this process applied, so exact. A map read back
+    /// from disk may be stale, damaged or forged: only a hint, each line it
+    /// maps to be checked against the texts before use.
+    exact: bool,
 }
 
 impl LineMap {
@@ -39,7 +43,40 @@ impl LineMap {
         if old_len > old_at {
             runs.push((old_at, new_at, old_len - old_at));
         }
-        LineMap { runs }
+        LineMap { runs, exact: true }
+    }
+
+    /// A map read back from storage, for a new text of `new_len` lines: a
+    /// hint, or `None` unless its runs are well formed (not empty, sorted
+    /// and apart on both sides, within `new_len`), so that using it can
+    /// never index past a text.
+    pub fn hint(runs: Vec<(usize, usize, usize)>, new_len: usize) -> Option<LineMap> {
+        let mut old_free = 0;
+        let mut new_free = 0;
+        for &(old, new, len) in &runs {
+            let old_end = old.checked_add(len)?;
+            let new_end = new.checked_add(len)?;
+            if len == 0 || old < old_free || new < new_free || new_end > new_len {
+                return None;
+            }
+            old_free = old_end;
+            new_free = new_end;
+        }
+        Some(LineMap { runs, exact: false })
+    }
+
+    /// Whether the map was made here from known changes, rather than read
+    /// back as a hint.
+    pub fn is_exact(&self) -> bool {
+        self.exact
+    }
+
+    /// Whether every old line the map names exists in an old text of
+    /// `old_len` lines.
+    pub fn fits(&self, old_len: usize) -> bool {
+        self.runs
+            .last()
+            .is_none_or(|&(old, _, len)| old + len <= old_len)
     }
 
     /// This map followed by `next` (old -> middle -> new): a line is mapped
@@ -61,7 +98,10 @@ impl LineMap {
                 }
             }
         }
-        LineMap { runs }
+        LineMap {
+            runs,
+            exact: self.exact && next.exact,
+        }
     }
 
     /// Old line ranges carried over: the parts of each that are unchanged,
@@ -83,10 +123,6 @@ impl LineMap {
     /// The runs as `(old_start, new_start, len)`, for storing.
     pub fn runs(&self) -> &[(usize, usize, usize)] {
         &self.runs
-    }
-
-    pub fn from_runs(runs: Vec<(usize, usize, usize)>) -> LineMap {
-        LineMap { runs }
     }
 
     fn run_of(&self, old: usize) -> Option<usize> {
@@ -400,6 +436,30 @@ mod tests {
             let all: Vec<usize> = (0..old.len()).collect();
             proptest::prop_assert_eq!(certain_of(&text(&old), &text(&new), &all), certain_by_tables(&old, &new));
         }
+    }
+
+    #[test]
+    fn a_map_read_back_is_a_hint_only_if_well_formed() {
+        let hint = LineMap::hint(vec![(0, 1, 2), (3, 3, 2)], 5).unwrap();
+        assert!(!hint.is_exact());
+        assert_eq!(
+            (hint.line(1), hint.line(2), hint.line(4)),
+            (Some(2), None, Some(4))
+        );
+        assert!(hint.fits(5) && !hint.fits(4));
+        for runs in [
+            vec![(0, 1, 5)],            // past the end of the new text
+            vec![(3, 3, 1), (0, 0, 1)], // unsorted
+            vec![(0, 0, 2), (1, 2, 1)], // overlapping old lines
+            vec![(0, 1, 1), (2, 1, 1)], // overlapping new lines
+            vec![(0, 0, 0)],            // empty
+            vec![(usize::MAX, 0, 2)],   // overflowing
+        ] {
+            assert_eq!(LineMap::hint(runs.clone(), 5), None, "{runs:?}");
+        }
+        let exact = LineMap::from_changes(3, [(1..2, 1..1)]);
+        assert!(exact.is_exact());
+        assert!(!exact.then(&hint).is_exact() && !hint.then(&exact).is_exact());
     }
 
     #[test]

@@ -314,7 +314,7 @@ mod tests {
     fn apply(text: &str, old: &str, new: &str, all: bool) -> Result<String> {
         let doc = Document::from_text(text);
         let r = replace(&doc, old, new, all)?;
-        Ok(String::from_utf8(doc.splice(&r.splices)).unwrap())
+        Ok(String::from_utf8(doc.splice(&r.splices).unwrap()).unwrap())
     }
 
     #[test]

@@ -212,7 +212,11 @@ impl Hashline {
     fn plan_target(&self, target: Target, request: &Request) -> Result<EditPlan> {
         let loaded = load(&target, self.options.max_file_bytes, request.creates())?;
         let old = Arc::new(loaded.doc);
-        let history = lock(&self.store).versions(&target.real);
+        let (history, store_note) = {
+            let mut store = lock(&self.store);
+            let history = store.versions(&target.real);
+            (history, store.take_damage_note(&target.real))
+        };
         let input = EditInput {
             doc: &old,
             path: &target.display,
@@ -220,6 +224,7 @@ impl Hashline {
             history: &history,
             cleanup: self.options.cleanup,
             seen_guard: self.options.seen_guard,
+            store_note: store_note.as_deref(),
         };
         let edited: Edited = match edit(&input, request) {
             Ok(edited) => edited,

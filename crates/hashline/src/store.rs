@@ -1,14 +1,21 @@
 //! Recent versions of each file, keyed by REV, with the lines each version
 //! was shown with: what lets refs from an earlier view be remapped provably
 //! and lets an edit on lines nobody saw be caught.
+//!
+//! Versions kept on disk are data anyone able to write there may have
+//! changed: the folder is made private, entries the current user does not
+//! own (or that are not plain files) are ignored, and an entry that does not
+//! parse, whose text does not hash to its REV, or whose line map or seen
+//! lines do not fit its text is skipped and reported once. A line map read
+//! back is only a hint (see `LineMap::hint`).
 
 use crate::hash::rev;
 use crate::remap::LineMap;
 use crate::text::Document;
 use sha1::{Digest, Sha1};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::fs;
-use std::io::Write;
+use std::io::{Read, Write};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -43,8 +50,9 @@ pub struct Version {
     pub doc: Arc<Document>,
     /// Lines (0-based, end exclusive) some view of this version displayed.
     pub seen: Vec<Range<usize>>,
-    /// The version this one was made from by an edit, and exactly where
-    /// that edit moved each unchanged line.
+    /// The version this one was made from by an edit, and where that edit
+    /// moved each unchanged line: exactly, when this process made the edit;
+    /// as a hint to be checked, when read back from disk.
     pub parent: Option<Parent>,
 }
 
@@ -78,6 +86,8 @@ pub struct Store {
     /// Paths whose versions on disk were read already: once per process is
     /// enough, since every version this process makes is in memory.
     loaded: HashSet<PathBuf>,
+    /// Damaged versions found on disk per path, not yet reported.
+    damaged: HashMap<PathBuf, usize>,
 }
 
 impl Store {
@@ -88,6 +98,7 @@ impl Store {
             clock: 0,
             dir: None,
             loaded: HashSet::new(),
+            damaged: HashMap::new(),
         }
     }
 
@@ -204,7 +215,31 @@ impl Store {
         if !self.loaded.insert(path.to_owned()) {
             return;
         }
-        let loaded = load(dir, path);
+        let (mut loaded, mut damaged) = load(dir, path, self.limits.max_version_bytes);
+        // A line map must also fit the text it maps from, where that text
+        // is known; elsewhere the plan checks it before use.
+        let line_counts: HashMap<String, usize> = loaded
+            .iter()
+            .chain(
+                self.entries
+                    .iter()
+                    .filter(|e| e.path == path)
+                    .map(|e| &e.version),
+            )
+            .map(|v| (v.rev.clone(), v.doc.line_count()))
+            .collect();
+        loaded.retain(|v| {
+            let fits = v.parent.as_ref().is_none_or(|p| {
+                line_counts
+                    .get(&p.rev)
+                    .is_none_or(|&lines| p.map.fits(lines))
+            });
+            damaged += usize::from(!fits);
+            fits
+        });
+        if damaged > 0 {
+            *self.damaged.entry(path.to_owned()).or_default() += damaged;
+        }
         let mut added = false;
         for version in loaded {
             if !self
@@ -232,6 +267,17 @@ impl Store {
         let mut found: Vec<&Entry> = self.entries.iter().filter(|e| e.path == path).collect();
         found.sort_by_key(|e| std::cmp::Reverse(e.last_used));
         found.into_iter().map(|e| e.version.clone()).collect()
+    }
+
+    /// A note for the next result about `path`, once, if damaged versions of
+    /// it were found on disk and ignored.
+    pub fn take_damage_note(&mut self, path: &Path) -> Option<String> {
+        let count = self.damaged.remove(path)?;
+        Some(if count == 1 {
+            "a stored version of this file was damaged and was ignored; no ref was remapped through it.".to_owned()
+        } else {
+            format!("{count} stored versions of this file were damaged and were ignored; no ref was remapped through them.")
+        })
     }
 
     /// The lines shown of version `rev` of `path`.
@@ -281,11 +327,46 @@ fn file_key(path: &Path) -> String {
     hex::encode(&Sha1::digest(path.to_string_lossy().as_bytes())[..8])
 }
 
+/// Whether the current user owns what `meta` describes: only what it wrote
+/// itself is read back, so another user cannot plant a version.
+#[cfg(unix)]
+fn owned(meta: &fs::Metadata) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    meta.uid() == rustix::process::geteuid().as_raw()
+}
+
+#[cfg(not(unix))]
+fn owned(_: &fs::Metadata) -> bool {
+    true
+}
+
+/// Whether `dir` is a folder of the current user's, creating it private
+/// (0700, with any missing parents) when `create` and it is missing.
+fn usable_dir(dir: &Path, create: bool) -> bool {
+    match fs::metadata(dir) {
+        Ok(meta) => meta.is_dir() && owned(&meta),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound && create => {
+            let mut builder = fs::DirBuilder::new();
+            builder.recursive(true);
+            #[cfg(unix)]
+            std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+            builder.create(dir).is_ok() && usable_dir(dir, false)
+        }
+        Err(_) => false,
+    }
+}
+
 /// One version per file: a header (magic, path, seen ranges) and the
 /// canonical text. Written to a temporary file and renamed, so concurrent
-/// processes never read half a version.
+/// processes never read half a version; the file is the user's alone
+/// (0600, as temporary files are made).
 fn save(dir: &Path, path: &Path, version: &Version) -> std::io::Result<()> {
-    fs::create_dir_all(dir)?;
+    if !usable_dir(dir, true) {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::PermissionDenied,
+            "the store folder is not the current user's",
+        ));
+    }
     let key = file_key(path);
     let seen: Vec<String> = version
         .seen
@@ -318,6 +399,8 @@ fn save(dir: &Path, path: &Path, version: &Version) -> std::io::Result<()> {
     Ok(())
 }
 
+/// The version files of one path: plain files of the current user's (a
+/// link, a pipe or another user's file is not looked at).
 fn versions_on_disk(dir: &Path, key: &str) -> Vec<(PathBuf, std::time::SystemTime)> {
     let Ok(entries) = fs::read_dir(dir) else {
         return Vec::new();
@@ -329,7 +412,11 @@ fn versions_on_disk(dir: &Path, key: &str) -> Vec<(PathBuf, std::time::SystemTim
             let name = name.to_string_lossy();
             name.starts_with(key) && name.ends_with(DISK_SUFFIX)
         })
-        .filter_map(|e| Some((e.path(), e.metadata().ok()?.modified().ok()?)))
+        .filter_map(|e| {
+            // The entry's own metadata: a link is not followed.
+            let meta = e.metadata().ok()?;
+            (meta.is_file() && owned(&meta)).then_some((e.path(), meta.modified().ok()?))
+        })
         .collect()
 }
 
@@ -344,48 +431,116 @@ fn prune(dir: &Path, key: &str) {
     }
 }
 
-/// The versions of `path` on disk; a file that is damaged, or whose text
-/// does not hash to the REV in its name, is skipped.
-fn load(dir: &Path, path: &Path) -> Vec<Version> {
-    let key = file_key(path);
-    let wanted = path.to_string_lossy();
-    versions_on_disk(dir, &key)
-        .into_iter()
-        .filter_map(|(file, _)| {
-            let name = file.file_name()?.to_string_lossy().into_owned();
-            let file_rev = name
-                .strip_suffix(DISK_SUFFIX)?
-                .rsplit('-')
-                .next()?
-                .to_owned();
-            let content = fs::read_to_string(&file).ok()?;
-            let mut parts = content.splitn(5, '\n');
-            if parts.next()? != DISK_MAGIC || parts.next()? != wanted {
-                return None;
-            }
-            let seen = parts
-                .next()?
-                .split(',')
-                .filter(|s| !s.is_empty())
-                .map(|r| {
-                    let (a, b) = r.split_once('-')?;
-                    Some(a.parse().ok()?..b.parse().ok()?)
-                })
-                .collect::<Option<Vec<Range<usize>>>>()?;
-            let parent = parse_parent(parts.next()?)?;
-            let text = parts.next().unwrap_or("");
-            (rev(text) == file_rev).then(|| Version {
-                rev: file_rev,
-                doc: Arc::new(Document::from_text(text)),
-                seen,
-                parent,
-            })
-        })
-        .collect()
+/// What reading one version file gave.
+enum Loaded {
+    Version(Version),
+    /// Not the current user's plain file, or larger than a version kept:
+    /// not looked at.
+    Ignored,
+    Damaged,
 }
 
-/// `Some(None)` for no parent, `None` for a damaged line.
-fn parse_parent(line: &str) -> Option<Option<Parent>> {
+/// Opens a version file without following a link or waiting on a pipe,
+/// and reads it if it is still a plain file of the current user's of at
+/// most `max` bytes (checked on the open file, so a swap after listing
+/// changes nothing).
+fn read_owned(file: &Path, max: u64) -> Option<Vec<u8>> {
+    #[cfg(unix)]
+    let handle = {
+        use rustix::fs::{Mode, OFlags};
+        let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
+        fs::File::from(rustix::fs::open(file, flags, Mode::empty()).ok()?)
+    };
+    #[cfg(not(unix))]
+    let handle = fs::File::open(file).ok()?;
+    let meta = handle.metadata().ok()?;
+    if !meta.is_file() || !owned(&meta) || meta.len() > max {
+        return None;
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    handle.take(max + 1).read_to_end(&mut bytes).ok()?;
+    (bytes.len() as u64 <= max).then_some(bytes)
+}
+
+/// Reads one version file of `path`.
+fn read_version(file: &Path, wanted: &str, max_text: usize) -> Loaded {
+    // Room for the header: the path, seen ranges and a line map of a text
+    // of up to `max_text` bytes.
+    let max = (max_text as u64).saturating_mul(3).saturating_add(1 << 20);
+    let Some(bytes) = read_owned(file, max) else {
+        return Loaded::Ignored;
+    };
+    match parse_version(file, &bytes, wanted) {
+        Some(version) if version.doc.text().len() <= max_text => Loaded::Version(version),
+        Some(_) => Loaded::Ignored,
+        None => Loaded::Damaged,
+    }
+}
+
+/// A version file's contents, or `None` if anything in it is damaged: the
+/// header, a text that does not hash to the REV in the file's name, seen
+/// ranges or a line map that do not fit the text.
+fn parse_version(file: &Path, bytes: &[u8], wanted: &str) -> Option<Version> {
+    let name = file.file_name()?.to_string_lossy().into_owned();
+    let file_rev = name
+        .strip_suffix(DISK_SUFFIX)?
+        .rsplit('-')
+        .next()?
+        .to_owned();
+    let content = std::str::from_utf8(bytes).ok()?;
+    let mut parts = content.splitn(5, '\n');
+    if parts.next()? != DISK_MAGIC || parts.next()? != wanted {
+        return None;
+    }
+    let seen_line = parts.next()?;
+    let parent_line = parts.next()?;
+    let text = parts.next().unwrap_or("");
+    if rev(text) != file_rev {
+        return None;
+    }
+    let doc = Document::from_text(text);
+    let lines = doc.line_count();
+    let seen = seen_line
+        .split(',')
+        .filter(|s| !s.is_empty())
+        .map(|r| {
+            let (a, b) = r.split_once('-')?;
+            let range: Range<usize> = a.parse().ok()?..b.parse().ok()?;
+            (range.start < range.end && range.end <= lines).then_some(range)
+        })
+        .collect::<Option<Vec<Range<usize>>>>()?;
+    let parent = parse_parent(parent_line, lines)?;
+    Some(Version {
+        rev: file_rev,
+        doc: Arc::new(doc),
+        seen,
+        parent,
+    })
+}
+
+/// The versions of `path` on disk, and how many were damaged; see
+/// `read_version` for what is skipped.
+fn load(dir: &Path, path: &Path, max_text: usize) -> (Vec<Version>, usize) {
+    if !usable_dir(dir, false) {
+        return (Vec::new(), 0);
+    }
+    let key = file_key(path);
+    let wanted = path.to_string_lossy();
+    let mut versions = Vec::new();
+    let mut damaged = 0;
+    for (file, _) in versions_on_disk(dir, &key) {
+        match read_version(&file, &wanted, max_text) {
+            Loaded::Version(version) => versions.push(version),
+            Loaded::Ignored => {}
+            Loaded::Damaged => damaged += 1,
+        }
+    }
+    (versions, damaged)
+}
+
+/// `Some(None)` for no parent, `None` for a damaged line: runs that do not
+/// parse or do not fit a text of `lines` lines.
+fn parse_parent(line: &str, lines: usize) -> Option<Option<Parent>> {
     if line.is_empty() {
         return Some(None);
     }
@@ -395,12 +550,13 @@ fn parse_parent(line: &str) -> Option<Option<Parent>> {
         .filter(|s| !s.is_empty())
         .map(|run| {
             let mut n = run.split(':').map(|x| x.parse::<usize>().ok());
-            Some((n.next()??, n.next()??, n.next()??))
+            let parsed = (n.next()??, n.next()??, n.next()??);
+            n.next().is_none().then_some(parsed)
         })
         .collect::<Option<Vec<_>>>()?;
     Some(Some(Parent {
         rev: rev.to_owned(),
-        map: Arc::new(LineMap::from_runs(runs)),
+        map: Arc::new(LineMap::hint(runs, lines)?),
     }))
 }
 

@@ -1,6 +1,8 @@
 //! The canonical form of a file: BOM removed, every line ending as LF, the
 //! original endings and the final newline remembered so that writing back
-//! reproduces every line the edit did not name byte for byte.
+//! reproduces every line the edit did not name byte for byte. Reading and
+//! writing are inverse: any bytes read and written back are the same bytes,
+//! and the bytes an edit writes read back as exactly the lines it meant.
 
 use crate::error::{Error, ErrorCode, Result};
 use memchr::{memchr, memchr2, memchr_iter};
@@ -253,7 +255,7 @@ impl Document {
         if self.bytes_are_canonical() {
             Cow::Borrowed(self.text.as_bytes())
         } else {
-            Cow::Owned(self.splice(&[]))
+            Cow::Owned(self.write(&[]))
         }
     }
 
@@ -278,8 +280,22 @@ impl Document {
     /// The file's bytes with `splices` applied (sorted by range, not
     /// overlapping). Lines outside the splices keep their bytes and endings;
     /// new lines get the dominant ending; the final newline is kept as the
-    /// file had it (a file that had no lines gets one).
-    pub fn splice(&self, splices: &[Splice]) -> Vec<u8> {
+    /// file had it (a file that had no lines gets one). A new line holding a
+    /// line break could not be read back as one line, so it is refused.
+    pub fn splice(&self, splices: &[Splice]) -> Result<Vec<u8>> {
+        for (k, line) in splices.iter().flat_map(|s| &s.lines).enumerate() {
+            if let Some(at) = memchr2(b'\r', b'\n', line.as_bytes()) {
+                return Err(Error::invalid_request(format!(
+                    "New line {} holds a line break ({:?} at byte {at}); content lines are given without terminators.",
+                    k + 1,
+                    &line[at..=at]
+                )));
+            }
+        }
+        Ok(self.write(splices))
+    }
+
+    fn write(&self, splices: &[Splice]) -> Vec<u8> {
         let new_ending = self.dominant_ending();
         let mut out = LineWriter {
             bytes: Vec::with_capacity(self.text.len() + self.text.len() / 16 + 16),
@@ -291,44 +307,95 @@ impl Document {
         let mut next = 0;
         for splice in splices {
             for i in next..splice.range.start {
-                out.push(self.line(i), self.ending(i).unwrap_or(new_ending));
+                self.push_own(&mut out, i, new_ending);
             }
             for line in &splice.lines {
-                out.push(line, new_ending);
+                out.push(line, new_ending, false);
             }
             next = splice.range.end;
         }
         for i in next..self.line_count() {
-            out.push(self.line(i), self.ending(i).unwrap_or(new_ending));
+            self.push_own(&mut out, i, new_ending);
         }
         out.finish(self.final_newline || self.is_empty())
     }
+
+    /// Line `i` as the file has it; a last line without a terminator gets
+    /// `new_ending` when lines follow it now.
+    fn push_own<'a>(&'a self, out: &mut LineWriter<'a>, i: usize, new_ending: Ending) {
+        match self.ending(i) {
+            Some(ending) => out.push(self.line(i), ending, true),
+            None => out.push(self.line(i), new_ending, false),
+        }
+    }
 }
 
-/// Writes lines, holding the last one back until it is known to be last,
-/// because only the last line may lack a terminator.
+/// A line waiting to be written, with the ending it will get; `own` when
+/// that ending is the one the line has in the file.
+struct Held<'a> {
+    line: &'a str,
+    ending: Ending,
+    own: bool,
+}
+
+/// Writes lines so that the bytes read back as exactly these lines. Every
+/// line keeps the ending it is given, except where two written boundaries
+/// would read as one, which is handled here and only here.
 struct LineWriter<'a> {
     bytes: Vec<u8>,
-    held: Option<(&'a str, Ending)>,
+    /// The last line pushed, held back until it is known whether it is
+    /// last (only the last line may lack a terminator) and what follows it.
+    held: Option<Held<'a>>,
 }
 
 impl<'a> LineWriter<'a> {
-    fn push(&mut self, line: &'a str, ending: Ending) {
-        if let Some((held, held_ending)) = self.held.replace((line, ending)) {
-            self.bytes.extend_from_slice(held.as_bytes());
-            self.bytes
-                .extend_from_slice(held_ending.as_str().as_bytes());
+    fn push(&mut self, line: &'a str, ending: Ending, own: bool) {
+        let mut next = Held { line, ending, own };
+        match self.held.take() {
+            Some(mut held) => {
+                // A lone CR followed by an empty line's LF reads back as one
+                // CRLF: a line would vanish. This is the only pair of
+                // endings that can merge (CRLF and LF end in LF, which
+                // nothing extends; a CR followed by a line's content or by
+                // another CR stays a CR). One of the two becomes CRLF, one
+                // byte more at the boundary: the line whose ending is not its
+                // own if there is one, else the empty line, which then keeps
+                // the LF it had and the line before keeps every byte. CRLF
+                // can follow a lone CR and precede anything without merging,
+                // so the change never spreads to the next boundary (turning
+                // the CR into LF could merge with a lone CR before it; the
+                // LF into CR, with an empty line after it).
+                if held.ending == Ending::Cr && line.is_empty() && ending == Ending::Lf {
+                    if held.own {
+                        next.ending = Ending::CrLf;
+                    } else {
+                        held.ending = Ending::CrLf;
+                    }
+                }
+                self.bytes.extend_from_slice(held.line.as_bytes());
+                self.bytes
+                    .extend_from_slice(held.ending.as_str().as_bytes());
+            }
+            // A first line that starts with U+FEFF, in a file without a BOM,
+            // would be read back as a BOM and lose that character; written
+            // after a BOM it stays the line it is.
+            None if line.starts_with('\u{FEFF}') && !self.bytes.starts_with(BOM) => {
+                self.bytes.extend_from_slice(BOM);
+            }
+            None => {}
         }
+        self.held = Some(next);
     }
 
     /// An empty last line exists only as the terminator of the line before
     /// it, so it keeps its own terminator even in a file that had no final
     /// newline; otherwise it would vanish.
     fn finish(mut self, final_newline: bool) -> Vec<u8> {
-        if let Some((line, ending)) = self.held.take() {
-            self.bytes.extend_from_slice(line.as_bytes());
-            if final_newline || line.is_empty() {
-                self.bytes.extend_from_slice(ending.as_str().as_bytes());
+        if let Some(held) = self.held.take() {
+            self.bytes.extend_from_slice(held.line.as_bytes());
+            if final_newline || held.line.is_empty() {
+                self.bytes
+                    .extend_from_slice(held.ending.as_str().as_bytes());
             }
         }
         self.bytes
@@ -405,30 +472,36 @@ mod tests {
     #[test]
     fn splice_keeps_untouched_line_endings_and_uses_dominant_for_new_lines() {
         let d = doc(b"a\r\nb\nc\r\nd\r\n");
-        let out = d.splice(&[Splice {
-            range: 1..2,
-            lines: vec!["B".into(), "B2".into()],
-        }]);
+        let out = d
+            .splice(&[Splice {
+                range: 1..2,
+                lines: vec!["B".into(), "B2".into()],
+            }])
+            .unwrap();
         assert_eq!(out, b"a\r\nB\r\nB2\r\nc\r\nd\r\n");
     }
 
     #[test]
     fn splice_keeps_missing_final_newline_when_appending() {
         let d = doc(b"a\r\nb");
-        let out = d.splice(&[Splice {
-            range: 2..2,
-            lines: vec!["c".into()],
-        }]);
+        let out = d
+            .splice(&[Splice {
+                range: 2..2,
+                lines: vec!["c".into()],
+            }])
+            .unwrap();
         assert_eq!(out, b"a\r\nb\r\nc");
     }
 
     #[test]
     fn an_empty_last_line_left_by_an_edit_is_kept_as_a_line() {
         let d = doc(b"a\n\nb");
-        let out = d.splice(&[Splice {
-            range: 2..3,
-            lines: vec![],
-        }]);
+        let out = d
+            .splice(&[Splice {
+                range: 2..3,
+                lines: vec![],
+            }])
+            .unwrap();
         assert_eq!(out, b"a\n\n");
         assert_eq!(doc(&out).lines().collect::<Vec<_>>(), ["a", ""]);
     }
@@ -436,21 +509,98 @@ mod tests {
     #[test]
     fn splice_into_an_empty_file_ends_with_a_newline() {
         let d = doc(b"");
-        let out = d.splice(&[Splice {
-            range: 0..0,
-            lines: vec!["x".into()],
-        }]);
+        let out = d
+            .splice(&[Splice {
+                range: 0..0,
+                lines: vec!["x".into()],
+            }])
+            .unwrap();
         assert_eq!(out, b"x\n");
     }
 
     #[test]
     fn deleting_every_line_leaves_an_empty_file_with_its_bom() {
         let d = doc(b"\xEF\xBB\xBFa\nb");
-        let out = d.splice(&[Splice {
-            range: 0..2,
-            lines: vec![],
-        }]);
+        let out = d
+            .splice(&[Splice {
+                range: 0..2,
+                lines: vec![],
+            }])
+            .unwrap();
         assert_eq!(out, b"\xEF\xBB\xBF");
+    }
+
+    fn lines_of(bytes: &[u8]) -> Vec<String> {
+        doc(bytes).lines().map(str::to_owned).collect()
+    }
+
+    #[test]
+    fn a_lone_cr_and_an_empty_line_brought_together_stay_two_lines() {
+        // Both untouched: the empty line becomes CRLF, `a` keeps its CR.
+        let d = doc(b"a\rb\n\nc\n");
+        let out = d
+            .splice(&[Splice {
+                range: 1..2,
+                lines: vec![],
+            }])
+            .unwrap();
+        assert_eq!(out, b"a\r\r\nc\n");
+        assert_eq!(lines_of(&out), ["a", "", "c"]);
+        // A new empty line after an untouched lone CR is the one that adapts.
+        let d = doc(b"x\na\r");
+        let out = d
+            .splice(&[Splice {
+                range: 2..2,
+                lines: vec![String::new()],
+            }])
+            .unwrap();
+        assert_eq!(out, b"x\na\r\r\n");
+        assert_eq!(lines_of(&out), ["x", "a", ""]);
+        // A new line ending in the dominant lone CR, before an untouched
+        // empty line, adapts too; the empty line keeps its LF.
+        let d = doc(b"p\rq\r\r\n\n");
+        let out = d
+            .splice(&[Splice {
+                range: 2..3,
+                lines: vec!["n".into()],
+            }])
+            .unwrap();
+        assert_eq!(out, b"p\rq\rn\r\n\n");
+        assert_eq!(lines_of(&out), ["p", "q", "n", ""]);
+    }
+
+    #[test]
+    fn a_first_line_starting_with_a_bom_character_is_not_read_as_a_bom() {
+        let d = doc(b"x\n\xEF\xBB\xBFy\n");
+        let out = d
+            .splice(&[Splice {
+                range: 0..1,
+                lines: vec![],
+            }])
+            .unwrap();
+        assert_eq!(out, b"\xEF\xBB\xBF\xEF\xBB\xBFy\n");
+        assert_eq!(lines_of(&out), ["\u{FEFF}y"]);
+        for bytes in [
+            &b"\xEF\xBB\xBF\xEF\xBB\xBFy"[..],
+            b"\xEF\xBB\xBF",
+            b"\xEF\xBB\xBF\r",
+        ] {
+            assert_eq!(doc(bytes).to_bytes(), bytes, "{bytes:?}");
+        }
+    }
+
+    #[test]
+    fn a_new_line_holding_a_line_break_is_refused() {
+        let d = doc(b"a\n");
+        for line in ["x\ry", "x\n", "\r"] {
+            let err = d
+                .splice(&[Splice {
+                    range: 0..1,
+                    lines: vec![line.into()],
+                }])
+                .unwrap_err();
+            assert_eq!(err.code, ErrorCode::InvalidRequest, "{line:?}");
+        }
     }
 
     #[test]
