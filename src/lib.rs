@@ -157,6 +157,9 @@ pub struct HashlineOptions {
     /// Also keep the recent versions of files in this folder, so that a later
     /// process can remap refs from an earlier one's view (for command lines).
     pub store_dir: Option<String>,
+    /// How long a write waits for another write of the same folder or file
+    /// before it fails with `LOCKED` (default 10000).
+    pub lock_timeout_ms: Option<f64>,
 }
 
 #[napi(object)]
@@ -329,6 +332,9 @@ impl Hashline {
             opts.cleanup = o.cleanup.unwrap_or(true);
             opts.seen_guard = o.seen_guard.unwrap_or(true);
             opts.store_dir = o.store_dir.map(Into::into);
+            if let Some(ms) = count(o.lock_timeout_ms, "lockTimeoutMs", 0.0)? {
+                opts.lock_timeout = std::time::Duration::from_millis(ms as u64);
+            }
             Ok(Hashline {
                 inner: hashline::Hashline::new(opts)?,
             })
@@ -421,33 +427,51 @@ impl Hashline {
     }
 
     /// Writes a plan; throws `BASE_CHANGED` if the file changed since it was planned.
-    #[napi]
-    pub fn commit(&self, env: Env, plan: &EditPlan) -> Result<EditResult> {
-        guard(&env, || {
-            Ok(EditResult::from(&self.inner.commit(&plan.inner)?))
+    #[napi(ts_return_type = "EditResult")]
+    pub fn commit<'env>(&self, env: &'env Env, plan: &EditPlan) -> Result<Unknown<'env>> {
+        guard(env, || {
+            self.inner
+                .commit_with(&plan.inner, |result| result_to_js(env, result))
         })
     }
 
     /// Plans and writes in one step.
-    #[napi]
-    pub fn edit(
+    #[napi(ts_return_type = "EditResult")]
+    pub fn edit<'env>(
         &self,
-        env: Env,
+        env: &'env Env,
         #[napi(ts_arg_type = "string")] path: Option<Unknown>,
         #[napi(ts_arg_type = "EditRequest")] request: Option<Unknown>,
         #[napi(ts_arg_type = "CallOptions | undefined | null")] options: Option<Unknown>,
-    ) -> Result<EditResult> {
-        guard(&env, || {
+    ) -> Result<Unknown<'env>> {
+        guard(env, || {
             let path = self::path(path)?;
             let request = self::request(request)?;
             let options: Option<CallOptions> = arg(options, "options")?;
-            Ok(EditResult::from(&self.inner.edit(
-                &path,
-                &request,
-                outside(&options),
-            )?))
+            self.inner
+                .edit_with(&path, &request, outside(&options), |result| {
+                    result_to_js(env, result)
+                })
         })
     }
+}
+
+/// An edit's result as a JS value, made while the file is still unwritten:
+/// if the conversion fails, the edit fails with the file as it was.
+fn result_to_js<'env>(
+    env: &'env Env,
+    result: &hashline::EditResult,
+) -> hashline::Result<Unknown<'env>> {
+    EditResult::from(result).into_unknown(env).map_err(|e| {
+        hashline::Error::new(
+            ErrorCode::Internal,
+            format!(
+                "The result of the edit could not be handed over ({}); nothing was written.",
+                e.reason
+            ),
+        )
+        .with_path(&result.path)
+    })
 }
 
 fn outside(options: &Option<CallOptions>) -> bool {
