@@ -107,6 +107,11 @@ export interface HashlineOptions {
    * process can remap refs from an earlier one's view (for command lines).
    */
   storeDir?: string
+  /**
+   * How long a write waits for another write of the same folder or file
+   * before it fails with `LOCKED` (default 10000).
+   */
+  lockTimeoutMs?: number
 }
 
 /** HASH: 3 hex digits of SHA-1 of the line (trailing spaces and tabs ignored). */

@@ -54,8 +54,8 @@ Exit codes: 0 done; 1 refs stale or lines unseen (HASH_MISMATCH, UNSEEN_LINES,
 BASE_CHANGED); 2 invalid request (INVALID_REQUEST, INVALID_REF, OUT_OF_RANGE,
 CONFLICT, NO_CHANGE, OLD_STRING_NOT_FOUND, OLD_STRING_AMBIGUOUS); 3 file not
 editable (NOT_FOUND, NOT_A_FILE, NOT_UTF8, BINARY, TOO_LARGE); 4 refused
-(OUTSIDE_ROOT, PERMISSION); 5 other failure (IO, INTERNAL, native module
-missing); 64 wrong command line (USAGE).
+(OUTSIDE_ROOT, PERMISSION); 5 other failure (IO, LOCKED, INTERNAL, native
+module missing); 64 wrong command line (USAGE).
 `
 
 /** The exit status for each error code; anything else is 5. */
@@ -78,6 +78,7 @@ const EXIT_CODES = /** @type {Record<string, number>} */ ({
   OUTSIDE_ROOT: 4,
   PERMISSION: 4,
   IO: 5,
+  LOCKED: 5,
   INTERNAL: 5,
   NATIVE_MODULE_MISSING: 5,
   USAGE: 64,

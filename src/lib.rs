@@ -188,6 +188,9 @@ impl Hashline {
             opts.cleanup = o.cleanup.unwrap_or(true);
             opts.seen_guard = o.seen_guard.unwrap_or(true);
             opts.store_dir = o.store_dir.map(Into::into);
+            if let Some(ms) = args::count(o.lock_timeout_ms, "options.lockTimeoutMs", 0.0)? {
+                opts.lock_timeout = std::time::Duration::from_millis(ms as u64);
+            }
             Ok(Hashline {
                 inner: hashline::Hashline::new(opts)?,
             })
@@ -268,36 +271,54 @@ impl Hashline {
     }
 
     /// Writes a plan; throws `BASE_CHANGED` if the file changed since it was planned.
-    #[napi]
-    pub fn commit(
+    #[napi(ts_return_type = "EditResult")]
+    pub fn commit<'env>(
         &self,
-        env: Env,
+        env: &'env Env,
         #[napi(ts_arg_type = "EditPlan")] plan: Unknown,
-    ) -> Result<EditResult> {
-        guard(&env, || {
-            let plan = args::plan(&env, Some(plan))?;
-            Ok(EditResult::from(&self.inner.commit(&plan.inner)?))
+    ) -> Result<Unknown<'env>> {
+        guard(env, || {
+            let plan = args::plan(env, Some(plan))?;
+            self.inner
+                .commit_with(&plan.inner, |result| result_to_js(env, result))
         })
     }
 
     /// Plans and writes in one step.
-    #[napi]
-    pub fn edit(
+    #[napi(ts_return_type = "EditResult")]
+    pub fn edit<'env>(
         &self,
-        env: Env,
+        env: &'env Env,
         #[napi(ts_arg_type = "string")] path: Option<Unknown>,
         #[napi(ts_arg_type = "EditRequest")] request: Option<Unknown>,
         #[napi(ts_arg_type = "CallOptions | undefined | null")] options: Option<Unknown>,
-    ) -> Result<EditResult> {
-        guard(&env, || {
-            let path = args::path(&env, path)?;
-            let request = args::request(&env, request)?;
-            let outside = CallOptions::outside(&env, options)?;
-            Ok(EditResult::from(
-                &self.inner.edit(&path, &request, outside)?,
-            ))
+    ) -> Result<Unknown<'env>> {
+        guard(env, || {
+            let path = args::path(env, path)?;
+            let request = args::request(env, request)?;
+            let outside = CallOptions::outside(env, options)?;
+            self.inner
+                .edit_with(&path, &request, outside, |result| result_to_js(env, result))
         })
     }
+}
+
+/// An edit's result as a JS value, made while the file is still unwritten:
+/// if the conversion fails, the edit fails with the file as it was.
+fn result_to_js<'env>(
+    env: &'env Env,
+    result: &hashline::EditResult,
+) -> hashline::Result<Unknown<'env>> {
+    EditResult::from(result).into_unknown(env).map_err(|e| {
+        hashline::Error::new(
+            ErrorCode::Internal,
+            format!(
+                "The result of the edit could not be handed over ({}); nothing was written.",
+                e.reason
+            ),
+        )
+        .with_path(&result.path)
+    })
 }
 
 /// A tagged view of text the caller holds.

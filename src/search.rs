@@ -143,7 +143,12 @@ impl Hashline {
         #[napi(ts_arg_type = "SearchOptions | undefined | null")] options: Option<Unknown>,
     ) -> Result<SearchResult> {
         guard(&env, || {
-            let pattern = required_string(&env, pattern, "pattern", "a regular expression, as a string")?;
+            let pattern = required_string(
+                &env,
+                pattern,
+                "pattern",
+                "a regular expression, as a string",
+            )?;
             let o = SearchOptions::read(&env, options)?;
             let mut search = hashline::SearchOptions::new(pattern);
             search.paths = list(o.path);

@@ -20,6 +20,8 @@ pub enum ErrorCode {
     OutsideRoot,
     Permission,
     BaseChanged,
+    /// Another write held a lock for longer than the lock timeout.
+    Locked,
     OldStringNotFound,
     OldStringAmbiguous,
     InvalidRequest,
@@ -29,7 +31,7 @@ pub enum ErrorCode {
 }
 
 impl ErrorCode {
-    pub const ALL: [ErrorCode; 19] = [
+    pub const ALL: [ErrorCode; 20] = [
         ErrorCode::HashMismatch,
         ErrorCode::InvalidRef,
         ErrorCode::OutOfRange,
@@ -44,6 +46,7 @@ impl ErrorCode {
         ErrorCode::OutsideRoot,
         ErrorCode::Permission,
         ErrorCode::BaseChanged,
+        ErrorCode::Locked,
         ErrorCode::OldStringNotFound,
         ErrorCode::OldStringAmbiguous,
         ErrorCode::InvalidRequest,
@@ -67,6 +70,7 @@ impl ErrorCode {
             ErrorCode::OutsideRoot => "OUTSIDE_ROOT",
             ErrorCode::Permission => "PERMISSION",
             ErrorCode::BaseChanged => "BASE_CHANGED",
+            ErrorCode::Locked => "LOCKED",
             ErrorCode::OldStringNotFound => "OLD_STRING_NOT_FOUND",
             ErrorCode::OldStringAmbiguous => "OLD_STRING_AMBIGUOUS",
             ErrorCode::InvalidRequest => "INVALID_REQUEST",

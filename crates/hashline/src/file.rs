@@ -1,165 +1,32 @@
-//! The file envelope: where a path may lead, what may be read as text, and
-//! how a new version replaces the old one (atomically, mode kept, refused
-//! when the file changed since it was read).
+//! The file envelope: what may be read as text, and how a new version
+//! replaces the old one: atomically, mode and owner kept, and only if the
+//! file is still the version the edit was planned on, checked at the last
+//! moment the platform allows. Files are reached through the places the
+//! sandbox resolved (a folder handle and a name), never by path.
 
 use crate::error::{Error, ErrorCode, Result};
+use crate::lock::{try_lock, FolderLock};
+use crate::sandbox::io_error;
+pub use crate::sandbox::{Root, Target};
 use crate::text::Document;
+use cap_fs_ext::{FollowSymlinks, OpenOptionsFollowExt};
+use cap_std::fs::{Dir, OpenOptions};
 use sha1::{Digest, Sha1};
+use std::ffi::{OsStr, OsString};
 use std::fs;
-use std::io::{self, Read, Write};
-use std::path::{Component, Path, PathBuf};
+use std::io::{self, Read, Seek, Write};
+use std::path::PathBuf;
+use std::time::Duration;
 
 pub const DEFAULT_MAX_FILE_BYTES: u64 = 16 << 20;
-/// Temporary files of an unfinished write carry this suffix, so a later
-/// write in the same folder can recognise and remove them.
+
+/// A temporary file is named `.` + `TEMP_RANDOM` random characters +
+/// `TEMP_SUFFIX`: the same length whatever the file it replaces, and a
+/// name only a write of this engine makes. Together with the lock its
+/// writer holds on it, this is what proves a leftover dead and ours.
 const TEMP_SUFFIX: &str = ".hashline-tmp";
-
-/// A path the caller named, resolved against the root.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Target {
-    /// Symlinks resolved: where reads and writes go.
-    pub real: PathBuf,
-    /// As the model should see it: relative to the root when inside it.
-    pub display: String,
-}
-
-/// The root a session works in, canonicalised once.
-#[derive(Debug, Clone)]
-pub struct Root {
-    path: PathBuf,
-}
-
-impl Root {
-    pub fn new(path: &Path) -> Result<Root> {
-        let path = fs::canonicalize(path).map_err(|e| {
-            io_error(&e, &path.display().to_string()).with_path(path.display().to_string())
-        })?;
-        if !path.is_dir() {
-            return Err(Error::new(
-                ErrorCode::NotAFile,
-                format!("The root {} is not a folder.", path.display()),
-            ));
-        }
-        Ok(Root { path })
-    }
-
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
-    /// Resolves `path` (absolute, or relative to the root) lexically and
-    /// through every symlink that exists, and refuses anything that ends up
-    /// outside the root unless `allow_outside`.
-    pub fn resolve(&self, path: &str, allow_outside: bool) -> Result<Target> {
-        if path.trim().is_empty() {
-            return Err(Error::invalid_request("The path is empty."));
-        }
-        if path.contains('\0') {
-            return Err(Error::invalid_request("The path contains a NUL character."));
-        }
-        // "f.txt/" names a folder: POSIX refuses it when f.txt is a file.
-        let wants_folder = path.len() > 1 && path.ends_with(['/', '\\']);
-        let joined = self.path.join(path);
-        let lexical = normalize(&joined);
-        let real = resolve_existing(&lexical).map_err(|e| io_error(&e, path).with_path(path))?;
-        let inside = real.starts_with(&self.path);
-        if !inside && !allow_outside {
-            return Err(Error::new(
-                ErrorCode::OutsideRoot,
-                format!(
-                    "{path} resolves to {}, outside the project root {}; it may not be read or edited here.",
-                    real.display(),
-                    self.path.display()
-                ),
-            )
-            .with_path(path));
-        }
-        let relative = lexical
-            .strip_prefix(&self.path)
-            .or_else(|_| real.strip_prefix(&self.path));
-        let display = match relative {
-            Ok(rel) if inside && rel.as_os_str().is_empty() => ".".to_string(),
-            Ok(rel) if inside => rel.to_string_lossy().replace('\\', "/"),
-            _ => real.display().to_string(),
-        };
-        if wants_folder && !real.is_dir() {
-            return Err(Error::new(
-                ErrorCode::NotAFile,
-                format!("{path} ends with a slash, which names a folder, but {display} is not one. Leave out the slash to name the file."),
-            )
-            .with_path(path));
-        }
-        Ok(Target { real, display })
-    }
-}
-
-fn normalize(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for component in path.components() {
-        match component {
-            Component::ParentDir => {
-                out.pop();
-            }
-            Component::CurDir => {}
-            other => out.push(other.as_os_str()),
-        }
-    }
-    out
-}
-
-/// Canonicalises the longest existing prefix of `path` and appends the
-/// rest, so a file to be created resolves through symlinked folders too.
-fn resolve_existing(path: &Path) -> io::Result<PathBuf> {
-    let mut existing = path.to_path_buf();
-    let mut rest = Vec::new();
-    loop {
-        match fs::canonicalize(&existing) {
-            Ok(real) => {
-                let mut real = real;
-                for part in rest.iter().rev() {
-                    real.push(part);
-                }
-                return Ok(real);
-            }
-            Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                if fs::symlink_metadata(&existing).is_ok() {
-                    // A dangling symlink: its target is unknown, so is where a write would go.
-                    return Err(io::Error::new(
-                        io::ErrorKind::NotFound,
-                        "a symlink that points nowhere",
-                    ));
-                }
-                match (existing.file_name(), existing.parent()) {
-                    (Some(name), Some(parent)) => {
-                        rest.push(name.to_os_string());
-                        existing = parent.to_path_buf();
-                    }
-                    _ => return Err(e),
-                }
-            }
-            Err(e) => return Err(e),
-        }
-    }
-}
-
-fn io_error(e: &io::Error, path: &str) -> Error {
-    match e.kind() {
-        io::ErrorKind::NotFound => {
-            Error::new(ErrorCode::NotFound, format!("File {path} not found"))
-        }
-        io::ErrorKind::PermissionDenied => Error::new(
-            ErrorCode::Permission,
-            format!("Permission denied: {path} cannot be accessed ({e})."),
-        ),
-        _ if e.raw_os_error() == Some(40) => Error::new(
-            ErrorCode::Io,
-            format!(
-                "{path} cannot be resolved: too many levels of symbolic links (a symlink loop?)."
-            ),
-        ),
-        _ => Error::new(ErrorCode::Io, format!("I/O error on {path}: {e}")),
-    }
-}
+const TEMP_RANDOM: usize = 24;
+const TEMP_ALPHABET: &[u8; 32] = b"abcdefghijklmnopqrstuvwxyz234567";
 
 /// What a version on disk was, to tell at write time whether it changed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -175,6 +42,27 @@ impl Base {
             digest: Sha1::digest(bytes).into(),
         }
     }
+
+    /// Hashed as it streams in, so the checks before a write do not hold a
+    /// second copy of a large file.
+    fn read(mut file: &fs::File) -> io::Result<Base> {
+        file.rewind()?;
+        let mut hasher = Sha1::new();
+        let mut buffer = vec![0u8; 1 << 16];
+        let mut len = 0u64;
+        loop {
+            let n = file.read(&mut buffer)?;
+            if n == 0 {
+                break;
+            }
+            hasher.update(&buffer[..n]);
+            len += n as u64;
+        }
+        Ok(Base::Bytes {
+            len,
+            digest: hasher.finalize().into(),
+        })
+    }
 }
 
 /// A file read as text.
@@ -187,50 +75,53 @@ pub struct Loaded {
 /// Reads `target` as a text document; `missing_ok` turns a missing file
 /// into an empty document (for operations that create files).
 pub fn load(target: &Target, max_bytes: u64, missing_ok: bool) -> Result<Loaded> {
-    let err = |e: io::Error| io_error(&e, &target.display).with_path(&target.display);
-    let meta = match fs::metadata(&target.real) {
-        Ok(meta) => meta,
-        Err(e) if e.kind() == io::ErrorKind::NotFound && missing_ok => {
-            return Ok(Loaded {
+    let display = &target.display;
+    let err = |e: io::Error| io_error(&e, display).with_path(display);
+    let place = &target.place;
+    let missing = || {
+        if missing_ok {
+            Ok(Loaded {
                 doc: Document::from_bytes(b"")?,
                 base: Base::Missing,
             })
+        } else {
+            Err(
+                Error::new(ErrorCode::NotFound, format!("File {display} not found"))
+                    .with_path(display),
+            )
         }
+    };
+    if !place.missing.is_empty() {
+        return missing();
+    }
+    // Look before opening: opening a pipe for reading waits for a writer.
+    let meta = match place.dir.metadata(&place.name) {
+        Ok(meta) => meta,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return missing(),
         Err(e) => return Err(err(e)),
     };
-    if meta.is_dir() {
-        return Err(Error::new(
-            ErrorCode::NotAFile,
-            format!("Path is a directory, not a file: {}", target.display),
-        )
-        .with_path(&target.display));
-    }
-    if !meta.is_file() {
-        return Err(Error::new(
-            ErrorCode::NotAFile,
-            format!(
-                "{} is not a regular file (a pipe, socket or device); only regular files can be read or edited.",
-                target.display
-            ),
-        )
-        .with_path(&target.display));
-    }
+    check_kind(meta.is_dir(), meta.is_file(), display)?;
     let too_large = |size: u64| {
         Error::new(
             ErrorCode::TooLarge,
-            format!(
-                "{} is {size} bytes, over the limit of {max_bytes} bytes; it is not read or edited.",
-                target.display
-            ),
+            format!("{display} is {size} bytes, over the limit of {max_bytes} bytes; it is not read or edited."),
         )
-        .with_path(&target.display)
+        .with_path(display)
     };
     if meta.len() > max_bytes {
         return Err(too_large(meta.len()));
     }
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
-    fs::File::open(&target.real)
-        .and_then(|f| f.take(max_bytes.saturating_add(1)).read_to_end(&mut bytes))
+    let file = place
+        .dir
+        .open_with(&place.name, &reading(FollowSymlinks::Yes))
+        .map_err(err)?
+        .into_std();
+    let meta = file.metadata().map_err(err)?;
+    check_kind(meta.is_dir(), meta.is_file(), display)?;
+    let mut bytes = Vec::with_capacity(meta.len().min(max_bytes) as usize);
+    (&file)
+        .take(max_bytes.saturating_add(1))
+        .read_to_end(&mut bytes)
         .map_err(err)?;
     if bytes.len() as u64 > max_bytes {
         return Err(too_large(bytes.len() as u64));
@@ -239,207 +130,522 @@ pub fn load(target: &Target, max_bytes: u64, missing_ok: bool) -> Result<Loaded>
         return Err(Error::new(
             ErrorCode::Binary,
             format!(
-                "{} looks binary (a NUL byte at offset {at}); it cannot be edited as text.",
-                target.display
+                "{display} looks binary (a NUL byte at offset {at}); it cannot be edited as text."
             ),
         )
-        .with_path(&target.display));
+        .with_path(display));
     }
     let base = Base::of(&bytes);
-    let doc = Document::from_vec(bytes).map_err(|e| e.with_path(&target.display))?;
+    let doc = Document::from_vec(bytes).map_err(|e| e.with_path(display))?;
     if let Base::Bytes { digest, .. } = &base {
         doc.know_rev_from_digest(digest);
     }
     Ok(Loaded { doc, base })
 }
 
-/// What the file is now, hashed as it streams in, so the check before a
-/// write does not hold a second copy of a large file.
-fn current_base(path: &Path) -> io::Result<Base> {
-    let mut file = match fs::File::open(path) {
-        Ok(file) => file,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Base::Missing),
-        Err(e) => return Err(e),
-    };
-    let mut hasher = Sha1::new();
-    let mut buffer = vec![0u8; 1 << 16];
-    let mut len = 0u64;
-    loop {
-        let n = file.read(&mut buffer)?;
-        if n == 0 {
-            break;
-        }
-        hasher.update(&buffer[..n]);
-        len += n as u64;
+fn check_kind(is_dir: bool, is_file: bool, display: &str) -> Result<()> {
+    if is_dir {
+        return Err(Error::new(
+            ErrorCode::NotAFile,
+            format!("Path is a directory, not a file: {display}"),
+        )
+        .with_path(display));
     }
-    Ok(Base::Bytes {
-        len,
-        digest: hasher.finalize().into(),
-    })
+    if !is_file {
+        return Err(Error::new(
+            ErrorCode::NotAFile,
+            format!("{display} is not a regular file (a pipe, socket or device); only regular files can be read or edited."),
+        )
+        .with_path(display));
+    }
+    Ok(())
 }
 
-/// Replaces the file at `target` with `bytes` if it is still `base`: the
-/// new content goes to a temporary file in the same folder, is flushed and
-/// renamed over the original, so a reader sees the old or the new version,
-/// never a mix. Missing parent folders are created.
-pub fn replace_atomically(target: &Target, base: &Base, bytes: &[u8]) -> Result<()> {
-    let err = |e: io::Error| io_error(&e, &target.display).with_path(&target.display);
-    let dir = target.real.parent().unwrap_or(Path::new("/"));
-    fs::create_dir_all(dir).map_err(err)?;
-    let _lock = FolderLock::acquire(dir).map_err(err)?;
-    remove_stale_temporaries(dir);
-    if current_base(&target.real).map_err(err)? != *base {
-        return Err(Error::new(
+/// Options to open a file for reading that never wait: a pipe that took
+/// the file's place opens at once (or fails, opened for writing), and is
+/// then refused as not a file.
+fn reading(follow: FollowSymlinks) -> OpenOptions {
+    let mut options = OpenOptions::new();
+    options.read(true).follow(follow);
+    #[cfg(unix)]
+    {
+        use cap_std::fs::OpenOptionsExt;
+        options.custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32);
+    }
+    options
+}
+
+/// Replaces the file at `target` with `bytes` if it is still `base`, so a
+/// reader sees the old or the new version, never a mix, and no write made
+/// by someone else since the plan is lost:
+///
+/// 1. the new bytes go to a temporary file in the same folder, with the
+///    old file's owner and mode, flushed to disk, locked as alive;
+/// 2. the folder lock is taken (waiting at most `lock_timeout`), and the
+///    file is checked to still be `base`;
+/// 3. `before_write` runs: the caller's last chance to fail, with nothing
+///    written; what it returns is returned;
+/// 4. the temporary file and the file trade names in one step (a new file
+///    takes its name only if it is still free), and the old version, now
+///    under the temporary name where nobody can open it by the file's name,
+///    is checked once more: a writer that had it open and truncated or
+///    wrote it in between shows there, and the names are traded back.
+///
+/// Where the file system cannot trade names, a plain rename follows the
+/// check of step 2. Missing parent folders are created, and removed again
+/// if the write fails.
+pub fn replace_atomically<T>(
+    target: &Target,
+    base: &Base,
+    bytes: &[u8],
+    lock_timeout: Duration,
+    before_write: impl FnOnce() -> Result<T>,
+) -> Result<T> {
+    let display = &target.display;
+    let err = |e: io::Error| io_error(&e, display).with_path(display);
+    let changed = || {
+        Error::new(
             ErrorCode::BaseChanged,
-            format!(
-                "Edit refused, nothing written: {} changed on disk after the edit was planned. Read it again and redo the edit.",
-                target.display
-            ),
+            format!("Edit refused, nothing written: {display} changed on disk after the edit was planned. Read it again and redo the edit."),
         )
-        .with_path(&target.display));
-    }
-    let existing = fs::metadata(&target.real).ok();
-    if existing.is_some() {
-        // The rename below needs only the folder's permission; the file's
-        // own must be honoured too, as an in-place write would.
-        fs::OpenOptions::new()
-            .write(true)
-            .open(&target.real)
-            .map_err(err)?;
-    }
-    let name = target
-        .real
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let mut temp = tempfile::Builder::new()
-        .prefix(&format!(".{name}."))
-        .suffix(TEMP_SUFFIX)
-        .tempfile_in(dir)
-        .map_err(err)?;
-    temp.write_all(bytes).map_err(err)?;
-    let permissions = match &existing {
-        Some(meta) => Some(meta.permissions()),
-        None => default_permissions(),
+        .with_path(display)
     };
-    if let Some(permissions) = permissions {
-        temp.as_file().set_permissions(permissions).map_err(err)?;
+    let place = &target.place;
+    let mut folders = Folders::make(&place.dir, &place.missing).map_err(err)?;
+    let dir = folders.dir();
+    let old = match base {
+        Base::Missing => None,
+        Base::Bytes { .. } => match writable(dir, &place.name) {
+            Ok(meta) => Some(meta),
+            Err(e) => {
+                let gone = e.kind() == io::ErrorKind::NotFound
+                    || dir
+                        .symlink_metadata(&place.name)
+                        .is_ok_and(|m| !m.is_file());
+                return Err(if gone { changed() } else { err(e) });
+            }
+        },
+    };
+    let mut temp = Temp::create(dir, bytes, old.as_ref()).map_err(err)?;
+    let lock = FolderLock::acquire(dir, lock_timeout, display)?;
+    remove_dead_temporaries(dir, &place.name);
+    let now = Current::read(dir, &place.name).map_err(err)?;
+    if !now.is(base) {
+        return Err(changed());
     }
-    if let Some(meta) = &existing {
-        keep_owner(temp.as_file(), meta);
+    let out = before_write()?;
+    let written = match now {
+        Current::File { file, base } => temp.exchange(&place.name, file, &base, bytes),
+        _ => temp.take_name(&place.name),
+    };
+    match written {
+        Ok(true) => {}
+        Ok(false) => return Err(changed()),
+        Err(e) => return Err(err(e)),
     }
-    temp.as_file().sync_all().map_err(err)?;
-    temp.persist(&target.real).map_err(|e| err(e.error))?;
-    sync_folder(dir);
-    Ok(())
+    drop(temp);
+    lock.sync();
+    folders.keep();
+    Ok(out)
+}
+
+/// The metadata of the file to be replaced, once it is known the process
+/// may write it: the rename needs only the folder's permission, but the
+/// file's own must be honoured too, as an in-place write would.
+fn writable(dir: &Dir, name: &OsStr) -> io::Result<fs::Metadata> {
+    let mut options = reading(FollowSymlinks::No);
+    options.read(false).write(true);
+    dir.open_with(name, &options)?.into_std().metadata()
+}
+
+/// What the file's name holds at the moment of the check.
+enum Current {
+    Missing,
+    File {
+        file: fs::File,
+        base: Base,
+    },
+    /// A symlink, folder or other non-file took the name: not the base.
+    Other,
+}
+
+impl Current {
+    fn read(dir: &Dir, name: &OsStr) -> io::Result<Current> {
+        let file = match dir.open_with(name, &reading(FollowSymlinks::No)) {
+            Ok(file) => file.into_std(),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                return Ok(if dir.symlink_metadata(name).is_ok() {
+                    Current::Other
+                } else {
+                    Current::Missing
+                })
+            }
+            Err(e) => {
+                return match dir.symlink_metadata(name) {
+                    Ok(meta) if !meta.is_file() => Ok(Current::Other),
+                    _ => Err(e),
+                }
+            }
+        };
+        if !file.metadata()?.is_file() {
+            return Ok(Current::Other);
+        }
+        let base = Base::read(&file)?;
+        Ok(Current::File { file, base })
+    }
+
+    fn is(&self, base: &Base) -> bool {
+        match self {
+            Current::Missing => *base == Base::Missing,
+            Current::File { base: now, .. } => now == base,
+            Current::Other => false,
+        }
+    }
+}
+
+/// The folders a write creates, removed again unless the write succeeds.
+struct Folders<'a> {
+    anchor: &'a Dir,
+    /// The folder the file goes in, when it had to be created.
+    made_dir: Option<Dir>,
+    /// What this write created, relative to `anchor`, outermost first.
+    made: Vec<PathBuf>,
+    keep: bool,
+}
+
+impl<'a> Folders<'a> {
+    fn make(anchor: &'a Dir, missing: &[OsString]) -> io::Result<Folders<'a>> {
+        let mut folders = Folders {
+            anchor,
+            made_dir: None,
+            made: Vec::new(),
+            keep: false,
+        };
+        if missing.is_empty() {
+            return Ok(folders);
+        }
+        let mut path = PathBuf::new();
+        for name in missing {
+            path.push(name);
+            match anchor.create_dir(&path) {
+                Ok(()) => folders.made.push(path.clone()),
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+                Err(e) => return Err(e),
+            }
+        }
+        folders.made_dir = Some(anchor.open_dir(&path)?);
+        Ok(folders)
+    }
+
+    fn dir(&self) -> &Dir {
+        self.made_dir.as_ref().unwrap_or(self.anchor)
+    }
+
+    fn keep(&mut self) {
+        self.keep = true;
+    }
+}
+
+impl Drop for Folders<'_> {
+    fn drop(&mut self) {
+        if self.keep {
+            return;
+        }
+        // Innermost first; a folder someone else put a file in meanwhile
+        // is not empty, and stays.
+        for path in self.made.iter().rev() {
+            let _ = self.anchor.remove_dir(path);
+        }
+    }
+}
+
+/// A temporary file holding the new version, locked while its writer is
+/// alive. Dropping it removes whatever its name holds by then: the new
+/// version when the write failed, the old one when it succeeded.
+struct Temp<'a> {
+    dir: &'a Dir,
+    name: OsString,
+    file: fs::File,
+}
+
+impl<'a> Temp<'a> {
+    fn create(dir: &'a Dir, bytes: &[u8], old: Option<&fs::Metadata>) -> io::Result<Temp<'a>> {
+        let mut options = OpenOptions::new();
+        options
+            .write(true)
+            .read(true)
+            .create_new(true)
+            .follow(FollowSymlinks::No);
+        #[cfg(unix)]
+        {
+            use cap_std::fs::OpenOptionsExt;
+            options.mode(0o600);
+        }
+        for _ in 0..16 {
+            let name = temp_name()?;
+            let file = match dir.open_with(&name, &options) {
+                Ok(file) => file.into_std(),
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+                Err(e) => return Err(e),
+            };
+            // A writer cleaning up may have found the file before it was
+            // locked, taken it for dead and removed it: start over then.
+            if !try_lock(&file)? || !names(dir, &name, &file) {
+                continue;
+            }
+            let mut temp = Temp { dir, name, file };
+            temp.fill(bytes, old)?;
+            return Ok(temp);
+        }
+        Err(io::Error::other(
+            "no free name for a temporary file in the folder",
+        ))
+    }
+
+    fn fill(&mut self, bytes: &[u8], old: Option<&fs::Metadata>) -> io::Result<()> {
+        self.file.write_all(bytes)?;
+        // The owner first: changing it clears the setuid and setgid bits,
+        // which the mode then sets again.
+        if let Some(meta) = old {
+            keep_owner(&self.file, meta);
+        }
+        if let Some(permissions) = permissions(old) {
+            self.file.set_permissions(permissions)?;
+        }
+        self.file.sync_all()
+    }
+
+    /// Gives the new version the file's name if nothing has it; false if
+    /// something took the name since the check.
+    fn take_name(&self, name: &OsStr) -> io::Result<bool> {
+        match rename::no_replace(self.dir, &self.name, name) {
+            Ok(()) => Ok(true),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(false),
+            Err(e) if rename::unsupported(&e) => {
+                if self.dir.symlink_metadata(name).is_ok() {
+                    return Ok(false);
+                }
+                self.dir.rename(&self.name, self.dir, name).map(|()| true)
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Trades names with the file, whose open handle `old` was checked to
+    /// hold `base`; false, with the names traded back, if the old version
+    /// changed before it lost its name.
+    fn exchange(
+        &mut self,
+        name: &OsStr,
+        old: fs::File,
+        base: &Base,
+        bytes: &[u8],
+    ) -> io::Result<bool> {
+        match rename::exchange(self.dir, &self.name, name) {
+            Ok(()) => {}
+            Err(e) if rename::unsupported(&e) => {
+                return self.dir.rename(&self.name, self.dir, name).map(|()| true)
+            }
+            Err(e) => return Err(e),
+        }
+        // A failed look counts as a change: the old version goes back.
+        let kept =
+            names(self.dir, &self.name, &old) && Base::read(&old).is_ok_and(|now| now == *base);
+        if kept {
+            return Ok(true);
+        }
+        rename::exchange(self.dir, &self.name, name)?;
+        if !self.holds(bytes).unwrap_or(false) {
+            // Someone wrote through the file's name in the instant the new
+            // version held it: that write is the newest, so it keeps the name.
+            rename::exchange(self.dir, &self.name, name)?;
+        }
+        Ok(false)
+    }
+
+    fn holds(&mut self, bytes: &[u8]) -> io::Result<bool> {
+        let mut now = Vec::with_capacity(bytes.len());
+        self.file.rewind()?;
+        (&self.file)
+            .take(bytes.len() as u64 + 1)
+            .read_to_end(&mut now)?;
+        Ok(now == bytes)
+    }
+}
+
+impl Drop for Temp<'_> {
+    fn drop(&mut self) {
+        let _ = self.dir.remove_file(&self.name);
+    }
+}
+
+/// Whether `name` in `dir` is `file` itself (not a link to it, not a file
+/// that replaced it).
+fn names(dir: &Dir, name: &OsStr, file: &fs::File) -> bool {
+    #[cfg(unix)]
+    {
+        use cap_std::fs::MetadataExt as _;
+        use std::os::unix::fs::MetadataExt;
+        match (dir.symlink_metadata(name), file.metadata()) {
+            (Ok(named), Ok(open)) => named.dev() == open.dev() && named.ino() == open.ino(),
+            _ => false,
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = file;
+        dir.symlink_metadata(name).is_ok()
+    }
+}
+
+fn temp_name() -> io::Result<OsString> {
+    let mut random = [0u8; TEMP_RANDOM];
+    getrandom::fill(&mut random).map_err(|e| io::Error::other(e.to_string()))?;
+    let mut name = String::with_capacity(1 + TEMP_RANDOM + TEMP_SUFFIX.len());
+    name.push('.');
+    name.extend(
+        random
+            .iter()
+            .map(|b| char::from(TEMP_ALPHABET[usize::from(b & 31)])),
+    );
+    name.push_str(TEMP_SUFFIX);
+    Ok(name.into())
+}
+
+fn is_temp_name(name: &OsStr) -> bool {
+    let Some(name) = name.to_str() else {
+        return false;
+    };
+    let Some(random) = name
+        .strip_prefix('.')
+        .and_then(|rest| rest.strip_suffix(TEMP_SUFFIX))
+    else {
+        return false;
+    };
+    random.len() == TEMP_RANDOM && random.bytes().all(|b| TEMP_ALPHABET.contains(&b))
+}
+
+/// Removes the temporary files of writes that died before finishing: a
+/// file with a temporary file's name whose lock is free (its writer is
+/// gone) and that still has that name once locked. Called while holding
+/// the folder lock; never touches `keep`, the file being written.
+fn remove_dead_temporaries(dir: &Dir, keep: &OsStr) {
+    let Ok(entries) = dir.entries() else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        if name == keep || !is_temp_name(&name) {
+            continue;
+        }
+        let Ok(file) = dir.open_with(&name, &reading(FollowSymlinks::No)) else {
+            continue;
+        };
+        let file = file.into_std();
+        let dead = file.metadata().is_ok_and(|m| m.is_file())
+            && try_lock(&file).unwrap_or(false)
+            && names(dir, &name, &file);
+        if dead {
+            let _ = dir.remove_file(&name);
+        }
+    }
 }
 
 /// The new version keeps the old one's owner and group where the process
 /// may set them (as root); otherwise it belongs to whoever edits, as with
 /// any editor that saves by rename.
 #[cfg(unix)]
-fn keep_owner(file: &fs::File, meta: &fs::Metadata) {
+fn keep_owner(file: &fs::File, old: &fs::Metadata) {
     use std::os::unix::fs::MetadataExt;
-    let _ = std::os::unix::fs::fchown(file, Some(meta.uid()), Some(meta.gid()));
-}
-
-#[cfg(not(unix))]
-fn keep_owner(_file: &fs::File, _meta: &fs::Metadata) {}
-
-/// New files get rw-r--r--: the temporary file starts as rw-------, and
-/// the process umask is not readable without changing it.
-#[cfg(unix)]
-fn default_permissions() -> Option<fs::Permissions> {
-    use std::os::unix::fs::PermissionsExt;
-    Some(fs::Permissions::from_mode(0o644))
-}
-
-#[cfg(not(unix))]
-fn default_permissions() -> Option<fs::Permissions> {
-    None
-}
-
-#[cfg(unix)]
-fn sync_folder(dir: &Path) {
-    // The rename is durable only once the folder is flushed; a failure
-    // here does not undo a write that already happened.
-    if let Ok(folder) = fs::File::open(dir) {
-        let _ = folder.sync_all();
-    }
-}
-
-#[cfg(not(unix))]
-fn sync_folder(_dir: &Path) {}
-
-/// Temporary files left by a write that was killed before its rename. Only
-/// called while holding the folder lock, so no live write owns one.
-fn remove_stale_temporaries(dir: &Path) {
-    let Ok(entries) = fs::read_dir(dir) else {
+    let Ok(meta) = file.metadata() else {
         return;
     };
-    for entry in entries.flatten() {
-        let name = entry.file_name();
-        let name = name.to_string_lossy();
-        if name.starts_with('.') && name.ends_with(TEMP_SUFFIX) {
-            let _ = fs::remove_file(entry.path());
-        }
+    if (meta.uid(), meta.gid()) != (old.uid(), old.gid()) {
+        let _ = std::os::unix::fs::fchown(file, Some(old.uid()), Some(old.gid()));
     }
 }
 
-/// An exclusive advisory lock on a folder, held by every write into it, so
-/// that writes from other processes are serialised too.
-struct FolderLock {
-    #[cfg(unix)]
-    _file: fs::File,
+#[cfg(not(unix))]
+fn keep_owner(_file: &fs::File, _old: &fs::Metadata) {}
+
+/// The old file's mode, setuid, setgid and sticky bits included; new files
+/// get rw-r--r-- (the temporary file starts as rw-------, and the process
+/// umask is not readable without changing it).
+#[cfg(unix)]
+fn permissions(old: Option<&fs::Metadata>) -> Option<fs::Permissions> {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    Some(fs::Permissions::from_mode(
+        old.map_or(0o644, |meta| meta.mode() & 0o7777),
+    ))
 }
 
-impl FolderLock {
-    #[cfg(unix)]
-    fn acquire(dir: &Path) -> io::Result<FolderLock> {
-        let file = fs::File::open(dir)?;
-        file.lock()?;
-        Ok(FolderLock { _file: file })
+#[cfg(not(unix))]
+fn permissions(old: Option<&fs::Metadata>) -> Option<fs::Permissions> {
+    old.map(|meta| meta.permissions())
+}
+
+/// Renames within one folder that either trade two names or take a free
+/// one, in one step (renameat2 on Linux, renameatx_np on macOS).
+#[cfg(any(target_os = "linux", target_os = "android", target_vendor = "apple"))]
+mod rename {
+    use cap_std::fs::Dir;
+    use rustix::fs::{renameat_with, RenameFlags};
+    use std::ffi::OsStr;
+    use std::io;
+
+    pub fn exchange(dir: &Dir, a: &OsStr, b: &OsStr) -> io::Result<()> {
+        Ok(renameat_with(dir, a, dir, b, RenameFlags::EXCHANGE)?)
     }
 
-    #[cfg(not(unix))]
-    fn acquire(_dir: &Path) -> io::Result<FolderLock> {
-        Ok(FolderLock {})
+    pub fn no_replace(dir: &Dir, from: &OsStr, to: &OsStr) -> io::Result<()> {
+        Ok(renameat_with(dir, from, dir, to, RenameFlags::NOREPLACE)?)
+    }
+
+    /// The file system (or an old kernel) does not offer these renames.
+    pub fn unsupported(e: &io::Error) -> bool {
+        use rustix::io::Errno;
+        [Errno::INVAL, Errno::NOSYS, Errno::OPNOTSUPP, Errno::NOTSUP]
+            .iter()
+            .any(|errno| e.raw_os_error() == Some(errno.raw_os_error()))
+    }
+}
+
+#[cfg(not(any(target_os = "linux", target_os = "android", target_vendor = "apple")))]
+mod rename {
+    use cap_std::fs::Dir;
+    use std::ffi::OsStr;
+    use std::io;
+
+    pub fn exchange(_dir: &Dir, _a: &OsStr, _b: &OsStr) -> io::Result<()> {
+        Err(io::ErrorKind::Unsupported.into())
+    }
+
+    pub fn no_replace(_dir: &Dir, _from: &OsStr, _to: &OsStr) -> io::Result<()> {
+        Err(io::ErrorKind::Unsupported.into())
+    }
+
+    pub fn unsupported(e: &io::Error) -> bool {
+        e.kind() == io::ErrorKind::Unsupported
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::lock::DEFAULT_LOCK_TIMEOUT;
 
-    #[test]
-    fn resolve_keeps_paths_inside_the_root_and_refuses_escapes() {
-        let dir = tempfile::tempdir().unwrap();
-        fs::create_dir(dir.path().join("src")).unwrap();
-        let root = Root::new(dir.path()).unwrap();
-        let t = root.resolve("src/../src/new.rs", false).unwrap();
-        assert_eq!(t.display, "src/new.rs");
-        assert_eq!(
-            root.resolve("../x", false).unwrap_err().code,
-            ErrorCode::OutsideRoot
-        );
-        assert_eq!(
-            root.resolve("/etc/hostname", false).unwrap_err().code,
-            ErrorCode::OutsideRoot
-        );
-        assert!(root.resolve("../x", true).is_ok());
+    fn names_in(dir: &std::path::Path) -> Vec<OsString> {
+        let mut names: Vec<_> = fs::read_dir(dir)
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name())
+            .collect();
+        names.sort();
+        names
     }
 
-    #[cfg(unix)]
-    #[test]
-    fn resolve_follows_symlinks_before_checking_the_root() {
-        let dir = tempfile::tempdir().unwrap();
-        let outside = tempfile::tempdir().unwrap();
-        std::os::unix::fs::symlink(outside.path(), dir.path().join("link")).unwrap();
-        let root = Root::new(dir.path()).unwrap();
-        assert_eq!(
-            root.resolve("link/f", false).unwrap_err().code,
-            ErrorCode::OutsideRoot
-        );
+    fn write(target: &Target, base: &Base, bytes: &[u8]) -> Result<()> {
+        replace_atomically(target, base, bytes, DEFAULT_LOCK_TIMEOUT, || Ok(()))
     }
 
     #[test]
@@ -447,18 +653,41 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let root = Root::new(dir.path()).unwrap();
         let target = root.resolve("f.txt", false).unwrap();
-        fs::write(&target.real, "one\n").unwrap();
+        fs::write(dir.path().join("f.txt"), "one\n").unwrap();
         let loaded = load(&target, DEFAULT_MAX_FILE_BYTES, false).unwrap();
-        fs::write(&target.real, "two\n").unwrap();
-        let err = replace_atomically(&target, &loaded.base, b"three\n").unwrap_err();
+        fs::write(dir.path().join("f.txt"), "two\n").unwrap();
+        let err = write(&target, &loaded.base, b"three\n").unwrap_err();
         assert_eq!(err.code, ErrorCode::BaseChanged);
-        assert_eq!(fs::read(&target.real).unwrap(), b"two\n");
-        let names: Vec<_> = fs::read_dir(dir.path())
-            .unwrap()
-            .flatten()
-            .map(|e| e.file_name())
-            .collect();
-        assert_eq!(names.len(), 1);
+        assert_eq!(fs::read(dir.path().join("f.txt")).unwrap(), b"two\n");
+        assert_eq!(names_in(dir.path()), vec![OsString::from("f.txt")]);
+    }
+
+    #[test]
+    fn a_new_file_is_not_written_over_one_that_appeared_since_the_plan() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = Root::new(dir.path()).unwrap();
+        let target = root.resolve("f.txt", false).unwrap();
+        fs::write(dir.path().join("f.txt"), "theirs\n").unwrap();
+        let err = write(&target, &Base::Missing, b"mine\n").unwrap_err();
+        assert_eq!(err.code, ErrorCode::BaseChanged);
+        assert_eq!(fs::read(dir.path().join("f.txt")).unwrap(), b"theirs\n");
+    }
+
+    #[test]
+    fn a_failing_last_step_writes_nothing_and_removes_the_folders_it_made() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = Root::new(dir.path()).unwrap();
+        let target = root.resolve("a/b/f.txt", false).unwrap();
+        let err = replace_atomically(
+            &target,
+            &Base::Missing,
+            b"x\n",
+            DEFAULT_LOCK_TIMEOUT,
+            || Err::<(), _>(Error::new(ErrorCode::Internal, "refused")),
+        )
+        .unwrap_err();
+        assert_eq!(err.message, "refused");
+        assert!(names_in(dir.path()).is_empty());
     }
 
     #[test]
@@ -466,24 +695,68 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let root = Root::new(dir.path()).unwrap();
         let target = root.resolve("f.txt", false).unwrap();
-        fs::write(&target.real, "one\ntwo\n").unwrap();
+        fs::write(dir.path().join("f.txt"), "one\ntwo\n").unwrap();
         let loaded = load(&target, u64::MAX, false).unwrap();
         assert_eq!(loaded.doc.line_count(), 2);
-        assert_eq!(current_base(&target.real).unwrap(), loaded.base);
+        let file = fs::File::open(dir.path().join("f.txt")).unwrap();
+        assert_eq!(Base::read(&file).unwrap(), loaded.base);
     }
 
     #[test]
-    fn stale_temporaries_are_removed_by_the_next_write() {
+    fn dead_temporaries_are_removed_by_the_next_write_and_live_ones_are_kept() {
         let dir = tempfile::tempdir().unwrap();
         let root = Root::new(dir.path()).unwrap();
         let target = root.resolve("f.txt", false).unwrap();
-        fs::write(dir.path().join(".f.txt.abc123.hashline-tmp"), "partial").unwrap();
-        replace_atomically(&target, &Base::Missing, b"new\n").unwrap();
-        let names: Vec<_> = fs::read_dir(dir.path())
-            .unwrap()
-            .flatten()
-            .map(|e| e.file_name())
-            .collect();
-        assert_eq!(names, vec![std::ffi::OsString::from("f.txt")]);
+        let dead = temp_name().unwrap();
+        let live = temp_name().unwrap();
+        fs::write(dir.path().join(&dead), "partial").unwrap();
+        fs::write(dir.path().join(&live), "in progress").unwrap();
+        let held = fs::File::open(dir.path().join(&live)).unwrap();
+        held.lock().unwrap();
+        for lookalike in [".f.txt.abc123.hashline-tmp", ".env.hashline-tmp"] {
+            fs::write(dir.path().join(lookalike), "kept").unwrap();
+        }
+        write(&target, &Base::Missing, b"new\n").unwrap();
+        let mut expected = vec![
+            OsString::from(".env.hashline-tmp"),
+            OsString::from(".f.txt.abc123.hashline-tmp"),
+            OsString::from("f.txt"),
+            live,
+        ];
+        expected.sort();
+        assert_eq!(names_in(dir.path()), expected);
+    }
+
+    #[test]
+    fn temporary_names_have_one_length_and_are_recognised() {
+        let name = temp_name().unwrap();
+        assert_eq!(name.len(), 1 + TEMP_RANDOM + TEMP_SUFFIX.len());
+        assert!(is_temp_name(&name));
+        for other in [
+            ".env.hashline-tmp",
+            ".hashline-tmp",
+            "f.txt",
+            ".ABCDEFGHIJKLMNOPQRSTUVWX.hashline-tmp",
+        ] {
+            assert!(!is_temp_name(OsStr::new(other)), "{other}");
+        }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn the_mode_is_kept_with_its_special_bits() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("run.sh");
+        fs::write(&path, "a\n").unwrap();
+        fs::set_permissions(&path, fs::Permissions::from_mode(0o4755)).unwrap();
+        let root = Root::new(dir.path()).unwrap();
+        let target = root.resolve("run.sh", false).unwrap();
+        let loaded = load(&target, DEFAULT_MAX_FILE_BYTES, false).unwrap();
+        write(&target, &loaded.base, b"b\n").unwrap();
+        assert_eq!(
+            fs::metadata(&path).unwrap().permissions().mode() & 0o7777,
+            0o4755
+        );
     }
 }

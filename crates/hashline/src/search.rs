@@ -9,7 +9,6 @@
 //! link cannot lead a read outside it.
 
 use crate::error::{Error, ErrorCode, Result};
-use crate::file::Target;
 use crate::reference::Ref;
 use crate::session::Hashline;
 use crate::text::Document;
@@ -212,15 +211,7 @@ impl Hashline {
         let mut hits = Vec::new();
         for file in &found {
             let seen = seen_ranges(&file.lines, options.context, file.doc.line_count());
-            self.remember(
-                &Target {
-                    real: file.real.clone(),
-                    display: file.path.clone(),
-                },
-                file.doc.rev(),
-                &file.doc,
-                &seen,
-            );
+            self.remember(&file.real, file.doc.rev(), &file.doc, &seen);
             hits.extend(file.hits(options.context));
         }
         let text = render(&found, options, more, &skipped, self.options.max_file_bytes);

@@ -5,6 +5,7 @@
 use crate::edit::{edit, EditInput, Edited};
 use crate::error::{Error, ErrorCode, Result};
 use crate::file::{load, replace_atomically, Base, Root, Target, DEFAULT_MAX_FILE_BYTES};
+use crate::lock::{locked, DEFAULT_LOCK_TIMEOUT};
 use crate::reference::Ref;
 use crate::remap::LineMap;
 use crate::request::Request;
@@ -14,9 +15,18 @@ use crate::view::{render, View};
 use parking_lot::lock_api::ArcMutexGuard;
 use parking_lot::RawMutex;
 use std::collections::HashMap;
+use std::fmt::Write;
 use std::ops::Range;
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+/// Past this many bytes the output and the diff of an edit are cut, with a
+/// note: every result must fit a host's string (V8 refuses strings of about
+/// 512 MiB and more), so that no edit can fail after it was written.
+pub const MAX_RESULT_BYTES: usize = 16 << 20;
 
 #[derive(Debug, Clone)]
 pub struct Options {
@@ -30,6 +40,9 @@ pub struct Options {
     pub store: StoreLimits,
     /// Keep versions on disk here too, for hosts that live one call long.
     pub store_dir: Option<PathBuf>,
+    /// How long a write waits for another write of the same folder or file
+    /// before it fails with `LOCKED`.
+    pub lock_timeout: Duration,
 }
 
 impl Options {
@@ -42,6 +55,7 @@ impl Options {
             seen_guard: true,
             store: StoreLimits::default(),
             store_dir: None,
+            lock_timeout: DEFAULT_LOCK_TIMEOUT,
         }
     }
 }
@@ -83,9 +97,12 @@ pub struct EditResult {
 }
 
 /// An edit computed but not written; `commit` writes it if the file is
-/// still what it was planned against.
+/// still what it was planned against. It holds the folder the file is in
+/// (a handle, not a path), so the write goes where the plan looked.
 #[derive(Debug, Clone)]
 pub struct EditPlan {
+    /// The session that made it, the only one that may write it.
+    owner: u64,
     target: Target,
     base: Base,
     old: Arc<Document>,
@@ -103,6 +120,8 @@ impl EditPlan {
 }
 
 pub struct Hashline {
+    /// Tells this session's plans from those of others.
+    id: u64,
     pub(crate) options: Options,
     pub(crate) root: Root,
     store: Mutex<Store>,
@@ -121,8 +140,10 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 
 impl Hashline {
     pub fn new(options: Options) -> Result<Hashline> {
+        static SESSIONS: AtomicU64 = AtomicU64::new(0);
         let root = Root::new(&options.root)?;
         Ok(Hashline {
+            id: SESSIONS.fetch_add(1, Ordering::Relaxed),
             store: Mutex::new(match &options.store_dir {
                 Some(dir) => Store::persistent(options.store, dir.clone()),
                 None => Store::new(options.store),
@@ -142,14 +163,16 @@ impl Hashline {
             .resolve(path, allow_outside || self.options.allow_outside_root)
     }
 
+    /// Records that `lines` of this version of the file at `real` (its
+    /// canonical path) were shown.
     pub(crate) fn remember(
         &self,
-        target: &Target,
+        real: &Path,
         rev: &str,
         doc: &Arc<Document>,
         lines: &[Range<usize>],
     ) {
-        lock(&self.store).record_all(&target.real, rev, doc, lines);
+        lock(&self.store).record_all(real, rev, doc, lines);
     }
 
     /// A tagged view of lines `offset..offset+limit` (1-based).
@@ -165,7 +188,7 @@ impl Hashline {
         let view = render(&doc, &target.display, offset, limit)
             .map_err(|e| e.with_path(&target.display))?;
         let shown = view.start_line.saturating_sub(1)..view.end_line;
-        self.remember(&target, &view.rev, &doc, &[shown]);
+        self.remember(&target.real, &view.rev, &doc, &[shown]);
         Ok(ReadResult {
             path: target.display,
             view,
@@ -196,7 +219,7 @@ impl Hashline {
                 })
             })
             .collect();
-        self.remember(&target, &rev, &doc, &seen);
+        self.remember(&target.real, &rev, &doc, &seen);
         Ok(Tagged {
             rev,
             total_lines: n,
@@ -245,13 +268,17 @@ impl Hashline {
         if !history.is_empty() {
             output.push_str("Refs from earlier views of this file stay usable for lines outside the changed regions.\n");
         }
+        let mut diff = edited.summary.diff;
+        bound(&mut output, "output");
+        bound(&mut diff, "diff");
         Ok(EditPlan {
+            owner: self.id,
             result: EditResult {
                 output,
                 path: target.display.clone(),
                 rev: edited.rev,
                 previous_rev: edited.previous_rev,
-                diff: edited.summary.diff,
+                diff,
                 additions: edited.summary.additions,
                 deletions: edited.summary.deletions,
             },
@@ -269,7 +296,7 @@ impl Hashline {
     /// that a retry citing them passes.
     fn after_rejection(&self, target: &Target, doc: &Arc<Document>, err: Error) -> Error {
         if !err.shown.is_empty() {
-            self.remember(target, doc.rev(), doc, &err.shown);
+            self.remember(&target.real, doc.rev(), doc, &err.shown);
         }
         err
     }
@@ -277,12 +304,47 @@ impl Hashline {
     /// Writes a plan, refusing with `BASE_CHANGED` if the file changed
     /// since it was planned.
     pub fn commit(&self, plan: &EditPlan) -> Result<EditResult> {
-        let _guard = self.path_lock(&plan.target.real);
-        self.write(plan)
+        self.commit_with(plan, |result| Ok(result.clone()))
     }
 
-    fn write(&self, plan: &EditPlan) -> Result<EditResult> {
-        replace_atomically(&plan.target, &plan.base, &plan.new.file_bytes())?;
+    /// Writes a plan like `commit`; `last_step` runs after every check and
+    /// before the file is replaced, so a host can build what it returns
+    /// there: if that fails, nothing is written. Its value is returned.
+    pub fn commit_with<T>(
+        &self,
+        plan: &EditPlan,
+        last_step: impl FnOnce(&EditResult) -> Result<T>,
+    ) -> Result<T> {
+        if plan.owner != self.id {
+            return Err(Error::invalid_request(format!(
+                "This plan for {} was made by another Hashline instance; only that one can commit it. Plan the edit again with this one.",
+                plan.result.path
+            ))
+            .with_path(&plan.result.path));
+        }
+        let _guard = self.path_lock(&plan.target)?;
+        self.write(plan, last_step)
+    }
+
+    fn write<T>(
+        &self,
+        plan: &EditPlan,
+        last_step: impl FnOnce(&EditResult) -> Result<T>,
+    ) -> Result<T> {
+        let out = replace_atomically(
+            &plan.target,
+            &plan.base,
+            &plan.new.file_bytes(),
+            self.options.lock_timeout,
+            || last_step(&plan.result),
+        )?;
+        // The file is written: what follows only records it, and a bug
+        // there must not turn a written edit into an error.
+        let _ = catch_unwind(AssertUnwindSafe(|| self.record_write(plan)));
+        Ok(out)
+    }
+
+    fn record_write(&self, plan: &EditPlan) {
         let path = &plan.target.real;
         let mut store = lock(&self.store);
         if let Some(from) = &plan.remapped_from {
@@ -308,20 +370,153 @@ impl Hashline {
                 map: Arc::clone(&plan.map),
             },
         );
-        Ok(plan.result.clone())
     }
 
     /// Plans and writes in one step, holding the file's lock across both so
     /// concurrent edits from this process each see the one before.
     pub fn edit(&self, path: &str, request: &Request, allow_outside: bool) -> Result<EditResult> {
-        let target = self.target(path, allow_outside)?;
-        let _guard = self.path_lock(&target.real);
-        let plan = self.plan_target(target, request)?;
-        self.write(&plan)
+        self.edit_with(path, request, allow_outside, |result| Ok(result.clone()))
     }
 
-    fn path_lock(&self, path: &Path) -> ArcMutexGuard<RawMutex, ()> {
-        let mutex = Arc::clone(lock(&self.locks).entry(path.to_owned()).or_default());
-        mutex.lock_arc()
+    /// `edit`, with a last step as in `commit_with`.
+    pub fn edit_with<T>(
+        &self,
+        path: &str,
+        request: &Request,
+        allow_outside: bool,
+        last_step: impl FnOnce(&EditResult) -> Result<T>,
+    ) -> Result<T> {
+        let target = self.target(path, allow_outside)?;
+        let _guard = self.path_lock(&target)?;
+        let plan = self.plan_target(target, request)?;
+        self.write(&plan, last_step)
+    }
+
+    /// The lock of one file, for the edits of this session; waits at most
+    /// the lock timeout.
+    fn path_lock(&self, target: &Target) -> Result<ArcMutexGuard<RawMutex, ()>> {
+        let mutex = Arc::clone(lock(&self.locks).entry(target.real.clone()).or_default());
+        let timeout = self.options.lock_timeout;
+        mutex.try_lock_arc_for(timeout).ok_or_else(|| {
+            locked(
+                &target.display,
+                "another edit of it in this process",
+                timeout,
+            )
+            .with_path(&target.display)
+        })
+    }
+}
+
+/// Cuts `text` to `MAX_RESULT_BYTES` at a line end, and says so.
+fn bound(text: &mut String, what: &str) {
+    let total = text.len();
+    if total <= MAX_RESULT_BYTES {
+        return;
+    }
+    let mut cut = MAX_RESULT_BYTES;
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    if let Some(end) = text[..cut].rfind('\n') {
+        cut = end + 1;
+    }
+    text.truncate(cut);
+    if !text.ends_with('\n') {
+        text.push('\n');
+    }
+    let _ = writeln!(text, "… ({what} cut at {cut} of {total} bytes)");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::request::{OpKind, Operation};
+    use std::fs;
+
+    fn append(text: &str) -> Request {
+        Request::Operations {
+            operations: vec![Operation::new(OpKind::Append, None, None, text)],
+            rev: None,
+        }
+    }
+
+    #[test]
+    fn a_plan_is_committed_only_by_the_session_that_made_it() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join("f.txt"), "a\n").unwrap();
+        let a = Hashline::new(Options::new(dir.path())).unwrap();
+        let b = Hashline::new(Options::new(dir.path())).unwrap();
+        let plan = a.plan("f.txt", &append("b"), false).unwrap();
+        assert_eq!(b.commit(&plan).unwrap_err().code, ErrorCode::InvalidRequest);
+        assert_eq!(fs::read_to_string(dir.path().join("f.txt")).unwrap(), "a\n");
+        a.commit(&plan).unwrap();
+        assert_eq!(
+            fs::read_to_string(dir.path().join("f.txt")).unwrap(),
+            "a\nb\n"
+        );
+    }
+
+    #[test]
+    fn an_edit_waits_for_the_lock_of_its_file_a_bounded_time() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join("f.txt"), "a\n").unwrap();
+        let mut options = Options::new(dir.path());
+        options.lock_timeout = Duration::from_millis(20);
+        let hl = Hashline::new(options).unwrap();
+        let target = hl.target("f.txt", false).unwrap();
+        let held = hl.path_lock(&target).unwrap();
+        let err = std::thread::scope(|s| {
+            s.spawn(|| hl.edit("f.txt", &append("b"), false))
+                .join()
+                .unwrap()
+        })
+        .unwrap_err();
+        assert_eq!(err.code, ErrorCode::Locked);
+        assert!(err.message.contains("another edit of it in this process"));
+        drop(held);
+        hl.edit("f.txt", &append("b"), false).unwrap();
+        assert_eq!(
+            fs::read_to_string(dir.path().join("f.txt")).unwrap(),
+            "a\nb\n"
+        );
+    }
+
+    #[test]
+    fn a_failing_last_step_leaves_the_file_as_it_was() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join("f.txt"), "a\n").unwrap();
+        let hl = Hashline::new(Options::new(dir.path())).unwrap();
+        let err = hl
+            .edit_with("f.txt", &append("b"), false, |_| {
+                Err::<(), _>(Error::new(ErrorCode::Internal, "cannot convert"))
+            })
+            .unwrap_err();
+        assert_eq!(err.message, "cannot convert");
+        assert_eq!(fs::read_to_string(dir.path().join("f.txt")).unwrap(), "a\n");
+        let names: Vec<_> = fs::read_dir(dir.path()).unwrap().flatten().collect();
+        assert_eq!(names.len(), 1);
+    }
+
+    #[test]
+    fn a_long_result_is_cut_at_a_line_end_with_a_note() {
+        let mut text = format!(
+            "{}\n{}\n",
+            "a".repeat(MAX_RESULT_BYTES - 10),
+            "b".repeat(20)
+        );
+        let total = text.len();
+        bound(&mut text, "diff");
+        assert_eq!(
+            text,
+            format!(
+                "{}\n… (diff cut at {} of {total} bytes)\n",
+                "a".repeat(MAX_RESULT_BYTES - 10),
+                MAX_RESULT_BYTES - 9
+            )
+        );
+        let mut short = "x\n".to_string();
+        bound(&mut short, "diff");
+        assert_eq!(short, "x\n");
     }
 }
