@@ -22,6 +22,10 @@ pub enum ErrorCode {
     BaseChanged,
     OldStringNotFound,
     OldStringAmbiguous,
+    /// A patch hunk whose lines are nowhere in the file.
+    ContextNotFound,
+    /// A patch hunk whose lines fit more than one place.
+    ContextAmbiguous,
     InvalidRequest,
     Io,
     /// A bug: a panic caught at the host boundary.
@@ -29,7 +33,7 @@ pub enum ErrorCode {
 }
 
 impl ErrorCode {
-    pub const ALL: [ErrorCode; 19] = [
+    pub const ALL: [ErrorCode; 21] = [
         ErrorCode::HashMismatch,
         ErrorCode::InvalidRef,
         ErrorCode::OutOfRange,
@@ -46,6 +50,8 @@ impl ErrorCode {
         ErrorCode::BaseChanged,
         ErrorCode::OldStringNotFound,
         ErrorCode::OldStringAmbiguous,
+        ErrorCode::ContextNotFound,
+        ErrorCode::ContextAmbiguous,
         ErrorCode::InvalidRequest,
         ErrorCode::Io,
         ErrorCode::Internal,
@@ -69,6 +75,8 @@ impl ErrorCode {
             ErrorCode::BaseChanged => "BASE_CHANGED",
             ErrorCode::OldStringNotFound => "OLD_STRING_NOT_FOUND",
             ErrorCode::OldStringAmbiguous => "OLD_STRING_AMBIGUOUS",
+            ErrorCode::ContextNotFound => "CONTEXT_NOT_FOUND",
+            ErrorCode::ContextAmbiguous => "CONTEXT_AMBIGUOUS",
             ErrorCode::InvalidRequest => "INVALID_REQUEST",
             ErrorCode::Io => "IO",
             ErrorCode::Internal => "INTERNAL",

@@ -334,6 +334,36 @@ pub fn replace_atomically(target: &Target, base: &Base, bytes: &[u8]) -> Result<
     Ok(())
 }
 
+/// Removes the file at `target` if it is still `base`, under the same
+/// folder lock as writes, so a version that changed after it was planned
+/// is never lost.
+pub fn remove_atomically(target: &Target, base: &Base) -> Result<()> {
+    let err = |e: io::Error| io_error(&e, &target.display).with_path(&target.display);
+    let dir = target.real.parent().unwrap_or(Path::new("/"));
+    let _lock = FolderLock::acquire(dir).map_err(err)?;
+    if current_base(&target.real).map_err(err)? != *base {
+        return Err(Error::new(
+            ErrorCode::BaseChanged,
+            format!(
+                "Nothing deleted: {} changed on disk after the deletion was planned. Read it again and redo the change.",
+                target.display
+            ),
+        )
+        .with_path(&target.display));
+    }
+    fs::remove_file(&target.real).map_err(err)?;
+    sync_folder(dir);
+    Ok(())
+}
+
+/// Whether the file at `target` is still `base`, for a caller that checks
+/// several files before writing any of them.
+pub fn unchanged(target: &Target, base: &Base) -> Result<bool> {
+    current_base(&target.real)
+        .map(|now| now == *base)
+        .map_err(|e| io_error(&e, &target.display).with_path(&target.display))
+}
+
 /// The new version keeps the old one's owner and group where the process
 /// may set them (as root); otherwise it belongs to whoever edits, as with
 /// any editor that saves by rename.

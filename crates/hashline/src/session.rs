@@ -2,13 +2,14 @@
 //! views and edits have produced. Everything that touches files goes
 //! through here.
 
+use crate::check::Problem;
 use crate::edit::{edit, EditInput, Edited};
 use crate::error::{Error, ErrorCode, Result};
-use crate::file::{load, replace_atomically, Base, Root, Target, DEFAULT_MAX_FILE_BYTES};
+use crate::file::{load, replace_atomically, Base, Loaded, Root, Target, DEFAULT_MAX_FILE_BYTES};
 use crate::reference::Ref;
 use crate::remap::LineMap;
 use crate::request::Request;
-use crate::store::{Parent, Store, StoreLimits};
+use crate::store::{Parent, Store, StoreLimits, Version};
 use crate::text::Document;
 use crate::view::{render, View};
 use parking_lot::lock_api::ArcMutexGuard;
@@ -80,6 +81,8 @@ pub struct EditResult {
     pub diff: String,
     pub additions: usize,
     pub deletions: usize,
+    /// What the edit broke that was not broken before, on the lines it wrote.
+    pub problems: Vec<Problem>,
 }
 
 /// An edit computed but not written; `commit` writes it if the file is
@@ -99,6 +102,14 @@ pub struct EditPlan {
 impl EditPlan {
     pub fn result(&self) -> &EditResult {
         &self.result
+    }
+
+    pub(crate) fn target(&self) -> &Target {
+        &self.target
+    }
+
+    pub(crate) fn base(&self) -> &Base {
+        &self.base
     }
 }
 
@@ -137,7 +148,7 @@ impl Hashline {
         self.root.path()
     }
 
-    fn target(&self, path: &str, allow_outside: bool) -> Result<Target> {
+    pub(crate) fn target(&self, path: &str, allow_outside: bool) -> Result<Target> {
         self.root
             .resolve(path, allow_outside || self.options.allow_outside_root)
     }
@@ -209,10 +220,29 @@ impl Hashline {
         self.plan_target(self.target(path, allow_outside)?, request)
     }
 
+    /// The file at `target` as text (a missing one as empty text when
+    /// `missing_ok`), within the size limit.
+    pub(crate) fn load(&self, target: &Target, missing_ok: bool) -> Result<Loaded> {
+        load(target, self.options.max_file_bytes, missing_ok)
+    }
+
+    pub(crate) fn options(&self) -> &Options {
+        &self.options
+    }
+
+    /// The stored versions of the file, most recently used first.
+    pub(crate) fn history(&self, target: &Target) -> Vec<Version> {
+        lock(&self.store).versions(&target.real)
+    }
+
+    pub(crate) fn store(&self) -> MutexGuard<'_, Store> {
+        lock(&self.store)
+    }
+
     fn plan_target(&self, target: Target, request: &Request) -> Result<EditPlan> {
-        let loaded = load(&target, self.options.max_file_bytes, request.creates())?;
+        let loaded = self.load(&target, request.creates())?;
         let old = Arc::new(loaded.doc);
-        let history = lock(&self.store).versions(&target.real);
+        let history = self.history(&target);
         let input = EditInput {
             doc: &old,
             path: &target.display,
@@ -225,6 +255,19 @@ impl Hashline {
             Ok(edited) => edited,
             Err(err) => return Err(self.after_rejection(&target, &old, err)),
         };
+        self.plan_edited(target, loaded.base, old, edited, !history.is_empty())
+    }
+
+    /// The plan for a new version computed from `old`, the file at `target`
+    /// when it was `base`; `had_history` says refs from earlier views exist.
+    pub(crate) fn plan_edited(
+        &self,
+        target: Target,
+        base: Base,
+        old: Arc<Document>,
+        edited: Edited,
+        had_history: bool,
+    ) -> Result<EditPlan> {
         let size = edited.doc.file_bytes().len() as u64;
         if size > self.options.max_file_bytes {
             return Err(Error::new(
@@ -237,7 +280,7 @@ impl Hashline {
             .with_path(&target.display));
         }
         let mut output = edited.summary.output;
-        if !history.is_empty() {
+        if had_history {
             output.push_str("Refs from earlier views of this file stay usable for lines outside the changed regions.\n");
         }
         Ok(EditPlan {
@@ -249,20 +292,26 @@ impl Hashline {
                 diff: edited.summary.diff,
                 additions: edited.summary.additions,
                 deletions: edited.summary.deletions,
+                problems: edited.problems,
             },
             shown: edited.summary.shown,
             map: Arc::new(edited.map),
             remapped_from: edited.remapped_from,
             new: Arc::new(edited.doc),
             old,
-            base: loaded.base,
+            base,
             target,
         })
     }
 
     /// A rejection shows current lines with refs; record them as seen so
     /// that a retry citing them passes.
-    fn after_rejection(&self, target: &Target, doc: &Arc<Document>, err: Error) -> Error {
+    pub(crate) fn after_rejection(
+        &self,
+        target: &Target,
+        doc: &Arc<Document>,
+        err: Error,
+    ) -> Error {
         if !err.shown.is_empty() {
             self.remember(target, doc.rev(), doc, &err.shown);
         }
@@ -276,7 +325,7 @@ impl Hashline {
         self.write(plan)
     }
 
-    fn write(&self, plan: &EditPlan) -> Result<EditResult> {
+    pub(crate) fn write(&self, plan: &EditPlan) -> Result<EditResult> {
         replace_atomically(&plan.target, &plan.base, &plan.new.file_bytes())?;
         let path = &plan.target.real;
         let mut store = lock(&self.store);
@@ -315,7 +364,7 @@ impl Hashline {
         self.write(&plan)
     }
 
-    fn path_lock(&self, path: &Path) -> ArcMutexGuard<RawMutex, ()> {
+    pub(crate) fn path_lock(&self, path: &Path) -> ArcMutexGuard<RawMutex, ()> {
         let mutex = Arc::clone(lock(&self.locks).entry(path.to_owned()).or_default());
         mutex.lock_arc()
     }
