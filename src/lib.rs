@@ -7,6 +7,9 @@ use napi::{JsValue, ValueType};
 use napi_derive::napi;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
+mod check;
+mod patch;
+
 /// Runs `f`, turning an engine error into a JS `Error` with `code` and
 /// structured fields, and a panic into an `INTERNAL` error rather than a
 /// crash of the host process.
@@ -196,6 +199,8 @@ pub struct EditResult {
     pub diff: String,
     pub additions: u32,
     pub deletions: u32,
+    /// What the edit broke that was not broken before, on the lines it wrote.
+    pub problems: Vec<check::Problem>,
 }
 
 impl From<&hashline::EditResult> for EditResult {
@@ -208,6 +213,7 @@ impl From<&hashline::EditResult> for EditResult {
             diff: r.diff.clone(),
             additions: r.additions as u32,
             deletions: r.deletions as u32,
+            problems: check::problems(&r.problems),
         }
     }
 }

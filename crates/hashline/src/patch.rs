@@ -18,6 +18,7 @@ use crate::session::{EditPlan, Hashline};
 use crate::text::{Document, Splice};
 use std::collections::BTreeSet;
 use std::fmt::Write;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 const BEGIN: &str = "*** Begin Patch";
@@ -428,6 +429,22 @@ fn parse_hunks(path: &str, lines: &[&str], first_number: usize) -> Result<Vec<Hu
     Ok(hunks)
 }
 
+/// Every path a patch names, moves' destinations after their sources, for
+/// a host that asks before touching files outside the project.
+pub fn paths(text: &str) -> Result<Vec<String>> {
+    let mut out = Vec::new();
+    for file in parse(text)?.files {
+        out.push(file.path);
+        if let FileChange::Update {
+            move_to: Some(to), ..
+        } = file.change
+        {
+            out.push(to);
+        }
+    }
+    Ok(out)
+}
+
 /// A file's hunks placed in its text.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Placed {
@@ -548,17 +565,17 @@ pub fn place(
         return Ok(Placed { splices, notes });
     }
     let code = problems[0].0;
-    let mut message = format!(
-        "Patch rejected, nothing written: {} of {} {} not fit {path} (REV {}).\n",
-        if problems.len() == 1 {
-            "a hunk".to_owned()
-        } else {
-            format!("{} hunks", problems.len())
-        },
-        hunks.len(),
-        if problems.len() == 1 { "does" } else { "do" },
-        doc.rev()
-    );
+    let mut message = match (problems.len(), hunks.len()) {
+        (1, 1) => format!(
+            "Patch rejected, nothing written: its hunk for {path} does not fit the file (REV {}).\n",
+            doc.rev()
+        ),
+        (k, n) => format!(
+            "Patch rejected, nothing written: {k} of its {n} hunks for {path} {} not fit the file (REV {}).\n",
+            if k == 1 { "does" } else { "do" },
+            doc.rev()
+        ),
+    };
     let mut focus = Vec::new();
     for (_, text, lines) in &problems {
         message.push_str(text);
@@ -800,7 +817,11 @@ fn describe(
             );
             quote(&mut text);
             let closest = closest_lines(doc, &old);
-            if !closest.is_empty() {
+            if closest.is_empty() {
+                text.push_str(
+                    "No line of the file is close to them; read the file to see its lines.\n",
+                );
+            } else {
                 text.push_str("The closest lines now:\n");
             }
             show(&mut text, &closest);
@@ -914,6 +935,9 @@ pub struct FileResult {
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PatchResult {
+    /// The files changed, one line each (`M src/a.ts`).
+    pub summary: String,
+    /// The summary, then each file's part.
     pub output: String,
     pub files: Vec<FileResult>,
 }
@@ -969,16 +993,29 @@ impl Hashline {
     /// Checks a patch against every file it names and computes each new
     /// version; nothing is written. Any hunk that does not fit, in any
     /// file, rejects the whole patch, and every such hunk is reported.
-    pub fn plan_patch(&self, text: &str, allow_outside: bool) -> Result<PatchPlan> {
+    /// Relative paths in the patch resolve against `directory` when given
+    /// (the folder the model works in), else against the root.
+    pub fn plan_patch(
+        &self,
+        text: &str,
+        directory: Option<&Path>,
+        allow_outside: bool,
+    ) -> Result<PatchPlan> {
         let patch = parse(text)?;
+        let resolve = |name: &str| match directory {
+            Some(dir) if Path::new(name).is_relative() => {
+                self.target(&dir.join(name).to_string_lossy(), allow_outside)
+            }
+            _ => self.target(name, allow_outside),
+        };
         let mut targets = Vec::with_capacity(patch.files.len());
-        let mut touched: BTreeSet<std::path::PathBuf> = BTreeSet::new();
+        let mut touched: BTreeSet<PathBuf> = BTreeSet::new();
         for file in &patch.files {
-            let target = self.target(&file.path, allow_outside)?;
+            let target = resolve(&file.path)?;
             let dest = match &file.change {
                 FileChange::Update {
                     move_to: Some(to), ..
-                } => Some(self.target(to, allow_outside)?).filter(|d| d.real != target.real),
+                } => Some(resolve(to)?).filter(|d| d.real != target.real),
                 _ => None,
             };
             for t in std::iter::once(&target).chain(&dest) {
@@ -1024,22 +1061,27 @@ impl Hashline {
         }
         // Deletions last: a failed write then never leaves a file gone.
         steps.sort_by_key(|s| matches!(s, Step::Remove { .. }));
-        let mut output = String::from("Success. Updated the following files:\n");
+        let mut summary = String::from("Success. Updated the following files:\n");
         for f in &files {
             let _ = writeln!(
-                output,
+                summary,
                 "{} {}",
                 f.kind.letter(),
                 f.move_path.as_deref().unwrap_or(&f.path)
             );
         }
+        let mut output = summary.clone();
         for f in &files {
             output.push('\n');
             output.push_str(&f.output);
         }
         Ok(PatchPlan {
             steps,
-            result: PatchResult { output, files },
+            result: PatchResult {
+                summary,
+                output,
+                files,
+            },
         })
     }
 
@@ -1259,7 +1301,7 @@ impl Hashline {
     /// Writes a planned patch: every file is checked to be as planned
     /// before any is written, then each is replaced atomically.
     pub fn commit_patch(&self, plan: &PatchPlan) -> Result<PatchResult> {
-        let paths: BTreeSet<&std::path::Path> = plan
+        let paths: BTreeSet<&Path> = plan
             .steps
             .iter()
             .map(|s| s.target().real.as_path())
@@ -1534,7 +1576,7 @@ mod tests {
     fn every_failing_hunk_is_reported_at_once() {
         let err = apply("a\nb\nc\n", "*** Update File: f\n@@\n-zz\n+y\n@@\n-yy\n+x").unwrap_err();
         assert!(
-            err.message.contains("2 hunks of 2 do not fit"),
+            err.message.contains("2 of its 2 hunks for f.txt do not fit"),
             "{}",
             err.message
         );
@@ -1643,7 +1685,7 @@ mod tests {
         }
 
         fn run(engine: &Hashline, body: &str) -> Result<PatchResult> {
-            let plan = engine.plan_patch(&patch(body), false)?;
+            let plan = engine.plan_patch(&patch(body), None, false)?;
             engine.commit_patch(&plan)
         }
 
@@ -1732,6 +1774,7 @@ mod tests {
                     &patch(
                         "*** Update File: a.txt\n@@\n-a\n+A\n*** Update File: b.txt\n@@\n-b\n+B",
                     ),
+                    None,
                     false,
                 )
                 .unwrap();
@@ -1739,6 +1782,31 @@ mod tests {
             let err = engine.commit_patch(&plan).unwrap_err();
             assert_eq!(err.code, ErrorCode::BaseChanged);
             assert_eq!(fs::read(dir.path().join("a.txt")).unwrap(), b"a\n");
+        }
+
+        #[test]
+        fn relative_paths_resolve_against_the_working_folder_and_display_from_the_root() {
+            let (dir, engine) = setup(&[("sub/a.txt", b"a\n")]);
+            let plan = engine
+                .plan_patch(
+                    &patch("*** Update File: a.txt\n@@\n-a\n+A\n*** Add File: b.txt\n+b"),
+                    Some(&dir.path().join("sub")),
+                    false,
+                )
+                .unwrap();
+            assert_eq!(
+                plan.result().summary,
+                "Success. Updated the following files:\nM sub/a.txt\nA sub/b.txt\n"
+            );
+            engine.commit_patch(&plan).unwrap();
+            assert_eq!(fs::read(dir.path().join("sub/b.txt")).unwrap(), b"b\n");
+            assert_eq!(
+                paths(&patch(
+                    "*** Update File: a\n*** Move to: b\n*** Delete File: c"
+                ))
+                .unwrap(),
+                ["a", "b", "c"]
+            );
         }
 
         #[test]
