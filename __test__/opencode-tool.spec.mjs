@@ -317,7 +317,7 @@ test("a view prefix left in written content comes back as OpenCode's LSP error, 
   const { ctx } = context(root)
   // Only one of the two lines carries a prefix, so clean-up leaves it: the edit lands, and says what is wrong.
   const result = /** @type {any} */ (
-    await hooks.tool.edit.execute({ filePath: "c.txt", operations: [{ op: "replace", ref: refFor(view, "two"), content: "1#AAA#BBB|three\nfour" }] }, ctx)
+    await /** @type {any} */ (hooks.tool).edit.execute({ filePath: "c.txt", operations: [{ op: "replace", ref: refFor(view, "two"), content: "1#AAA#BBB|three\nfour" }] }, ctx)
   )
   const file = path.join(root, "c.txt")
   t.is(fs.readFileSync(file, "utf8"), "one\n1#AAA#BBB|three\nfour\n")
