@@ -11,7 +11,8 @@ const spec = JSON.parse(process.argv[2])
 const root = spec.root
 // OpenCode's SDK client answers config.get() with the merged config.
 const client = { config: { get: async () => ({ data: spec.config }) } }
-const hooks = /** @type {any} */ (await pluginModule.server(/** @type {any} */ ({ directory: root, worktree: root, $: Bun.$, client })))
+const $ = /** @type {any} */ (globalThis).Bun.$
+const hooks = /** @type {any} */ (await pluginModule.server(/** @type {any} */ ({ directory: root, worktree: root, $, client })))
 const ctx = { sessionID: "ses", messageID: "msg", agent: "build", directory: root, worktree: root, abort: new AbortController().signal, metadata() {}, async ask() {} }
 
 /** @param {string} name OpenCode's read output for a whole file, tagged by the plugin */
