@@ -774,6 +774,25 @@ fn splices_at(doc: &Document, hunk: &Hunk, place: &Place) -> (Vec<Splice>, usize
     (splices, at)
 }
 
+/// The line of a hunk to look for when its lines are not found: the longest
+/// removed line (the one the hunk is about), else the longest context line,
+/// since a short one (`{`) is like too many others.
+fn probe(hunk: &Hunk) -> &str {
+    let longest = |removed: bool| {
+        hunk.lines
+            .iter()
+            .filter(|l| match l {
+                HunkLine::Removed(_) => removed,
+                HunkLine::Context(_) => !removed,
+                HunkLine::Added(_) => false,
+            })
+            .map(|l| l.text().trim())
+            .max_by_key(|t| t.len())
+            .filter(|t| !t.is_empty())
+    };
+    longest(true).or_else(|| longest(false)).unwrap_or("")
+}
+
 /// The rejection text for one hunk, and the lines it shows.
 fn describe(
     doc: &Document,
@@ -816,7 +835,7 @@ fn describe(
                 if anchor.is_some() { " there" } else { "" }
             );
             quote(&mut text);
-            let closest = closest_lines(doc, &old);
+            let closest = closest_lines(doc, &[probe(hunk)]);
             if closest.is_empty() {
                 text.push_str(
                     "No line of the file is close to them; read the file to see its lines.\n",
@@ -1573,10 +1592,26 @@ mod tests {
     }
 
     #[test]
+    fn a_stale_hunk_is_shown_the_line_it_meant_as_it_is_now() {
+        let err = apply(
+            "class W\n{\n    int x = 10;\n}\n",
+            "*** Update File: f\n@@\n {\n-    int x = 1;\n+    int x = 2;",
+        )
+        .unwrap_err();
+        assert!(err.message.contains(">>> 3#"), "{}", err.message);
+        assert!(
+            err.message.contains("|    int x = 10;\n"),
+            "{}",
+            err.message
+        );
+    }
+
+    #[test]
     fn every_failing_hunk_is_reported_at_once() {
         let err = apply("a\nb\nc\n", "*** Update File: f\n@@\n-zz\n+y\n@@\n-yy\n+x").unwrap_err();
         assert!(
-            err.message.contains("2 of its 2 hunks for f.txt do not fit"),
+            err.message
+                .contains("2 of its 2 hunks for f.txt do not fit"),
             "{}",
             err.message
         );
