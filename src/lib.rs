@@ -7,8 +7,8 @@ use napi::{JsValue, ValueType};
 use napi_derive::napi;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-mod check;
-mod patch;
+pub mod check;
+pub mod patch;
 
 /// Runs `f`, turning an engine error into a JS `Error` with `code` and
 /// structured fields, and a panic into an `INTERNAL` error rather than a
