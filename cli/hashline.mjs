@@ -42,7 +42,8 @@ Options:
 
 Exit codes: 0 done; 1 refs stale or lines unseen (HASH_MISMATCH, UNSEEN_LINES,
 BASE_CHANGED); 2 invalid request (INVALID_REQUEST, INVALID_REF, OUT_OF_RANGE,
-CONFLICT, NO_CHANGE, OLD_STRING_NOT_FOUND, OLD_STRING_AMBIGUOUS); 3 file not
+CONFLICT, NO_CHANGE, OLD_STRING_NOT_FOUND, OLD_STRING_AMBIGUOUS,
+CONTEXT_NOT_FOUND, CONTEXT_AMBIGUOUS); 3 file not
 editable (NOT_FOUND, NOT_A_FILE, NOT_UTF8, BINARY, TOO_LARGE); 4 refused
 (OUTSIDE_ROOT, PERMISSION); 5 other failure (IO, INTERNAL, native module
 missing); 64 wrong command line (USAGE).
@@ -60,6 +61,8 @@ const EXIT_CODES = /** @type {Record<string, number>} */ ({
   NO_CHANGE: 2,
   OLD_STRING_NOT_FOUND: 2,
   OLD_STRING_AMBIGUOUS: 2,
+  CONTEXT_NOT_FOUND: 2,
+  CONTEXT_AMBIGUOUS: 2,
   NOT_FOUND: 3,
   NOT_A_FILE: 3,
   NOT_UTF8: 3,

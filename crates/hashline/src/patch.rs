@@ -75,7 +75,8 @@ pub struct Hunk {
 pub enum Header {
     /// A line of the file at or above the hunk.
     Text(String),
-    /// The ref of the hunk's first line, or of the line just above it.
+    /// The ref of the hunk's first line; for a hunk of added lines only,
+    /// of the line they go below.
     Ref(String),
 }
 
@@ -656,21 +657,18 @@ fn find_block(
     let n = doc.line_count();
     let at_end = |at: &usize| !hunk.end_of_file || at + old.len() == n;
     if let Some(r) = anchor {
-        if r < cursor {
-            return Err(Miss::Before(r));
-        }
-        if old.is_empty() {
+        // Added lines only go below the line named, which may end the hunk
+        // before; other hunks start at it.
+        if old.is_empty() && r + 1 >= cursor {
             return Ok((r + 1, Tier::Exact));
         }
+        if r < cursor || old.is_empty() {
+            return Err(Miss::Before(r));
+        }
+        // Only at that line: a hunk that fits one line lower lost a line.
         for tier in [Tier::Exact, Tier::Trimmed] {
-            let fits: Vec<usize> = [r, r + 1]
-                .into_iter()
-                .filter(|&at| block_at(doc, at, old, tier) && at_end(&at))
-                .collect();
-            match fits.as_slice() {
-                [] => continue,
-                [at] => return Ok((*at, tier)),
-                _ => return Err(Miss::Ambiguous(fits)),
+            if block_at(doc, r, old, tier) && at_end(&r) {
+                return Ok((r, tier));
             }
         }
         return Err(Miss::NotAtRef(r));
@@ -896,7 +894,7 @@ fn describe(
         Miss::NotAtRef(r) => {
             let _ = writeln!(
                 text,
-                "{head}: its lines do not start at line {} (its @@ ref) or the line after it:",
+                "{head}: its lines do not start at line {}, the line its @@ ref names:",
                 r + 1
             );
             quote(&mut text);
@@ -1687,20 +1685,33 @@ mod tests {
     }
 
     #[test]
-    fn a_ref_header_anchors_the_hunk_at_that_line_or_the_one_after() {
+    fn a_ref_header_anchors_the_hunk_at_exactly_that_line() {
         let text = "x\n}\nx\n}\n";
         let doc = Document::from_text(text);
         let p = parse(&patch("*** Update File: f\n@@ 3#AAA#BBB\n-x\n+y")).unwrap();
         let placed = place(&doc, "f", hunks_of(&p), &[Some(2)], false).unwrap();
         assert_eq!(doc.splice(&placed.splices), b"x\n}\ny\n}\n");
-        let placed = place(&doc, "f", hunks_of(&p), &[Some(1)], false).unwrap();
-        assert_eq!(doc.splice(&placed.splices), b"x\n}\ny\n}\n");
-        let err = place(&doc, "f", hunks_of(&p), &[Some(3)], false).unwrap_err();
+        // Not the line after it: a hunk whose first line was left out must
+        // not land one line lower.
+        let err = place(&doc, "f", hunks_of(&p), &[Some(1)], false).unwrap_err();
         assert_eq!(err.code, ErrorCode::ContextNotFound);
-        // A pure addition goes right below the line the ref names.
+        let a = Document::from_text("a\nb\nc\n");
+        let dropped = parse(&patch("*** Update File: f\n@@ 1#AAA#BBB\n+A\n b")).unwrap();
+        let err = place(&a, "f", hunks_of(&dropped), &[Some(0)], false).unwrap_err();
+        assert_eq!(err.code, ErrorCode::ContextNotFound, "{}", err.message);
+        // A hunk of added lines only goes right below the line the ref names,
+        // which may be the last line of the hunk before.
         let p = parse(&patch("*** Update File: f\n@@ 2#AAA#BBB\n+new")).unwrap();
         let placed = place(&doc, "f", hunks_of(&p), &[Some(1)], false).unwrap();
         assert_eq!(doc.splice(&placed.splices), b"x\n}\nnew\nx\n}\n");
+        let p = parse(&patch(
+            "*** Update File: f\n@@ 1#AAA#BBB\n-x\n+X\n }\n@@ 2#AAA#BBB\n+new",
+        ))
+        .unwrap();
+        let placed = place(&doc, "f", hunks_of(&p), &[Some(0), Some(1)], false).unwrap();
+        assert_eq!(doc.splice(&placed.splices), b"X\n}\nnew\nx\n}\n");
+        let err = place(&doc, "f", hunks_of(&p), &[Some(0), Some(0)], false).unwrap_err();
+        assert_eq!(err.code, ErrorCode::Conflict);
     }
 
     mod session {
