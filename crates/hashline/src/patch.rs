@@ -320,13 +320,21 @@ pub fn parse(text: &str) -> Result<Patch> {
             while i < lines.len() && !is_file_header(lines[i]) {
                 i += 1;
             }
+            // An empty line before the next file may separate the files, or
+            // be a blank context line that lost its space: it is left out,
+            // unless that would leave the hunk with added lines only, which
+            // would put them at another place.
             let mut to = i;
-            // Blank lines before the next file separate files; inside a
-            // hunk a blank line is a blank context line.
-            while to > from && lines[to - 1].trim().is_empty() {
+            while to > from && lines[to - 1].is_empty() {
                 to -= 1;
             }
-            let hunks = parse_hunks(&path, &lines[from..to], number(from))?;
+            let mut hunks = parse_hunks(&path, &lines[from..to], number(from))?;
+            if let Some(last) = hunks.last_mut() {
+                if !last.end_of_file && last.old().is_empty() {
+                    last.lines
+                        .extend((to..i).map(|_| HunkLine::Context(String::new())));
+                }
+            }
             if hunks.is_empty() && move_to.is_none() {
                 return Err(invalid(
                     at,
@@ -1673,6 +1681,31 @@ mod tests {
     }
 
     #[test]
+    fn a_last_blank_context_line_keeps_added_lines_where_they_belong() {
+        // " " is a blank context line: the new line goes before it, not at the end.
+        assert_eq!(
+            apply("\nz\n", "*** Update File: f\n@@\n+N\n ").unwrap(),
+            "N\n\nz\n"
+        );
+        // An empty line there may be a separator or a blank context line
+        // that lost its space; a hunk that would be left with added lines
+        // only keeps it as context.
+        assert_eq!(
+            apply("\nz\n", "*** Update File: f\n@@\n+N\n").unwrap(),
+            "N\n\nz\n"
+        );
+        let p = parse(&patch(
+            "*** Update File: a\n@@\n-x\n+y\n\n*** Delete File: b",
+        ))
+        .unwrap();
+        assert_eq!(
+            hunks_of(&p)[0].lines.len(),
+            2,
+            "an empty line between files separates them"
+        );
+    }
+
+    #[test]
     fn view_prefixes_copied_from_a_read_are_removed_from_every_line() {
         let doc = Document::from_text("a\nb\n");
         let (ra, rb) = (Ref::of_line(&doc, 0), Ref::of_line(&doc, 1));
@@ -1712,6 +1745,74 @@ mod tests {
         assert_eq!(doc.splice(&placed.splices), b"X\n}\nnew\nx\n}\n");
         let err = place(&doc, "f", hunks_of(&p), &[Some(0), Some(0)], false).unwrap_err();
         assert_eq!(err.code, ErrorCode::Conflict);
+    }
+
+    /// A patch of one hunk for replacing `range` of `lines` with `new`, its
+    /// context widened (after, then before) until its old side fits only
+    /// its own place, as a careful model would write it.
+    fn unique_hunk(lines: &[&str], range: std::ops::Range<usize>, new: &[&str]) -> String {
+        let doc = Document::from_text(&(lines.join("\n") + "\n"));
+        let (mut from, mut to) = (range.start, range.end);
+        loop {
+            let old: Vec<&str> = lines[from..to].to_vec();
+            let starts = block_starts(&doc, 0, &old, Tier::Trimmed);
+            if !old.is_empty() && starts == [from] {
+                break;
+            }
+            if to < lines.len() && (to - range.end <= range.start - from || from == 0) {
+                to += 1;
+            } else if from > 0 {
+                from -= 1;
+            } else {
+                break;
+            }
+        }
+        let mut body = String::from("*** Update File: f\n@@\n");
+        for l in &lines[from..range.start] {
+            body.push_str(&format!(" {l}\n"));
+        }
+        for l in &lines[range.clone()] {
+            body.push_str(&format!("-{l}\n"));
+        }
+        for l in new {
+            body.push_str(&format!("+{l}\n"));
+        }
+        for l in &lines[range.end..to] {
+            body.push_str(&format!(" {l}\n"));
+        }
+        body
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn a_hunk_whose_lines_fit_one_place_lands_exactly_there_and_one_that_fits_none_is_refused(
+            lines in proptest::collection::vec(proptest::sample::select(vec!["}", "", "a", "  a", "b", "x = 1"]), 1..40),
+            at in 0usize..40,
+            len in 0usize..4,
+            new in proptest::collection::vec(proptest::sample::select(vec!["N", "  n", ""]), 0..3),
+        ) {
+            let at = at % lines.len();
+            let range = at..(at + len).min(lines.len());
+            proptest::prop_assume!(!range.is_empty() || !new.is_empty());
+            let body = unique_hunk(&lines, range.clone(), &new);
+            let text = lines.join("\n") + "\n";
+            let mut want: Vec<&str> = lines.clone();
+            want.splice(range.clone(), new.iter().copied());
+            let want = if want.is_empty() { String::new() } else { want.join("\n") + "\n" };
+            match apply(&text, &body) {
+                Ok(got) => proptest::prop_assert_eq!(got, want, "patch:\n{}", body),
+                Err(err) => proptest::prop_assert!(
+                    matches!(err.code, ErrorCode::ContextAmbiguous | ErrorCode::NoChange),
+                    "{}: {}\npatch:\n{}",
+                    err.code,
+                    err.message,
+                    body
+                ),
+            }
+            // A hunk naming a line the file does not have is refused.
+            let missing = "*** Update File: f\n@@\n-no such line\n+x\n";
+            proptest::prop_assert_eq!(apply(&text, missing).unwrap_err().code, ErrorCode::ContextNotFound);
+        }
     }
 
     mod session {
