@@ -1,7 +1,7 @@
 // @ts-check
 // Each model is told only about the edit tool OpenCode gives it: `apply_patch`
-// for the models OpenCode's rule picks, `edit` for every other, and the refs
-// a read shows work with either.
+// for the models OpenCode's rule picks, `edit` for every other; reads show
+// refs to the models that cite them.
 import test from "ava"
 import fs from "node:fs"
 import os from "node:os"
@@ -42,13 +42,14 @@ test("OpenCode's rule: gpt- models but oss and gpt-4 get apply_patch, every othe
   for (const id of ["gpt-4o", "gpt-4.1", "gpt-oss-120b", "openai/gpt-oss-20b", "claude-sonnet-4-5", "gemini-2.5-pro", "gpt5", "m"]) t.is(editKindOf(id), "edit", id)
 })
 
-test("a model given apply_patch is told about apply_patch and refs after @@, and never to call edit", async (t) => {
+test("a model given apply_patch is told about apply_patch and the refs its results show, and never to call edit", async (t) => {
   const hooks = await hooksFor(project(t, {}))
   const system = await systemFor(hooks, model("gpt-5.1"))
   t.deepEqual(system, ["You are a coding agent.", PATCH_INSTRUCTION])
   t.regex(PATCH_INSTRUCTION, /call apply_patch/)
+  t.regex(PATCH_INSTRUCTION, /Results and rejections show lines with a ref/)
   t.regex(PATCH_INSTRUCTION, /@@ 12#A3F#9BC/)
-  t.notRegex(PATCH_INSTRUCTION, /\bedit\b(?! result)/)
+  t.notRegex(PATCH_INSTRUCTION, /\bedit\b|\bread\b|\bgrep\b/)
   t.notRegex(PATCH_INSTRUCTION, /operations|insert_before|\bwrite\b/)
 })
 
@@ -67,20 +68,44 @@ test("the rule reads the id the provider's API knows, as OpenCode's does", async
   t.deepEqual(await systemFor(hooks, { id: "gpt-5", providerID: "p", api: { id: "local-llama" } }), ["You are a coding agent.", INSTRUCTION])
 })
 
-test("a model given apply_patch reads refs and anchors a hunk with one", async (t) => {
-  const root = project(t, { "a.py": "def f():\n    return 1\n\ndef g():\n    return 1\n" })
-  const hooks = await hooksFor(root)
-  const file = path.join(root, "a.py")
+/**
+ * OpenCode's read output for a whole file, through the plugin's hook, in a session.
+ * @param {any} hooks
+ * @param {string} file
+ * @param {string} sessionID
+ */
+async function read(hooks, file, sessionID) {
   const lines = fs.readFileSync(file, "utf8").split("\n").slice(0, -1)
   const view = {
-    title: "a.py",
+    title: path.basename(file),
     output: [`<path>${file}</path>`, "<type>file</type>", "<content>", ...lines.map((l, i) => `${i + 1}: ${l}`), "", `(End of file - total ${lines.length} lines)`, "</content>"].join("\n"),
     metadata: {},
   }
-  await hooks["tool.execute.after"]({ tool: "read", sessionID: "ses", callID: "r", args: { filePath: file } }, view)
-  const ref = /^(5#[0-9A-F]{3}#[0-9A-F]{3})\|    return 1$/m.exec(view.output)?.[1]
-  t.truthy(ref, view.output)
+  await hooks["tool.execute.after"]({ tool: "read", sessionID, callID: "r", args: { filePath: file } }, view)
+  return view.output
+}
+
+test("reads show refs to a model given edit and OpenCode's plain view to a model given apply_patch", async (t) => {
+  const root = project(t, { "a.py": "def f():\n    return 1\n" })
+  const hooks = await hooksFor(root)
+  const file = path.join(root, "a.py")
+  await hooks["experimental.chat.system.transform"]({ sessionID: "patching", model: model("gpt-5") }, { system: [] })
+  await hooks["experimental.chat.system.transform"]({ sessionID: "editing", model: model("claude-sonnet-4-5") }, { system: [] })
+  t.regex(await read(hooks, file, "editing"), /^2#[0-9A-F]{3}#[0-9A-F]{3}\|    return 1$/m)
+  t.regex(await read(hooks, file, "patching"), /^2: {5}return 1$/m)
+})
+
+test("for a model given apply_patch, the ref a rejection shows anchors the retry", async (t) => {
+  const root = project(t, { "a.py": "def f():\n    return 1\n\ndef g():\n    return 1\n" })
+  const hooks = await hooksFor(root)
+  await hooks["experimental.chat.system.transform"]({ sessionID: "ses", model: model("gpt-5") }, { system: [] })
+  const file = path.join(root, "a.py")
+  t.notRegex(await read(hooks, file, "ses"), /#[0-9A-F]{3}#/)
   const ctx = { sessionID: "ses", messageID: "m", agent: "build", directory: root, worktree: root, abort: new AbortController().signal, metadata() {}, async ask() {} }
-  await hooks.tool.apply_patch.execute({ patchText: `*** Begin Patch\n*** Update File: a.py\n@@ ${ref}\n-    return 1\n+    return 2\n*** End Patch` }, ctx)
+  const patch = (/** @type {string} */ header) => `*** Begin Patch\n*** Update File: a.py\n@@${header}\n-    return 1\n+    return 2\n*** End Patch`
+  const err = await t.throwsAsync(() => hooks.tool.apply_patch.execute({ patchText: patch("") }, ctx))
+  const ref = /^>>> (5#[0-9A-F]{3}#[0-9A-F]{3})\|    return 1$/m.exec(err?.message ?? "")?.[1]
+  t.truthy(ref, err?.message)
+  await hooks.tool.apply_patch.execute({ patchText: patch(` ${ref}`) }, ctx)
   t.is(fs.readFileSync(file, "utf8"), "def f():\n    return 1\n\ndef g():\n    return 2\n")
 })

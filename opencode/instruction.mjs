@@ -17,9 +17,8 @@ An edit result shows fresh refs for the lines it changed and how the other lines
 </hashline>`
 
 export const PATCH_INSTRUCTION = `${MARKER}
-${REFS}
-To change files, call apply_patch. Copy context and removed lines exactly as they are after the \`|\`, never with the ref. Each hunk must fit exactly one place: to anchor one, put the ref of its first line after its \`@@\` (e.g. \`@@ 12#A3F#9BC\`); then one line of context is enough.
-A patch is checked as a whole before anything is written. Its result shows fresh refs for the lines it changed: continue from it without reading the files again. If a patch is rejected nothing was written; the rejection shows the current lines with fresh refs to retry with.
+To change files, call apply_patch. Copy each hunk's context and removed lines exactly as the file has them, with about three lines of context: a hunk must fit exactly one place after the hunk before it, or the whole patch is rejected and nothing is written.
+Results and rejections show lines with a ref, \`LINE#HASH#ANCHOR|content\`, e.g. \`12#A3F#9BC|  return total;\`; the ref and the \`|\` are not part of the file. A result shows the lines it changed as they are now (formatted, if the project formats files): continue from it without reading the files again. To retry a rejected hunk, copy the current lines it shows, or put the ref of the hunk's first line after its \`@@\` (\`@@ 12#A3F#9BC\`) to anchor it at exactly that line.
 </hashline>`
 
 /**

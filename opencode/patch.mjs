@@ -30,9 +30,9 @@ export const PATCH_DESCRIPTION = `Edit files with a patch: add, delete, move and
 Per file, one of:
 - *** Add File: PATH, then the new file's lines, each starting with +
 - *** Delete File: PATH
-- *** Update File: PATH, optionally *** Move to: NEWPATH, then hunks. A hunk starts with @@, optionally followed by a line of the file at or above the hunk, or by the ref of the hunk's first line as read and grep show it (@@ 12#A3F#9BC), which anchors the hunk exactly there. Then its lines: ' ' context (unchanged), '-' removed, '+' added; context and removed lines exactly as in the file, without refs. *** End of File after a hunk says it ends the file.
-Paths are relative to the session folder, or absolute. Every hunk must fit exactly one place, in file order: a hunk whose lines are missing or fit several places rejects the whole patch, and nothing is written. The rejection shows the current lines with refs to retry with.
-The result lists the files changed and shows fresh refs for the lines changed: keep editing from it without reading again.`
+- *** Update File: PATH, optionally *** Move to: NEWPATH, then hunks. A hunk starts with @@, optionally followed by a line of the file at or above the hunk, then its lines: ' ' context (unchanged), '-' removed, '+' added. Copy context and removed lines exactly as in the file, with about three lines of context. *** End of File after a hunk says it ends the file.
+Paths are relative to the session folder, or absolute. Every hunk must fit exactly one place, in file order, after the hunk before it: a hunk whose lines are missing or fit several places rejects the whole patch, and nothing is written. Files keep their line endings.
+Results and rejections show lines as LINE#HASH#ANCHOR|content (e.g. 12#A3F#9BC|  return total;); the ref and | are not part of the file. The result shows the lines changed as they are now: keep editing from it without reading again. A rejection shows the current lines: copy them, or put the ref of a hunk's first line after its @@ (@@ 12#A3F#9BC) to anchor it at exactly that line.`
 
 /** @type {typeof import("zod").z | undefined} */
 let zod

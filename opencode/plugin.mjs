@@ -1,9 +1,9 @@
 // @ts-check
 // The OpenCode plugin: registers the `edit` and `apply_patch` tools (OpenCode
 // offers a model one or the other), shows refs in what `read` and `grep`
-// return, removes refs a model copied into `write` content, runs the
-// project's formatters after each write, and tells each model how the tool
-// it has fits with the refs.
+// return to the models that cite them, removes refs a model copied into
+// `write` content, runs the project's formatters after each write, and tells
+// each model about the tool it has.
 //
 // OpenCode calls every export of a plugin module as a plugin, so this module
 // exports only the plugin itself.
@@ -11,7 +11,7 @@ import path from "node:path"
 import { engineFor, nativeModule } from "./engine.mjs"
 import { configFrom } from "./format.mjs"
 import { instructionFor, MARKER } from "./instruction.mjs"
-import { editKindOf, modelIdOf } from "./model.mjs"
+import { editKindOf, modelIdOf, tagsReads } from "./model.mjs"
 import { createPatchTool } from "./patch.mjs"
 import { createEditTool } from "./tool.mjs"
 import { tagGrepOutput, tagReadOutput } from "./view.mjs"
@@ -28,6 +28,11 @@ async function server(input) {
   /** @type {Map<string, number>} */
   const cleanedWrites = new Map()
   const formatting = { shell: input.$, config: configFrom(input.client), directory: input.directory, worktree: input.worktree }
+  /**
+   * The edit tool of each session's model, as the requests show it.
+   * @type {Map<string, import("./model.mjs").EditKind>}
+   */
+  const kinds = new Map()
 
   /**
    * Refs for lines another tool displayed, from the engine that edits will use.
@@ -71,6 +76,7 @@ async function server(input) {
         output.output += `\n\nRemoved the view prefixes (LINE#HASH#ANCHOR|) from ${stripped} line${stripped === 1 ? "" : "s"} of content before writing.`
         return
       }
+      if (!tagsReads(kinds.get(info.sessionID) ?? "edit")) return
       try {
         if (info.tool === "read") output.output = tagReadOutput(output.output, tag)
         else if (info.tool === "grep") output.output = tagGrepOutput(output.output, tag)
@@ -81,6 +87,10 @@ async function server(input) {
     },
 
     "experimental.chat.system.transform": async (info, output) => {
+      const id = modelIdOf(info.model)
+      const kind = id ? editKindOf(id) : "edit"
+      // The id the provider knows the model by decides, as in OpenCode.
+      if (info.sessionID) kinds.set(info.sessionID, kind)
       if (!Array.isArray(output.system)) return
       if (output.system.some((part) => typeof part === "string" && part.includes(MARKER))) return
       try {
@@ -89,8 +99,7 @@ async function server(input) {
         // Without the engine there are no refs to explain.
         return
       }
-      const id = modelIdOf(info.model)
-      output.system.push(instructionFor(id ? editKindOf(id) : "edit"))
+      output.system.push(instructionFor(kind))
     },
   }
   return hooks
