@@ -25,6 +25,15 @@ export declare class EditPlan {
  * and wrote (so refs from an earlier view stay usable).
  */
 export declare class Hashline {
+  /** Checks a patch against every file it names and computes each new version, writing nothing. */
+  planPatch(patch?: string, options?: PatchOptions | undefined | null): PatchPlan
+  /** Writes a planned patch; throws `BASE_CHANGED`, writing nothing, if any of its files changed since it was planned. */
+  commitPatch(plan: PatchPlan): PatchResult
+  /**
+   * Takes in a file rewritten after this session wrote REV `written` (a formatter ran):
+   * null if it is unchanged, else the result with fresh refs of the file as it is now.
+   */
+  reformatted(path: string, written: string, options?: ReformattedOptions | undefined | null): EditResult | null
   /**
    * Searches the files under the root for lines matching `pattern` (Rust
    * regex syntax), honouring `.gitignore`; each hit carries its ref, and the
@@ -44,6 +53,13 @@ export declare class Hashline {
   commit(plan: EditPlan): EditResult
   /** Plans and writes in one step. */
   edit(path?: string, request?: EditRequest, options?: CallOptions | undefined | null): EditResult
+}
+
+/** A patch checked against every file it names, nothing written yet. */
+export declare class PatchPlan {
+  get summary(): string
+  get output(): string
+  get files(): Array<PatchFile>
 }
 
 /** ANCHOR: 3 hex digits of SHA-1 of `prev ␞ line ␞ next` (a missing neighbour is empty). */
@@ -76,6 +92,8 @@ export interface EditResult {
   diff: string
   additions: number
   deletions: number
+  /** What the edit broke that was not broken before, on the lines it wrote. */
+  problems: Array<Problem>
 }
 
 /** A tagged view of text the caller holds. */
@@ -143,6 +161,57 @@ export interface ParsedRef {
 /** Parses a ref as models write it (tolerant); throws `INVALID_REF` otherwise. */
 export declare function parseRef(reference: string): ParsedRef
 
+export interface PatchFile {
+  /** "add", "update", "delete" or "move". */
+  kind: string
+  /** The file the patch names, as shown to the model, and its absolute path. */
+  path: string
+  absolutePath: string
+  /** Where a moved file goes. */
+  movePath?: string
+  moveAbsolutePath?: string
+  /** The REV written (none for a deleted file) and the one before (none for a new file). */
+  rev?: string
+  previousRev?: string
+  /** A unified diff of the file for UIs. */
+  diff: string
+  additions: number
+  deletions: number
+  /** This file's part of the output: fresh refs around each change. */
+  output: string
+  problems: Array<Problem>
+}
+
+export interface PatchOptions {
+  /** Folder that relative paths in the patch resolve against (default: the root). */
+  directory?: string
+  allowOutsideRoot?: boolean
+}
+
+/** Every path a patch names (a move's destination after its source); throws `INVALID_REQUEST` for a malformed patch. */
+export declare function patchPaths(patch: string): Array<string>
+
+export interface PatchResult {
+  /** The files changed, one line each (`M src/a.ts`). */
+  summary: string
+  /** What the model should read: the summary, then fresh refs for each change. */
+  output: string
+  files: Array<PatchFile>
+}
+
+export interface Problem {
+  /** 1-based line of the new version. */
+  line: number
+  /** 1-based character columns of the span, end exclusive. */
+  column: number
+  endColumn: number
+  /** "error" or "warning". */
+  severity: string
+  message: string
+  /** The line's ref, to fix it with an edit. */
+  ref: string
+}
+
 export interface ReadOptions {
   /** First line to show, 1-based (default 1). */
   offset?: number
@@ -158,6 +227,14 @@ export interface ReadView {
   totalLines: number
   startLine: number
   endLine: number
+}
+
+export interface ReformattedOptions {
+  /** The REV before the edit: the result shows every change since then. */
+  since?: string
+  /** The result's first sentence (default: "PATH changed after it was written"). */
+  headline?: string
+  allowOutsideRoot?: boolean
 }
 
 /** REV: 8 hex digits of SHA-1 of the canonical text (BOM removed, line endings as LF). */

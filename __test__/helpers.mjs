@@ -1,9 +1,11 @@
 // Shared by the ava suites: the binding through its generated loader, and
 // scratch folders.
-import { mkdtempSync, rmSync } from 'node:fs'
+import { spawnSync } from 'node:child_process'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 
 export const binding = createRequire(import.meta.url)('../index.js')
 
@@ -33,4 +35,23 @@ export function thrown(t, fn) {
   }
   t.fail('expected an error')
   return undefined
+}
+
+/**
+ * The bun binary of the `bun` npm package; its launcher is only put in place
+ * by an install script, which a scripts-free install skips.
+ */
+export function bunBinary() {
+  const exe = process.platform === 'win32' ? '.exe' : ''
+  const root = join(dirname(fileURLToPath(import.meta.url)), '..')
+  const works = (file) => existsSync(file) && spawnSync(file, ['--version'], { timeout: 30_000 }).status === 0
+  const launcher = join(root, 'node_modules', '.bin', `bun${exe}`)
+  if (works(launcher)) return launcher
+  const arch = process.arch === 'arm64' ? 'aarch64' : process.arch
+  const base = `bun-${process.platform === 'win32' ? 'windows' : process.platform}-${arch}`
+  for (const name of [base, `${base}-baseline`, `${base}-musl`, `${base}-baseline-musl`]) {
+    const file = join(root, 'node_modules', '@oven', name, 'bin', `bun${exe}`)
+    if (works(file)) return file
+  }
+  throw new Error('no working bun binary in node_modules; run npm install')
 }

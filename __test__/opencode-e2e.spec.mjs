@@ -44,11 +44,12 @@ if (!ready) {
 /**
  * Runs one scenario and leaves its folder behind only when it failed.
  * @param {import("ava").ExecutionContext} t
- * @param {{ files: Record<string, string | Buffer>, steps: Step[], permission?: Record<string, unknown>, plugin?: string[], project?: Omit<ProjectOptions, "files">, prompt?: string }} spec
+ * @param {{ files: Record<string, string | Buffer>, steps: Step[], permission?: Record<string, unknown>, plugin?: string[], project?: Omit<ProjectOptions, "files">, prompt?: string, model?: string, formatter?: unknown, setup?: (project: ReturnType<typeof makeProject>) => void }} spec
  */
 async function play(t, spec) {
   t.timeout(180_000)
   const project = makeProject({ files: spec.files, ...spec.project })
+  spec.setup?.(project)
   const server = await startScriptedServer(spec.steps)
   t.teardown(async () => {
     await server.close()
@@ -57,8 +58,9 @@ async function play(t, spec) {
   })
   const run = await runOpencode(project, {
     prompt: spec.prompt ?? "Make the change.",
-    config: { ...opencodeConfig(server.url, spec.permission), ...(spec.plugin ? { plugin: spec.plugin } : {}) },
+    config: { ...opencodeConfig(server.url, spec.permission, { model: spec.model, formatter: spec.formatter }), ...(spec.plugin ? { plugin: spec.plugin } : {}) },
     timeoutMs: 120_000,
+    model: spec.model,
   })
   t.log(`opencode run: ${run.ms} ms`)
   t.deepEqual(server.errors, [])
@@ -76,7 +78,8 @@ function refsOf(output) {
   /** @type {Array<{ ref: string, text: string }>} */
   const found = []
   for (const line of (output ?? "").split("\n")) {
-    const m = REF_LINE.exec(line.trimStart())
+    // Read and grep lines, and an edit result's context (" ") and added ("+") lines.
+    const m = REF_LINE.exec(line.trimStart().replace(/^\+/, ""))
     if (m) found.push({ ref: m[1], text: m[2] })
   }
   return found
@@ -294,6 +297,100 @@ scenario("the oldString/newString form works", async (t) => {
   t.is(missing.state.status, "error")
   t.regex(missing.state.error, /Could not find oldString/)
   t.is(project.read("l.md").toString("utf8"), "# Title\n\nOther text here.\n")
+})
+
+scenario("a gpt-5 model patches two files with apply_patch; a stale hunk is rejected with refs, then fixed citing one", async (t) => {
+  const app = "def total(items):\n    return sum(items)\n\n\ndef mean(items):\n    return total(items) / len(items)\n"
+  const cs = "\uFEFFclass W\r\n{\r\n    int x = 1;\r\n    int y = 2;\r\n}\r\n"
+  /** @type {string | undefined} */
+  let appAfterRejection
+  /** @type {ReturnType<typeof makeProject> | undefined} */
+  let where
+  /** @param {string} name */
+  const file = (name) => /** @type {ReturnType<typeof makeProject>} */ (where).file(name)
+  const appHunk = "*** Update File: src/app.py\n@@ def mean(items):\n-    return total(items) / len(items)\n+    return total(items) / max(len(items), 1)"
+  const { project, run, server, tools } = await play(t, {
+    model: "gpt-5.2",
+    files: { "src/app.py": app, "W.cs": cs },
+    setup: (p) => (where = p),
+    steps: [
+      () => ({ calls: [{ name: "read", args: { filePath: "src/app.py" } }, { name: "read", args: { filePath: "W.cs" } }] }),
+      () => {
+        // Someone else changes the line the model is about to patch.
+        fs.writeFileSync(file("W.cs"), cs.replace("int x = 1;", "int x = 10;"))
+        return { calls: [{ name: "apply_patch", args: { patchText: `*** Begin Patch\n${appHunk}\n*** Update File: W.cs\n@@\n {\n-    int x = 1;\n+    int x = 2;\n*** End Patch` } }] }
+      },
+      ({ lastToolOutput }) => {
+        appAfterRejection = fs.readFileSync(file("src/app.py"), "utf8")
+        // The rejection shows the line as it is now, with the ref to anchor the retry.
+        const ref = /^>>> (\d+#[0-9A-F]{3}#[0-9A-F]{3})\|    int x = 10;$/m.exec(lastToolOutput ?? "")?.[1]
+        if (!ref) throw new Error(`no ref in the rejection: ${lastToolOutput}`)
+        return { calls: [{ name: "apply_patch", args: { patchText: `*** Begin Patch\n${appHunk}\n*** Update File: W.cs\n@@ ${ref}\n-    int x = 10;\n+    int x = 2;\n*** End Patch` } }] }
+      },
+      done,
+    ],
+  })
+  t.is(run.code, 0)
+  const offered = (server.agentRequests[0].tools ?? []).map((tool) => tool.function.name)
+  t.true(offered.includes("apply_patch"))
+  t.false(offered.includes("edit") || offered.includes("write"))
+  const system = server.agentRequests[0].messages.filter((m) => m.role === "system").map((m) => String(m.content)).join("\n")
+  t.regex(system, /call apply_patch/)
+  t.notRegex(system, /call edit/)
+
+  // The two reads ran side by side: their parts come in either order.
+  const reads = tools.slice(0, 2)
+  const readOf = (/** @type {string} */ name) => reads.find((p) => String(p.state.input?.filePath) === name)
+  const [readApp, readCs] = [readOf("src/app.py"), readOf("W.cs")]
+  const [stale, fixed] = tools.slice(2)
+  // A model that patches copies lines: it reads OpenCode's own view.
+  t.regex(readApp.state.output, /^1: def total\(items\):$/m)
+  t.regex(readCs.state.output, /^1: class W$/m)
+  t.notRegex(readCs.state.output, /#[0-9A-F]{3}#[0-9A-F]{3}\|/)
+  t.is(stale.tool, "apply_patch")
+  t.is(stale.state.status, "error")
+  t.regex(stale.state.error, /Patch rejected, nothing written: its hunk for W\.cs does not fit the file/)
+  t.is(appAfterRejection, app, "the rejected patch wrote neither file")
+  t.is(fixed.state.status, "completed", fixed.state.error)
+  t.regex(fixed.state.output, /^Success\. Updated the following files:\nM src\/app\.py\nM W\.cs$/m)
+  t.regex(fixed.state.output, /^\+6#[0-9A-F]{3}#[0-9A-F]{3}\|    return total\(items\) \/ max\(len\(items\), 1\)$/m)
+  t.deepEqual(
+    fixed.state.metadata.files.map((/** @type {any} */ f) => [f.relativePath, f.type, f.additions, f.deletions]),
+    [
+      ["src/app.py", "update", 1, 1],
+      ["W.cs", "update", 1, 1],
+    ],
+  )
+  t.is(project.read("src/app.py").toString("utf8"), app.replace("/ len(items)", "/ max(len(items), 1)"))
+  t.deepEqual(project.read("W.cs"), Buffer.from(cs.replace("int x = 1;", "int x = 2;"), "utf8"))
+})
+
+scenario("prettier formats the edited file, and the next edit cites the refs the result showed", async (t) => {
+  const original = "export function add(a: number, b: number) {\n  return a + b;\n}\n"
+  const { project, run, tools } = await play(t, {
+    formatter: true,
+    files: { "package.json": JSON.stringify({ devDependencies: { prettier: "3" } }) + "\n", "src/add.ts": original },
+    // The project's own prettier, as an installed project has it.
+    setup: (p) => fs.symlinkSync(path.join(REPO_ROOT, "node_modules"), path.join(p.project, "node_modules"), "dir"),
+    steps: [
+      () => ({ calls: [{ name: "read", args: { filePath: "src/add.ts" } }] }),
+      ({ lastToolOutput }) => ({
+        calls: [{ name: "edit", args: { filePath: "src/add.ts", operations: [{ op: "replace", ref: refFor(lastToolOutput, "  return a + b;"), content: "  const sum = a+b\n  return sum" }] } }],
+      }),
+      ({ lastToolOutput }) => ({
+        calls: [{ name: "edit", args: { filePath: "src/add.ts", operations: [{ op: "replace", ref: refFor(lastToolOutput, "  return sum;"), content: "  return sum * 2;" }] } }],
+      }),
+      done,
+    ],
+  })
+  t.is(run.code, 0)
+  const [, formatted, next] = tools
+  t.is(formatted.state.status, "completed", formatted.state.error)
+  t.regex(formatted.state.output, /then formatted it with prettier/)
+  t.regex(formatted.state.output, /^\+2#[0-9A-F]{3}#[0-9A-F]{3}\|  const sum = a \+ b;$/m)
+  t.regex(formatted.state.metadata.diff, /^\+  return sum;$/m)
+  t.is(next.state.status, "completed", next.state.error)
+  t.is(project.read("src/add.ts").toString("utf8"), "export function add(a: number, b: number) {\n  const sum = a + b;\n  return sum * 2;\n}\n")
 })
 
 // OpenCode's grep needs ripgrep; without it on PATH it would try to download it.

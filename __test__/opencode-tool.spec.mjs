@@ -249,11 +249,13 @@ test("tool and plugin share one engine, so refs survive another writer", async (
   t.is(fs.readFileSync(path.join(root, "a.txt"), "utf8"), "x\ny\na\nb\nC\nd\n")
 })
 
-test("the plugin module exports only the plugin, which registers this edit tool", async (t) => {
+test("the plugin module exports only the plugin, which registers this edit tool and apply_patch", async (t) => {
   t.deepEqual(Object.keys(pluginExports), ["default"])
   t.is(pluginModule.id, "hashline")
   const hooks = await hooksFor(project(t, {}))
-  t.is(hooks.tool?.edit, editTool)
+  t.deepEqual(Object.keys(hooks.tool ?? {}), ["edit", "apply_patch"])
+  t.is(hooks.tool?.edit.description, editTool.description)
+  t.is(hooks.tool?.edit.args, editTool.args)
 })
 
 test("the system instruction is added once per request", async (t) => {
@@ -306,4 +308,22 @@ test("read and grep output of real files get refs; other output is left alone", 
   const other = { title: "", output: "Image read successfully", metadata: {} }
   await after({ tool: "read", sessionID: "s", callID: "i", args: {} }, other)
   t.is(other.output, "Image read successfully")
+})
+
+test("a view prefix left in written content comes back as OpenCode's LSP error, with the line's ref", async (t) => {
+  const root = project(t, { "c.txt": "one\ntwo\n" })
+  const hooks = await hooksFor(root)
+  const view = await tagRead(hooks, path.join(root, "c.txt"))
+  const { ctx } = context(root)
+  // Only one of the two lines carries a prefix, so clean-up leaves it: the edit lands, and says what is wrong.
+  const result = /** @type {any} */ (
+    await /** @type {any} */ (hooks.tool).edit.execute({ filePath: "c.txt", operations: [{ op: "replace", ref: refFor(view, "two"), content: "1#AAA#BBB|three\nfour" }] }, ctx)
+  )
+  const file = path.join(root, "c.txt")
+  t.is(fs.readFileSync(file, "utf8"), "one\n1#AAA#BBB|three\nfour\n")
+  const ref = /^\+(2#[0-9A-F]{3}#[0-9A-F]{3})\|1#AAA#BBB\|three$/m.exec(result.output)?.[1]
+  t.truthy(ref, result.output)
+  const message = `the line starts with a view prefix (LINE#HASH#ANCHOR|) copied from a read; it is not part of the file (${ref})`
+  t.true(result.output.endsWith(`\n\nLSP errors detected in this file, please fix:\n<diagnostics file="${file}">\nERROR [2:1] ${message}\n</diagnostics>`), result.output)
+  t.deepEqual(result.metadata.diagnostics, { [file]: [{ range: { start: { line: 1, character: 0 }, end: { line: 1, character: 10 } }, severity: 1, message, source: "hashline" }] })
 })

@@ -1,14 +1,19 @@
 // @ts-check
-// The OpenCode plugin: registers the `edit` tool, shows refs in what `read` and
-// `grep` return, removes refs a model copied into `write` content, and
-// tells the model how the two fit together.
+// The OpenCode plugin: registers the `edit` and `apply_patch` tools (OpenCode
+// offers a model one or the other), shows refs in what `read` and `grep`
+// return to the models that cite them, removes refs a model copied into
+// `write` content, runs the project's formatters after each write, and tells
+// each model about the tool it has.
 //
 // OpenCode calls every export of a plugin module as a plugin, so this module
 // exports only the plugin itself.
 import path from "node:path"
 import { engineFor, nativeModule } from "./engine.mjs"
-import editTool from "./tool.mjs"
-import { INSTRUCTION, MARKER } from "./instruction.mjs"
+import { configFrom } from "./format.mjs"
+import { instructionFor, MARKER } from "./instruction.mjs"
+import { editKindOf, modelIdOf, tagsReads } from "./model.mjs"
+import { createPatchTool } from "./patch.mjs"
+import { createEditTool } from "./tool.mjs"
 import { tagGrepOutput, tagReadOutput } from "./view.mjs"
 
 /**
@@ -48,6 +53,12 @@ async function server(input) {
   const place = { directory: input.directory, worktree: input.worktree }
   /** @type {Map<string, number>} */
   const cleanedWrites = new Map()
+  const formatting = { shell: input.$, config: configFrom(input.client), directory: input.directory, worktree: input.worktree }
+  /**
+   * The edit tool of each session's model, as the requests show it.
+   * @type {Map<string, import("./model.mjs").EditKind>}
+   */
+  const kinds = new Map()
 
   /**
    * Refs for lines another tool displayed, from the engine that edits will use.
@@ -62,7 +73,9 @@ async function server(input) {
 
   /** @type {Hooks} */
   const hooks = {
-    tool: { edit: editTool },
+    // OpenCode hides `edit` from the models it gives `apply_patch` and the
+    // other way round, custom tools included, by the same rule as model.mjs.
+    tool: { edit: createEditTool(formatting), apply_patch: createPatchTool(formatting) },
 
     "tool.execute.before": async (info, output) => {
       if (info.tool !== "write") return
@@ -89,6 +102,7 @@ async function server(input) {
         output.output += `\n\nRemoved the view prefixes (LINE#HASH#ANCHOR|) from ${stripped} line${stripped === 1 ? "" : "s"} of content before writing.`
         return
       }
+      if (!tagsReads(kinds.get(info.sessionID) ?? "edit")) return
       try {
         if (info.tool === "read") output.output = tagReadOutput(output.output, tag)
         else if (info.tool === "grep") output.output = tagGrepOutput(output.output, tag)
@@ -98,7 +112,11 @@ async function server(input) {
       }
     },
 
-    "experimental.chat.system.transform": async (_info, output) => {
+    "experimental.chat.system.transform": async (info, output) => {
+      const id = modelIdOf(info.model)
+      const kind = id ? editKindOf(id) : "edit"
+      // The id the provider knows the model by decides, as in OpenCode.
+      if (info.sessionID) kinds.set(info.sessionID, kind)
       if (!Array.isArray(output.system)) return
       if (output.system.some((part) => typeof part === "string" && part.includes(MARKER))) return
       try {
@@ -107,7 +125,7 @@ async function server(input) {
         // Without the engine there are no refs to explain.
         return
       }
-      output.system.push(INSTRUCTION)
+      output.system.push(instructionFor(kind))
     },
   }
   return hooks

@@ -1,16 +1,20 @@
 // @ts-check
 // The `edit` tool for OpenCode: operations that cite the refs a read showed,
 // checked and applied by the engine in one batch, with OpenCode's permission
-// prompt and diff view in between.
-import fs from "node:fs"
+// prompt and diff view in between, then the project's formatters and the
+// problems the edit introduced, as OpenCode's own edit has them.
 import path from "node:path"
 import { EDIT_DESCRIPTION, EDIT_SCHEMA, parseEditArguments, zodEditArgs } from "../lib/definitions.mjs"
+import { report, toDiagnostics } from "./diagnostics.mjs"
+import { askOutside, engineCall, realLocation, toolError } from "./access.mjs"
 import { engineFor, errorCode, insideProject, projectRoot, toPosix } from "./engine.mjs"
+import { formatWritten, headlineOf } from "./format.mjs"
 
 /**
  * @typedef {import("@opencode-ai/plugin").ToolContext} ToolContext
  * @typedef {import("@opencode-ai/plugin").ToolDefinition} ToolDefinition
  * @typedef {import("./types.mjs").EditPlan} EditPlan
+ * @typedef {import("./format.mjs").FormatDeps} FormatDeps
  */
 
 export { OPS, parseEditArguments as parseArguments } from "../lib/definitions.mjs"
@@ -31,66 +35,14 @@ try {
 } catch {
   zod = undefined
 }
-
-/**
- * The real location of a path, through symbolic links, as far as it exists.
- * @param {string} file
- */
-function realLocation(file) {
-  let dir = file
-  const rest = []
-  for (;;) {
-    try {
-      return path.join(fs.realpathSync(dir), ...rest)
-    } catch {
-      const parent = path.dirname(dir)
-      if (parent === dir) return file
-      rest.unshift(path.basename(dir))
-      dir = parent
-    }
-  }
-}
-
-/**
- * Asks for access to a file outside the project, as OpenCode's own file tools
- * do, so the same rules and remembered answers apply.
- * @param {ToolContext} ctx
- * @param {string} file
- */
-async function askOutside(ctx, file) {
-  const dir = path.dirname(file)
-  const glob = toPosix(path.join(dir, "*"))
-  await ctx.ask({ permission: "external_directory", patterns: [glob], always: [glob], metadata: { filepath: file, parentDir: dir } })
-}
-
-/** @param {unknown} err */
-function toolError(err) {
-  if (err instanceof Error) {
-    // The engine's message is written for the model already; a fresh Error
-    // keeps OpenCode from adding a native stack to it.
-    return errorCode(err) ? new Error(err.message) : err
-  }
-  return new Error(String(err))
-}
-
-/**
- * @template T
- * @param {() => T} fn
- * @returns {T}
- */
-function engineCall(fn) {
-  try {
-    return fn()
-  } catch (err) {
-    throw toolError(err)
-  }
-}
+const ARGS = zod ? zodEditArgs(zod) : jsonArgs()
 
 /**
  * @param {unknown} args
  * @param {ToolContext} ctx
+ * @param {FormatDeps} [formatting] how to run the project's formatters after the write
  */
-export async function execute(args, ctx) {
+export async function execute(args, ctx, formatting) {
   const { filePath, request } = parseEditArguments(args)
   const place = { directory: ctx.directory, worktree: ctx.worktree }
   const file = path.resolve(ctx.directory, filePath)
@@ -123,31 +75,50 @@ export async function execute(args, ctx) {
       always: ["*"],
       metadata: { filepath: file, diff: planned.diff },
     })
+    let written
     try {
-      const result = engine.commit(planned)
-      return {
-        title,
-        output: result.output,
-        metadata: {
-          diff: result.diff,
-          filediff: { file, patch: result.diff, additions: result.additions, deletions: result.deletions },
-          diagnostics: {},
-        },
-      }
+      written = engine.commit(planned)
     } catch (err) {
       // The file changed while the user looked at the diff: what was approved
       // is not what would be written, so plan again and show the new diff.
       if (errorCode(err) !== "BASE_CHANGED" || attempt > 0) throw toolError(err)
       planned = engineCall(plan)
+      continue
+    }
+    const formatted = await formatWritten(
+      engine,
+      { file, shown: title, rev: written.rev, previousRev: written.previousRev, headline: headlineOf(written.output), allowOutsideRoot: outside },
+      formatting,
+    )
+    const result = formatted.result ?? written
+    let output = [result.output.trimEnd(), ...formatted.notes].join("\n")
+    const errors = report(file, result.problems)
+    if (errors) output += `\n\nLSP errors detected in this file, please fix:\n${errors}`
+    return {
+      title,
+      output,
+      metadata: {
+        diff: result.diff,
+        filediff: { file, patch: result.diff, additions: result.additions, deletions: result.deletions },
+        diagnostics: result.problems.length > 0 ? { [file]: toDiagnostics(result.problems) } : {},
+      },
     }
   }
 }
 
-/** @type {ToolDefinition} */
-const editTool = /** @type {any} */ ({
-  description: DESCRIPTION,
-  args: zod ? zodEditArgs(zod) : jsonArgs(),
-  execute,
-})
+/**
+ * The edit tool; with `formatting`, the project's formatters run after
+ * each write, as after OpenCode's own edit.
+ * @param {FormatDeps} [formatting]
+ * @returns {ToolDefinition}
+ */
+export function createEditTool(formatting) {
+  return /** @type {any} */ ({
+    description: DESCRIPTION,
+    args: ARGS,
+    /** @param {unknown} args @param {ToolContext} ctx */
+    execute: (args, ctx) => execute(args, ctx, formatting),
+  })
+}
 
-export default editTool
+export default createEditTool()

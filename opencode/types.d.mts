@@ -8,3 +8,7 @@ export type TagResult = native.TagResult
 export type EditRequest = native.EditRequest
 export type EditPlan = native.EditPlan
 export type EditResult = native.EditResult
+export type PatchPlan = native.PatchPlan
+export type PatchResult = native.PatchResult
+export type PatchFile = native.PatchFile
+export type Problem = native.Problem

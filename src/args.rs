@@ -895,19 +895,33 @@ pub fn plan<'env>(
     env: &Env,
     value: Option<Unknown<'env>>,
 ) -> hashline::Result<ClassInstance<'env, crate::EditPlan>> {
+    instance(env, value, "commit() takes a plan that plan() returned")
+}
+
+/// An instance of a class of this binding, such as the plan a commit
+/// takes; anything else, a look-alike included, is `INVALID_REQUEST`
+/// saying `expected`.
+pub fn instance<'env, T: 'static>(
+    env: &Env,
+    value: Option<Unknown<'env>>,
+    expected: &str,
+) -> hashline::Result<ClassInstance<'env, T>>
+where
+    ClassInstance<'env, T>: FromNapiValue,
+{
     let what = type_name(value.as_ref().and_then(|v| v.get_type().ok()));
-    let not_a_plan = || {
+    let wrong = || {
         Error::invalid_request(format!(
-            "commit() takes a plan that plan() returned; it was given {what}, which is not one."
+            "{expected}; it was given {what}, which is not one."
         ))
     };
-    let value = value.ok_or_else(not_a_plan)?;
+    let value = value.ok_or_else(wrong)?;
     // SAFETY: `value` is a live handle of this call; the conversion checks
-    // that it wraps an `EditPlan` (by its type tag) before handing it out.
-    let plan = unsafe { ClassInstance::<crate::EditPlan>::from_napi_value(env.raw(), value.raw()) };
-    plan.map_err(|_| {
+    // that it wraps a `T` (by its type tag) before handing it out.
+    let found = unsafe { ClassInstance::<T>::from_napi_value(env.raw(), value.raw()) };
+    found.map_err(|_| {
         take_exception(env.raw());
-        not_a_plan()
+        wrong()
     })
 }
 

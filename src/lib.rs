@@ -8,6 +8,8 @@ use napi_derive::napi;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 pub mod args;
+pub mod check;
+pub mod patch;
 mod search;
 
 /// Runs `f`, turning an engine error into a JS `Error` with `code` and
@@ -87,6 +89,8 @@ pub struct EditResult {
     pub diff: String,
     pub additions: u32,
     pub deletions: u32,
+    /// What the edit broke that was not broken before, on the lines it wrote.
+    pub problems: Vec<check::Problem>,
 }
 
 impl From<&hashline::EditResult> for EditResult {
@@ -99,6 +103,7 @@ impl From<&hashline::EditResult> for EditResult {
             diff: r.diff.clone(),
             additions: r.additions as u32,
             deletions: r.deletions as u32,
+            problems: check::problems(&r.problems),
         }
     }
 }

@@ -194,22 +194,24 @@ function installAsNpmPlugin(home) {
 /**
  * @param {string} baseURL
  * @param {Record<string, unknown>} [permission]
+ * @param {{ model?: string, formatter?: unknown }} [options] the model's id (OpenCode picks its edit tool by it) and the formatter setting
  */
-export function opencodeConfig(baseURL, permission = {}) {
+export function opencodeConfig(baseURL, permission = {}, options = {}) {
+  const model = options.model ?? "m"
   return {
-    model: "p/m",
-    small_model: "p/m",
+    model: `p/${model}`,
+    small_model: `p/${model}`,
     enabled_providers: ["p"],
     autoupdate: false,
     share: "disabled",
-    formatter: false,
+    formatter: options.formatter ?? false,
     lsp: false,
     provider: {
       p: {
         npm: "@ai-sdk/openai-compatible",
         name: "Scripted",
         options: { baseURL, apiKey: "x" },
-        models: { m: { name: "m", tool_call: true, limit: { context: 200000, output: 8192 } } },
+        models: { [model]: { name: model, tool_call: true, limit: { context: 200000, output: 8192 } } },
       },
     },
     permission: { edit: "allow", bash: "deny", webfetch: "deny", ...permission },
@@ -223,7 +225,7 @@ export function opencodeConfig(baseURL, permission = {}) {
 /**
  * Runs `opencode run` once and collects its JSON events.
  * @param {{ project: string, home: string }} where
- * @param {{ prompt: string, config: Record<string, unknown>, timeoutMs?: number, args?: string[], env?: Record<string, string> }} run
+ * @param {{ prompt: string, config: Record<string, unknown>, timeoutMs?: number, args?: string[], env?: Record<string, string>, model?: string }} run
  * @returns {Promise<RunResult>}
  */
 export function runOpencode(where, run) {
@@ -252,7 +254,7 @@ export function runOpencode(where, run) {
     npm_config_offline: "true",
     ...run.env,
   }
-  const args = ["run", "--format", "json", ...(run.args ?? []), "-m", "p/m", run.prompt]
+  const args = ["run", "--format", "json", ...(run.args ?? []), "-m", `p/${run.model ?? "m"}`, run.prompt]
   if (process.env.HASHLINE_E2E_LOGS) args.splice(1, 0, "--print-logs", "--log-level", "DEBUG")
   const started = Date.now()
   return new Promise((resolve) => {

@@ -72,8 +72,8 @@ class Tally {
   }
 }
 
-/** The view a format's user reads: this project's for hashline, OpenCode's plain one otherwise. */
-const viewOf = (/** @type {FormatId} */ f) => (f === 'hashline' ? 'hashline' : f === 'hashline-short' ? 'short' : 'plain')
+/** The view a format's user reads: this project's for hashline and patches citing @@ refs, OpenCode's plain one otherwise. */
+const viewOf = (/** @type {FormatId} */ f) => (f === 'hashline' || f.startsWith('patch-ref') ? 'hashline' : f === 'hashline-short' ? 'short' : 'plain')
 /** Formats with the same sites draw the same mistakes. */
 const drawKey = (/** @type {FormatId} */ f) => (f.startsWith('hashline') ? 'hashline' : f)
 

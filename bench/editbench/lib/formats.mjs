@@ -28,10 +28,13 @@ import { plainPrefix } from './views.mjs'
  * @typedef {{ oldStart: number, newStart: number, lines: Line[], shift?: number, echo?: boolean }} PatchHunk
  * @typedef {{ kind: 'patch', units: PatchHunk[], context: number, extended: number }} PatchEdit
  *
+ * @typedef {{ anchor: number, lines: Line[], before?: string, after?: string, refShift?: number, echo?: boolean }} RefPatchHunk
+ * @typedef {{ kind: 'refpatch', units: RefPatchHunk[], refs: string[], widened: number }} RefPatchEdit
+ *
  * @typedef {{ lines: Line[], echo?: boolean }} WholeUnit
  * @typedef {{ kind: 'whole', units: WholeUnit[] }} WholeEdit
  *
- * @typedef {HashlineEdit | StrEdit | PatchEdit | WholeEdit} Edit
+ * @typedef {HashlineEdit | StrEdit | PatchEdit | RefPatchEdit | WholeEdit} Edit
  */
 
 /** @param {string} oldText @param {string} newText @returns {Change} */
@@ -230,10 +233,11 @@ export function strStrings(call) {
 
 /**
  * A unified diff with `context` lines of context, hunks merged where their
- * contexts meet. Patch appliers in the style of Codex search each hunk's old
- * side from where the previous hunk ended and take the first match, so a hunk
- * whose old side also occurs earlier in that stretch gets more context (before,
- * then after) until its own place is the first; `extended` counts those.
+ * contexts meet. Patch appliers search each hunk's old side from where the
+ * previous hunk ended: Codex's takes the first match, this project's refuses
+ * a hunk that fits more than one place. So a hunk whose old side also occurs
+ * elsewhere after the previous hunk gets more context (before, then after)
+ * until its own place is the only one; `extended` counts those.
  * @param {Change} change @param {number} context
  * @returns {PatchEdit}
  */
@@ -253,7 +257,8 @@ export function buildPatch(change, context) {
   let extended = 0
   for (let i = 0, from = 0, turn = 0; i < groups.length; ) {
     const g = groups[i]
-    if (seekExact(change.oldLines, change.oldLines.slice(g.start, g.end), from) === g.start) {
+    const side = change.oldLines.slice(g.start, g.end)
+    if (seekExact(change.oldLines, side, from) === g.start && seekExact(change.oldLines, side, g.start + 1) === -1) {
       from = g.end
       i++
       turn = 0
@@ -342,6 +347,103 @@ export function patchTagged(edit, path) {
   return out
 }
 
+// ------------------------------------------------- apply_patch with @@ refs
+
+/**
+ * The apply_patch format with the ref of each hunk's first line after its
+ * `@@`: the removed lines, the added ones, and `context` unchanged lines (0
+ * or 1: the line after the change, else the one before it). A hunk of added
+ * lines only names the line above it (at the top of the file, it keeps the
+ * first line as context after its new lines); with context, changes one
+ * unchanged line apart share it in one hunk. A hunk the engine would not read
+ * as meant gets a line of context more at each end; `widened` counts those.
+ * @param {Change} change
+ * @param {string[]} refs as the model copies them from the view of the old text, by 1-based line
+ * @param {(text: string, patchText: string) => string} apply the engine
+ * @param {number} context
+ * @returns {RefPatchEdit}
+ */
+export function buildRefPatch(change, refs, apply, context) {
+  const n = change.oldLines.length
+  /** @type {Hunk[][]} */
+  const groups = []
+  for (const h of change.hunks) {
+    const last = groups[groups.length - 1]?.at(-1)
+    if (last && context > 0 && h.oldStart - (last.oldStart + last.oldLen) <= 1) groups[groups.length - 1].push(h)
+    else groups.push([h])
+  }
+  /** @type {RefPatchHunk[]} */
+  const units = []
+  let widened = 0
+  for (const group of groups) {
+    const expected = joinLines(applyHunks(change.oldLines, change.newLines, group))
+    const a = group[0].oldStart
+    const e = group[group.length - 1].oldStart + group[group.length - 1].oldLen
+    /** @type {Line[]} */
+    const body = []
+    for (const [g, h] of group.entries()) {
+      for (let i = 0; i < h.oldLen; i++) body.push({ ...oldLine(change, h.oldStart + i), side: 'old' })
+      for (let j = 0; j < h.newLen; j++) body.push(newLine(change, h.newStart + j))
+      const next = group[g + 1]
+      if (next) for (let i = h.oldStart + h.oldLen; i < next.oldStart; i++) body.push(oldLine(change, i))
+    }
+    const around = { before: change.oldLines[a - 1], after: change.oldLines[e] }
+    const removes = group[0].oldLen > 0
+    /** @type {RefPatchHunk[]} */
+    const candidates = []
+    if (n === 0) candidates.push({ anchor: 0, lines: body })
+    else if (!removes && a === 0) candidates.push({ anchor: 1, lines: [...body, oldLine(change, 0)], ...around })
+    else if (!removes && context === 0 && body.every((l) => l.side === 'new')) candidates.push({ anchor: a, lines: body, ...around })
+    else if (!removes) candidates.push({ anchor: a, lines: [oldLine(change, a - 1), ...body], ...around })
+    else if (context === 0) candidates.push({ anchor: a + 1, lines: body, ...around })
+    else if (e < n) candidates.push({ anchor: a + 1, lines: [...body, oldLine(change, e)], ...around })
+    else candidates.push({ anchor: a, lines: [oldLine(change, a - 1), ...body], ...around })
+    for (let w = 1; w <= 3 && n > 0; w++) {
+      const from = Math.max(0, a - w)
+      const to = Math.min(n, e + w)
+      const lines = [...Array.from({ length: a - from }, (_, i) => oldLine(change, from + i)), ...body, ...Array.from({ length: to - e }, (_, i) => oldLine(change, e + i))]
+      candidates.push({ anchor: from + 1, lines, ...around })
+    }
+    const fit = candidates.find((u) => {
+      try {
+        return apply(change.oldText, refPatchText({ kind: 'refpatch', units: [u], refs, widened: 0 }, 'file')) === expected
+      } catch {
+        return false
+      }
+    })
+    if (!fit) throw new Error(`no @@ ref hunk expresses the change at old line ${a + 1} exactly`)
+    if (fit !== candidates[0]) widened++
+    units.push(fit)
+  }
+  return { kind: 'refpatch', units, refs, widened }
+}
+
+/** @param {RefPatchEdit} edit @param {string} path */
+export function refPatchText(edit, path) {
+  return refPatchTagged(edit, path)
+    .map((p) => p[0])
+    .join('')
+}
+
+/** @param {RefPatchEdit} edit @param {string} path @returns {Tagged} */
+export function refPatchTagged(edit, path) {
+  /** @type {Tagged} */
+  const out = [[`*** Begin Patch\n*** Update File: ${path}\n`, 'structure']]
+  for (const u of edit.units) {
+    out.push([u.anchor > 0 ? `@@ ${refText(edit.refs[u.anchor], u.refShift)}\n` : '@@\n', 'structure'])
+    u.lines.forEach((l, i) => {
+      const marker = l.side === 'both' ? ' ' : l.side === 'old' ? '-' : '+'
+      // An echoed view prefix: the line's own ref for a line of the file, the ref at its place for a new one.
+      const own = /^o(\d+)$/.exec(l.origin)
+      const prefix = u.echo ? `${edit.refs[own ? Number(own[1]) + 1 : u.anchor + i] ?? `${u.anchor + i}#000#000`}|` : ''
+      out.push([marker + prefix, 'structure'])
+      out.push([l.text + '\n', l.copy ? 'old' : 'new'])
+    })
+  }
+  out.push(['*** End Patch', 'structure'])
+  return out
+}
+
 // ------------------------------------------------------------- whole file
 
 /** @param {Change} change @returns {WholeEdit} */
@@ -422,6 +524,9 @@ export function toolCalls(edit, path) {
   }
   if (edit.kind === 'patch') {
     return [[['{"patch":"', 'structure'], ...patchTagged(edit, path).map(([t, c]) => /** @type {[string, import('./tokens.mjs').Category]} */ ([esc(t), c])), ['"}', 'structure']]]
+  }
+  if (edit.kind === 'refpatch') {
+    return [[['{"patchText":"', 'structure'], ...refPatchTagged(edit, path).map(([t, c]) => /** @type {[string, import('./tokens.mjs').Category]} */ ([esc(t), c])), ['"}', 'structure']]]
   }
   /** @type {Tagged} */
   const out = [[`${head}"content":"`, 'structure']]

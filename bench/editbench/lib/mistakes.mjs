@@ -7,7 +7,7 @@
 //            whole file, and the unchanged lines of a widened hashline range)
 //   unit     one operation, call, hunk or file
 //   boundary one side of a unit's range, with a line just outside it
-//   ref      a line number the model types (hashline ref/through, patch header)
+//   ref      a line number the model types (hashline ref/through, patch header, @@ ref)
 //   file     the whole change (the stale-ref scenario, run by the caller)
 // A format without sites for a kind cannot make that mistake (n/a).
 
@@ -55,7 +55,7 @@ export function sitesOf(edit, kind) {
         u.op === 'delete' ? [] : [...(u.before !== undefined ? [{ unit: i, side: 'before' }] : []), ...(u.after !== undefined ? [{ unit: i, side: 'after' }] : [])],
       )
     }
-    if (edit.kind === 'str') {
+    if (edit.kind === 'str' || edit.kind === 'refpatch') {
       return edit.units.flatMap((u, i) => [...(u.before !== undefined ? [{ unit: i, side: 'before' }] : []), ...(u.after !== undefined ? [{ unit: i, side: 'after' }] : [])])
     }
     if (edit.kind === 'patch') {
@@ -79,6 +79,7 @@ export function sitesOf(edit, kind) {
     ])
   }
   if (edit.kind === 'patch') return edit.units.map((_u, i) => ({ unit: i }))
+  if (edit.kind === 'refpatch') return edit.units.flatMap((u, i) => (u.anchor > 0 ? [{ unit: i }] : []))
   return []
 }
 
@@ -180,7 +181,8 @@ export function inject(edit, mistakes) {
         const line = s.which === 'ref' ? u.first : u.last
         const d = line + shift < 1 ? 1 : shift
         out.units[s.unit] = { ...u, [s.which === 'ref' ? 'refShift' : 'throughShift']: d }
-      } else out.units[s.unit] = { ...u, shift: u.oldStart + shift < 0 ? 1 : shift }
+      } else if (edit.kind === 'refpatch') out.units[s.unit] = { ...u, refShift: u.anchor + shift < 1 ? 1 : shift }
+      else out.units[s.unit] = { ...u, shift: u.oldStart + shift < 0 ? 1 : shift }
     } else if (m.kind === 'echo-boundary') {
       const u = out.units[s.unit]
       if (edit.kind === 'patch') {

@@ -50,7 +50,7 @@ export function renderReport(d) {
   L.push('')
   L.push(`- ${d.widened} of ${d.hashOps} hashline operations (${pct(d.widened, d.hashOps)}%) had to be re-expressed (an insert in its other form, or the range widened by unchanged lines) because the engine's boundary clean-up would otherwise have dropped a legitimate content line.`)
   L.push(`- ${d.repeats.blank + d.repeats.text} ideal operations (${pct(d.repeats.blank + d.repeats.text, d.hashOps)}%) legitimately start or end with a copy of the line next to their range: ${d.repeats.blank} with a blank line, ${d.repeats.text} with a non-blank one. An applier cannot tell these from an echo.`)
-  L.push(`- ${d.extended} context extensions were needed in patch hunks whose three lines of context also occur earlier, so that a first-match applier lands on the right place (str_replace old sides are widened the same way until unique).`)
+  L.push(`- ${d.extended} context extensions were needed in patch hunks whose three lines of context also occur elsewhere after the hunk before, so that the hunk fits only its own place (str_replace old sides are widened the same way until unique).`)
   L.push('')
 
   L.push('## Output tokens per changed file (ideal edits)')
@@ -194,6 +194,19 @@ export function renderReport(d) {
     `- ${shortEcho.silent > 0 ? `Echoed short prefixes (\`12#A3F|\`) are not stripped by the engine today and land in the file (${pct(shortEcho.silent, shortEcho.n)}% silently wrong), so the variant needs the prefix clean-up taught the short form first. ` : ''}` +
       `Off-by-one line numbers and stale refs ${shortSafe ? 'stayed safe with short refs (no silent result), because' : 'were not always safe with short refs, even though'} the engine refuses a ref without ANCHOR whose HASH occurs elsewhere in the file.`,
   )
+  L.push('')
+
+  const patchCombos = ['patch-ctx3/codex', 'patch-ctx3/engine', 'patch-ref1/engine', 'patch-ref/engine']
+  const perFile = (/** @type {string} */ f) => d.editTokens[`${f}\t${O}`].total / d.files
+  const silentAt = (/** @type {string} */ combo, /** @type {number} */ r) => {
+    const c = d.rated.cell(`${r}\tmixed`, combo)
+    return pct(c.silent, c.n)
+  }
+  L.push('**Refs after `@@` in apply_patch.** The engine\'s apply_patch places a hunk whose `@@` is followed by a ref at exactly the line the ref names (a hunk of added lines only, right below it), remapping a ref from an earlier read like an edit\'s; its lines must still be there. Measured as two formats besides the unified diff with three lines of context: the ref and no context, and the ref with one line of context.')
+  L.push('')
+  L.push(`- Writing: ${perFile('patch-ref1').toFixed(0)} ${O} tokens per file with one line of context and ${perFile('patch-ref').toFixed(0)} with none, against ${perFile('patch-ctx3').toFixed(0)} for three lines of context (${((100 * (perFile('patch-ref1') - perFile('patch-ctx3'))) / perFile('patch-ctx3')).toFixed(0)}% and ${((100 * (perFile('patch-ref') - perFile('patch-ctx3'))) / perFile('patch-ctx3')).toFixed(0)}%). Reading costs this project's view instead of the plain one.`)
+  L.push(`- Silently wrong with one mistake of a kind: ${patchCombos.map((c) => `${COMBOS.find((x) => x.id === c)?.label}: ${forcedSilent(c).join(', ') || 'never'}`).join('; ')}.`)
+  L.push(`- Mixed mistakes, silently wrong % at ${RATES.map((r) => `${r * 100}%`).join(' / ')} and tokens per successful edit: ${patchCombos.map((c) => `${COMBOS.find((x) => x.id === c)?.label} ${RATES.map((r) => silentAt(c, r)).join(' / ')} (${RATES.map((r) => fmtTokens(tokensAt(c, r))).join(' / ')})`).join('; ')}.`)
   L.push('')
 
   L.push('## Applier time')

@@ -5,12 +5,13 @@
 // refs and context from the first read).
 
 import { codexApply } from '../appliers/codex-patch.mjs'
+import { enginePatch, enginePatchAfterEarlierEdit, fromUnified, PATCH_FILE } from '../appliers/engine-patch.mjs'
 import { exactReplace } from '../appliers/exact.mjs'
 import { engineAfterEarlierEdit, engineApply } from '../appliers/hashline.mjs'
 import { opencodeReplace } from '../appliers/opencode.mjs'
 import { wholeWrite } from '../appliers/whole.mjs'
 import { joinLines, splitLines, diffLines } from './diff.mjs'
-import { buildHashline, buildPatch, buildStrReplace, buildWhole, hashlineRequest, patchText, strStrings, toolCalls, wholeText } from './formats.mjs'
+import { buildHashline, buildPatch, buildRefPatch, buildStrReplace, buildWhole, hashlineRequest, patchText, refPatchText, strStrings, toolCalls, wholeText } from './formats.mjs'
 import { inject } from './mistakes.mjs'
 import { rng } from './rng.mjs'
 import { hashlineView, shortRefs } from './views.mjs'
@@ -21,7 +22,7 @@ import { binding } from '../appliers/hashline.mjs'
  * @typedef {import('./formats.mjs').Edit} Edit
  * @typedef {import('./mistakes.mjs').Mistake} Mistake
  * @typedef {{ oldStart: number, oldLen: number, lines: string[] }} Spec a hunk with its new lines in hand
- * @typedef {'hashline' | 'hashline-short' | 'str-min' | 'str-ctx2' | 'patch-ctx3' | 'whole'} FormatId
+ * @typedef {'hashline' | 'hashline-short' | 'str-min' | 'str-ctx2' | 'patch-ctx3' | 'patch-ref' | 'patch-ref1' | 'whole'} FormatId
  * @typedef {{ id: string, format: FormatId, applier: string, label: string }} Combo
  * @typedef {{ base: string, finalText: string, inter: string[], edits: Record<FormatId, Edit>, earlier?: Record<string, any> }} Variant
  * @typedef {{ outcome: 'correct' | 'rejected' | 'silent', rejected: number[], noted: boolean, output?: string, got?: string }} TrialResult
@@ -57,6 +58,8 @@ export const FORMATS = [
   { id: 'str-min', label: 'str_replace, minimal unique oldString' },
   { id: 'str-ctx2', label: 'str_replace, two lines of context' },
   { id: 'patch-ctx3', label: 'unified diff, three lines of context' },
+  { id: 'patch-ref', label: 'apply_patch, ref of each hunk after @@, no context' },
+  { id: 'patch-ref1', label: 'apply_patch, ref of each hunk after @@, one line of context' },
   { id: 'whole', label: 'whole file' },
 ]
 
@@ -72,6 +75,9 @@ export const COMBOS = [
   { id: 'str-ctx2/engine', format: 'str-ctx2', applier: 'engine-fallback', label: 'str_replace ctx2 → engine fallback' },
   { id: 'patch-ctx3/codex', format: 'patch-ctx3', applier: 'codex', label: 'patch ctx3 → Codex-style' },
   { id: 'patch-ctx3/exact', format: 'patch-ctx3', applier: 'patch-exact', label: 'patch ctx3 → exact context only' },
+  { id: 'patch-ctx3/engine', format: 'patch-ctx3', applier: 'engine-patch', label: 'patch ctx3 → engine apply_patch' },
+  { id: 'patch-ref/engine', format: 'patch-ref', applier: 'engine-patch', label: 'patch with @@ refs → engine apply_patch' },
+  { id: 'patch-ref1/engine', format: 'patch-ref1', applier: 'engine-patch', label: 'patch with @@ refs, 1 context line → engine apply_patch' },
   { id: 'whole/write', format: 'whole', applier: 'write', label: 'whole file → write' },
 ]
 
@@ -107,6 +113,7 @@ export function changeOf(/** @type {string[]} */ oldLines, /** @type {Spec[]} */
 const COMMENT = /** @type {Record<string, string>} */ ({ python: '# ', rust: '// ', javascript: '// ', typescript: '// ' })
 
 const engineText = (/** @type {string} */ text, /** @type {any} */ request) => engineApply(text, request).text
+const enginePatchText = (/** @type {string} */ text, /** @type {string} */ patch) => enginePatch(text, patch).text
 
 /**
  * @param {{ full: string[], short: string[] }} refs
@@ -120,6 +127,8 @@ function idealEdits(refs, change) {
     'str-min': buildStrReplace(change, 0),
     'str-ctx2': buildStrReplace(change, 2),
     'patch-ctx3': buildPatch(change, 3),
+    'patch-ref': buildRefPatch(change, refs.full, enginePatchText, 0),
+    'patch-ref1': buildRefPatch(change, refs.full, enginePatchText, 1),
     whole: buildWhole(change),
   }
 }
@@ -242,9 +251,21 @@ export class Scenario {
       }
       return { outcome: rejected.length > 0 ? 'rejected' : 'correct', rejected, noted: false }
     }
+    if (edit.kind === 'refpatch') {
+      const patch = refPatchText(edit, PATCH_FILE)
+      try {
+        const r = stale
+          ? enginePatchAfterEarlierEdit(this.file.beforeText, variant.earlier?.hashline, patch)
+          : timed(timing, combo.id, () => enginePatch(variant.base, patch))
+        return { ...judge(r.text), output: r.output }
+      } catch (err) {
+        return { outcome: 'rejected', rejected: [0], noted: false, output: String(/** @type {any} */ (err).message) }
+      }
+    }
     if (edit.kind === 'patch') {
       try {
         const patch = patchText(edit, this.path)
+        if (combo.applier === 'engine-patch') return judge(timed(timing, combo.id, () => enginePatch(variant.base, fromUnified(patch)).text))
         return judge(timed(timing, combo.id, () => codexApply(variant.base, patch, combo.applier === 'patch-exact' ? 1 : undefined)))
       } catch {
         return { outcome: 'rejected', rejected: [0], noted: false }

@@ -4,8 +4,9 @@ import test from 'ava'
 import { codexApply } from '../appliers/codex-patch.mjs'
 import { exactReplace } from '../appliers/exact.mjs'
 import { engineApply } from '../appliers/hashline.mjs'
+import { enginePatch, fromUnified } from '../appliers/engine-patch.mjs'
 import { applyHunks, diffLines, joinLines } from '../lib/diff.mjs'
-import { buildHashline, buildPatch, buildStrReplace, buildWhole, hashlineRequest, makeChange, patchText, strStrings, toolCalls, wholeText } from '../lib/formats.mjs'
+import { buildHashline, buildPatch, buildRefPatch, buildStrReplace, buildWhole, hashlineRequest, makeChange, patchText, refPatchText, strStrings, toolCalls, wholeText } from '../lib/formats.mjs'
 import { inject, sitesOf, typo, driftIndent } from '../lib/mistakes.mjs'
 import { rng } from '../lib/rng.mjs'
 import { tokenizer } from '../lib/tokens.mjs'
@@ -14,6 +15,7 @@ import { binding } from '../appliers/hashline.mjs'
 
 const text = (/** @type {string[]} */ lines) => joinLines(lines)
 const engineText = (/** @type {string} */ t, /** @type {any} */ r) => engineApply(t, r).text
+const patchEngine = (/** @type {string} */ t, /** @type {string} */ p) => enginePatch(t, p).text
 
 /** @param {string} before @param {string} after */
 function fixture(before, after) {
@@ -62,6 +64,43 @@ test('a patch hunk whose old side also occurs earlier gets context until a first
   const edit = buildPatch(change, 1)
   t.true(edit.extended > 0)
   t.is(codexApply(before, patchText(edit, 'f')), after)
+})
+
+test('a patch hunk whose old side also occurs later gets context until it fits only its own place', (t) => {
+  const block = ['if ok {', '    go();', '}']
+  const before = text(['a', ...block, 'b', 'c', 'd', 'e', ...block, 'f'])
+  const after = text(['a', 'if ok {', '    stop();', '}', 'b', 'c', 'd', 'e', ...block, 'f'])
+  const { change } = fixture(before, after)
+  const edit = buildPatch(change, 1)
+  t.true(edit.extended > 0)
+  t.is(enginePatch(before, fromUnified(patchText(edit, 'f'))).text, after)
+  t.is(codexApply(before, patchText(edit, 'f')), after)
+})
+
+test('a patch citing @@ refs rebuilds the new file, with no context or with one line, inserts at the top and bottom included', (t) => {
+  const before = text(['top', 'a', 'b', '', 'c', 'd', 'end'])
+  const after = text(['new top', 'top', 'a', 'B', '', 'c', 'd', 'end', 'new end'])
+  const { change, refs } = fixture(before, after)
+  for (const context of [0, 1]) {
+    const edit = buildRefPatch(change, refs, patchEngine, context)
+    t.is(enginePatch(before, refPatchText(edit, 'file')).text, after, `context ${context}`)
+    t.true(edit.units.every((u) => u.anchor > 0))
+  }
+  const one = buildRefPatch(change, refs, patchEngine, 1)
+  t.true(one.units.some((u) => u.lines.some((l) => l.side === 'both')))
+})
+
+test('an off-by-one mistake moves the line number of an @@ ref and the engine refuses it; echoed view prefixes are removed', (t) => {
+  const before = text(['a', 'b', 'c'])
+  const after = text(['a', 'B', 'c'])
+  const { change, refs } = fixture(before, after)
+  const edit = buildRefPatch(change, refs, patchEngine, 1)
+  const shifted = refPatchText(inject(edit, [{ kind: 'off-by-one', site: { unit: 0 }, pick: 0.9 }]), 'file')
+  t.regex(shifted, new RegExp(`^@@ ${refs[2].replace(/^2#/, '3#')}$`, 'm'))
+  t.throws(() => enginePatch(before, shifted))
+  const echoed = refPatchText(inject(edit, [{ kind: 'echo-prefix', site: 0, pick: 0 }]), 'file')
+  t.regex(echoed, /^-2#[0-9A-F]{3}#[0-9A-F]{3}\|b$/m)
+  t.is(enginePatch(before, echoed).text, after)
 })
 
 test('a hashline insert that starts with a copy of its anchor line is re-expressed so the clean-up keeps it', (t) => {
@@ -119,7 +158,7 @@ test('the token split of a tool call adds up to the count of the whole text', (t
   const before = text(['fn main() {', '    println!("hi");', '}'])
   const { change, refs } = fixture(before, text(['fn main() {', '    println!("hello");', '}']))
   const tok = tokenizer('o200k_base')
-  for (const edit of [buildHashline(change, refs, engineText), buildStrReplace(change, 2), buildPatch(change, 3), buildWhole(change)]) {
+  for (const edit of [buildHashline(change, refs, engineText), buildStrReplace(change, 2), buildPatch(change, 3), buildRefPatch(change, refs, patchEngine, 1), buildWhole(change)]) {
     for (const call of toolCalls(edit, 'src/main.rs')) {
       const s = tok.split(call)
       t.is(s.new + s.old + s.structure, s.total)

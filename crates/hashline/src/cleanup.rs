@@ -6,7 +6,7 @@
 /// marker `+`, ` ` or `>>> ` as the edit result shows them) at the start of
 /// `line`. Only the exact form the engine prints counts, so text that merely
 /// resembles a ref (`12:abc|` in a CSV, `- item` in Markdown) is left alone.
-fn view_prefix_len(line: &str) -> Option<usize> {
+pub(crate) fn view_prefix_len(line: &str) -> Option<usize> {
     let b = line.as_bytes();
     let mut i = if line.starts_with(">>> ") {
         4

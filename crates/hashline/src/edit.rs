@@ -1,6 +1,7 @@
 //! An edit of one document, start to end without the file system: plan the
 //! request against the text, apply it, and describe the result.
 
+use crate::check::{introduced, Problem};
 use crate::error::{Error, ErrorCode, Result};
 use crate::plan::{plan, PlanContext};
 use crate::remap::LineMap;
@@ -35,6 +36,18 @@ pub struct Edited {
     /// Where each unchanged line of the old text is in the new one.
     pub map: LineMap,
     /// The stored version the refs were remapped from, if any.
+    pub remapped_from: Option<String>,
+    /// What the change broke that was not broken before.
+    pub problems: Vec<Problem>,
+}
+
+/// A new version another part of the engine computed (a patch): its bytes
+/// and the regions it changed, to be described like an edit.
+pub(crate) struct Change {
+    pub bytes: Vec<u8>,
+    pub hunks: Vec<Hunk>,
+    pub headline: String,
+    pub notes: Vec<String>,
     pub remapped_from: Option<String>,
 }
 
@@ -170,18 +183,49 @@ fn apply(input: &EditInput<'_>, request: &Request) -> Result<Edited> {
         .into_iter()
         .chain(input.store_note.map(str::to_owned))
         .collect();
+    finish(
+        doc,
+        input.path,
+        Change {
+            bytes,
+            hunks,
+            headline,
+            notes,
+            remapped_from,
+        },
+        input.exists,
+    )
+}
+
+/// Describes a new version of `doc`: its REV, the result with fresh refs,
+/// where the unchanged lines went, and the problems it brought. With
+/// `refuse_same`, a change that leaves the text as it was is an error.
+pub(crate) fn finish(
+    doc: &Document,
+    path: &str,
+    change: Change,
+    refuse_same: bool,
+) -> Result<Edited> {
+    let Change {
+        bytes,
+        hunks,
+        headline,
+        notes,
+        remapped_from,
+    } = change;
+    let previous_rev = doc.rev().to_owned();
     let new_doc = Document::from_vec(bytes)?;
     // Lines that only trade places with copies of themselves can move line
     // endings around a mixed file without changing a line: still no change.
-    if new_doc.text() == doc.text() && input.exists {
+    if new_doc.text() == doc.text() && refuse_same {
         return Err(Error::new(
             ErrorCode::NoChange,
             format!(
                 "No changes to apply: the edit leaves the lines of {} exactly as they are.",
-                input.path
+                path
             ),
         )
-        .with_path(input.path));
+        .with_path(path));
     }
     let new_rev = new_doc.rev().to_owned();
     // The splice writer keeps every written line a line (an empty last line
@@ -190,7 +234,7 @@ fn apply(input: &EditInput<'_>, request: &Request) -> Result<Edited> {
         .last()
         .is_none_or(|h| h.new.end <= new_doc.line_count()));
     let summary = success(SuccessInput {
-        path: input.path,
+        path,
         old: doc,
         new: &new_doc,
         old_rev: &previous_rev,
@@ -203,11 +247,13 @@ fn apply(input: &EditInput<'_>, request: &Request) -> Result<Edited> {
         doc.line_count(),
         hunks.iter().map(|h| (h.old.clone(), h.new.clone())),
     );
+    let problems = introduced(doc, &new_doc, &hunks);
     Ok(Edited {
         doc: new_doc,
         rev: new_rev,
         previous_rev,
         summary,
+        problems,
         map,
         remapped_from,
     })

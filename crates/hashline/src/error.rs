@@ -24,6 +24,10 @@ pub enum ErrorCode {
     Locked,
     OldStringNotFound,
     OldStringAmbiguous,
+    /// A patch hunk whose lines are nowhere in the file.
+    ContextNotFound,
+    /// A patch hunk whose lines fit more than one place.
+    ContextAmbiguous,
     InvalidRequest,
     Io,
     /// A bug: a panic caught at the host boundary.
@@ -31,7 +35,7 @@ pub enum ErrorCode {
 }
 
 impl ErrorCode {
-    pub const ALL: [ErrorCode; 20] = [
+    pub const ALL: [ErrorCode; 22] = [
         ErrorCode::HashMismatch,
         ErrorCode::InvalidRef,
         ErrorCode::OutOfRange,
@@ -49,6 +53,8 @@ impl ErrorCode {
         ErrorCode::Locked,
         ErrorCode::OldStringNotFound,
         ErrorCode::OldStringAmbiguous,
+        ErrorCode::ContextNotFound,
+        ErrorCode::ContextAmbiguous,
         ErrorCode::InvalidRequest,
         ErrorCode::Io,
         ErrorCode::Internal,
@@ -73,6 +79,8 @@ impl ErrorCode {
             ErrorCode::Locked => "LOCKED",
             ErrorCode::OldStringNotFound => "OLD_STRING_NOT_FOUND",
             ErrorCode::OldStringAmbiguous => "OLD_STRING_AMBIGUOUS",
+            ErrorCode::ContextNotFound => "CONTEXT_NOT_FOUND",
+            ErrorCode::ContextAmbiguous => "CONTEXT_AMBIGUOUS",
             ErrorCode::InvalidRequest => "INVALID_REQUEST",
             ErrorCode::Io => "IO",
             ErrorCode::Internal => "INTERNAL",

@@ -551,6 +551,80 @@ fn remove_dead_temporaries(dir: &Dir, keep: &OsStr) {
     }
 }
 
+/// Removes the file at `target` if it is still `base`, under the folder
+/// lock every write takes. The file first moves to a name of its own (so
+/// nobody can open it by its name any more) and is checked there once more:
+/// if it changed since the check, it gets its name back and nothing is
+/// deleted. The name it moves to is not a temporary file's name, so that a
+/// version that cannot get its name back is never cleaned up as a leftover.
+pub fn remove_atomically(target: &Target, base: &Base, lock_timeout: Duration) -> Result<()> {
+    let display = &target.display;
+    let err = |e: io::Error| io_error(&e, display).with_path(display);
+    let changed = || {
+        Error::new(
+            ErrorCode::BaseChanged,
+            format!("Nothing deleted: {display} changed on disk after the deletion was planned. Read it again and redo the change."),
+        )
+        .with_path(display)
+    };
+    let place = &target.place;
+    if !place.missing.is_empty() {
+        return Err(changed());
+    }
+    let dir = &*place.dir;
+    let lock = FolderLock::acquire(dir, lock_timeout, display)?;
+    let Current::File { file, base: now } = Current::read(dir, &place.name).map_err(err)? else {
+        return Err(changed());
+    };
+    if now != *base {
+        return Err(changed());
+    }
+    let aside = aside_name().map_err(err)?;
+    match rename::no_replace(dir, &place.name, &aside) {
+        Ok(()) => {}
+        Err(e) if rename::unsupported(&e) => dir.rename(&place.name, dir, &aside).map_err(err)?,
+        Err(e) => return Err(err(e)),
+    }
+    let kept = names(dir, &aside, &file) && Base::read(&file).is_ok_and(|now| now == *base);
+    if !kept {
+        return match rename::no_replace(dir, &aside, &place.name) {
+            Ok(()) => Err(changed()),
+            Err(e) => Err(Error::new(
+                ErrorCode::BaseChanged,
+                format!(
+                    "Nothing deleted: {display} changed on disk while it was being deleted, and a new file took its name meanwhile ({e}); the changed version is kept beside it as {}.",
+                    aside.to_string_lossy()
+                ),
+            )
+            .with_path(display)),
+        };
+    }
+    dir.remove_file(&aside).map_err(err)?;
+    lock.sync();
+    Ok(())
+}
+
+/// A name in the folder for a file being deleted.
+fn aside_name() -> io::Result<OsString> {
+    let mut name = temp_name()?.into_string().unwrap_or_default();
+    name.truncate(name.len() - TEMP_SUFFIX.len());
+    name.push_str(".hashline-deleted");
+    Ok(name.into())
+}
+
+/// Whether the file at `target` is still `base`, for a caller that checks
+/// several files before writing any of them.
+pub fn unchanged(target: &Target, base: &Base) -> Result<bool> {
+    let display = &target.display;
+    let place = &target.place;
+    if !place.missing.is_empty() {
+        return Ok(*base == Base::Missing);
+    }
+    Current::read(&place.dir, &place.name)
+        .map(|now| now.is(base))
+        .map_err(|e| io_error(&e, display).with_path(display))
+}
+
 /// The new version keeps the old one's owner and group where the process
 /// may set them (as root); otherwise it belongs to whoever edits, as with
 /// any editor that saves by rename.

@@ -5,14 +5,17 @@
 //! stored earlier version) and applied as one atomic batch, or rejected with
 //! everything needed to retry.
 
+pub mod check;
 pub mod cleanup;
 pub mod edit;
 pub mod error;
 pub mod file;
 pub mod hash;
 pub mod lock;
+pub mod patch;
 pub mod plan;
 pub mod reference;
+pub mod reformat;
 pub mod remap;
 pub mod replace;
 pub mod report;
@@ -24,9 +27,11 @@ pub mod store;
 pub mod text;
 pub mod view;
 
+pub use check::{Problem, Severity};
 pub use edit::{apply_to_text, Edited};
 pub use error::{Error, ErrorCode, Mismatch, Result};
 pub use hash::{anchor_hash, line_hash, rev, Tag};
+pub use patch::{FileKind, FileResult, PatchPlan, PatchResult};
 pub use reference::Ref;
 pub use request::{OpKind, Operation, Request, Value};
 pub use search::{SearchHit, SearchLine, SearchOptions, SearchResult, Skipped, SkippedFile};

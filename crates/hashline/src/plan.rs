@@ -195,6 +195,24 @@ pub fn plan(ctx: &PlanContext<'_>, operations: &[Operation], rev: Option<&str>) 
     })
 }
 
+/// Where refs cited outside operations (a patch's `@@` headers) are in the
+/// current text, one slot each (`None` for a slot citing nothing), with the
+/// checks and provable remapping of a batch; messages number the slots as
+/// operations. Also the stored REV they were remapped from, if any.
+pub fn locate_refs(
+    ctx: &PlanContext<'_>,
+    refs: &[Option<&str>],
+    rev: Option<&str>,
+) -> Result<(Vec<usize>, Option<String>)> {
+    let operations: Vec<Operation> = refs
+        .iter()
+        .map(|r| Operation::new(OpKind::Replace, *r, None, ""))
+        .collect();
+    let (cited, pairs) = parse_refs(ctx, &operations)?;
+    let located = locate(ctx, &cited, &pairs, rev)?;
+    Ok((located.lines, located.from))
+}
+
 /// Every ref of the batch in order (`ref`, then `through`), and which pairs
 /// of them form a range.
 type CitedRefs = (Vec<Cited>, Vec<(usize, usize)>);

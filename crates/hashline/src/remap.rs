@@ -46,6 +46,22 @@ impl LineMap {
         LineMap { runs, exact: true }
     }
 
+    /// The map between two texts that the diff rule proves: every line
+    /// whose place every shortest diff agrees on (see `certain`). Made from
+    /// the texts themselves, so as trustworthy as an edit's own map.
+    pub fn proven(old: &Document, new: &Document) -> LineMap {
+        let all: Vec<usize> = (0..old.line_count()).collect();
+        let mut runs: Vec<(usize, usize, usize)> = Vec::new();
+        for (i, place) in certain(old, new, &all).into_iter().enumerate() {
+            let Some(j) = place else { continue };
+            match runs.last_mut() {
+                Some((o, n, len)) if *o + *len == i && *n + *len == j => *len += 1,
+                _ => runs.push((i, j, 1)),
+            }
+        }
+        LineMap { runs, exact: true }
+    }
+
     /// A map read back from storage, for a new text of `new_len` lines: a
     /// hint, or `None` unless its runs are well formed (not empty, sorted
     /// and apart on both sides, within `new_len`), so that using it can

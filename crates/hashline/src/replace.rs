@@ -214,15 +214,9 @@ fn tolerant(doc: &Document, old: &str, new: &str) -> Result<Replaced> {
     match hits.as_slice() {
         [start] => {
             let start = *start;
-            let pairs: Vec<(&str, &str)> = (0..k)
-                .filter(|&j| !wanted[j].is_empty())
-                .map(|j| (indent(&old_lines[j]), indent(doc.line(start + j))))
-                .collect();
-            let reindent = Reindent::learn(&pairs);
-            let lines: Vec<String> = split_content(new)
-                .into_iter()
-                .map(|l| reindent.line(l))
-                .collect();
+            let old_refs: Vec<&str> = old_lines.iter().map(String::as_str).collect();
+            let matched: Vec<&str> = (start..start + k).map(|i| doc.line(i)).collect();
+            let lines = reindent(&old_refs, &matched, split_content(new));
             Ok(Replaced {
                 splices: vec![Splice {
                     range: start..start + k,
@@ -252,11 +246,44 @@ fn tolerant(doc: &Document, old: &str, new: &str) -> Result<Replaced> {
 /// The not-found error, showing the lines closest to oldString's first
 /// non-blank line, with refs, so the retry can use operations instead.
 fn not_found(doc: &Document, wanted: &[&str]) -> Error {
-    let clip = |s: &str| -> String { s.chars().take(NEAREST_COMPARE_CHARS).collect() };
-    let probe = clip(wanted.iter().find(|l| !l.is_empty()).copied().unwrap_or(""));
     let mut err = Error::new(ErrorCode::OldStringNotFound, NOT_FOUND);
-    if probe.is_empty() || doc.line_count() > NEAREST_SEARCH_LINES {
+    let best = closest_lines(doc, wanted);
+    if best.is_empty() {
         return err;
+    }
+    let (shown_text, shown) = window(doc, &best, 1);
+    err.message = format!("{NOT_FOUND} The closest lines are below; edit them with operations and these refs:\n{shown_text}");
+    err.shown = shown;
+    err
+}
+
+/// New lines re-indented the way `old` (lines as the caller wrote them)
+/// maps onto `matched` (the file's lines they matched ignoring white
+/// space), pair by pair; blank lines teach nothing.
+pub(crate) fn reindent(old: &[&str], matched: &[&str], new: Vec<String>) -> Vec<String> {
+    let pairs: Vec<(&str, &str)> = old
+        .iter()
+        .zip(matched)
+        .filter(|(o, _)| !o.trim().is_empty())
+        .map(|(o, m)| (indent(o), indent(m)))
+        .collect();
+    let reindent = Reindent::learn(&pairs);
+    new.into_iter().map(|l| reindent.line(l)).collect()
+}
+
+/// Up to three lines (0-based, sorted) most like the first non-blank line of
+/// `wanted`, for a rejection to show with refs; none when nothing is close.
+pub(crate) fn closest_lines(doc: &Document, wanted: &[&str]) -> Vec<usize> {
+    let clip = |s: &str| -> String { s.chars().take(NEAREST_COMPARE_CHARS).collect() };
+    let probe = clip(
+        wanted
+            .iter()
+            .map(|l| l.trim())
+            .find(|l| !l.is_empty())
+            .unwrap_or(""),
+    );
+    if probe.is_empty() || doc.line_count() > NEAREST_SEARCH_LINES {
+        return Vec::new();
     }
     let wanted_grams = bigrams(&probe);
     let mut scored: Vec<(f32, usize)> = doc
@@ -268,14 +295,8 @@ fn not_found(doc: &Document, wanted: &[&str]) -> Error {
         .collect();
     scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
     let mut best: Vec<usize> = scored.into_iter().take(3).map(|(_, i)| i).collect();
-    if best.is_empty() {
-        return err;
-    }
     best.sort_unstable();
-    let (shown_text, shown) = window(doc, &best, 1);
-    err.message = format!("{NOT_FOUND} The closest lines are below; edit them with operations and these refs:\n{shown_text}");
-    err.shown = shown;
-    err
+    best
 }
 
 /// The character pairs of a line, sorted, for a similarity that costs one

@@ -2,14 +2,15 @@
 //! views and edits have produced. Everything that touches files goes
 //! through here.
 
+use crate::check::Problem;
 use crate::edit::{edit, EditInput, Edited};
 use crate::error::{Error, ErrorCode, Result};
-use crate::file::{load, replace_atomically, Base, Root, Target, DEFAULT_MAX_FILE_BYTES};
+use crate::file::{load, replace_atomically, Base, Loaded, Root, Target, DEFAULT_MAX_FILE_BYTES};
 use crate::lock::{locked, DEFAULT_LOCK_TIMEOUT};
 use crate::reference::Ref;
 use crate::remap::LineMap;
 use crate::request::Request;
-use crate::store::{Parent, Store, StoreLimits};
+use crate::store::{Parent, Store, StoreLimits, Version};
 use crate::text::Document;
 use crate::view::{render, View};
 use parking_lot::lock_api::ArcMutexGuard;
@@ -94,6 +95,8 @@ pub struct EditResult {
     pub diff: String,
     pub additions: usize,
     pub deletions: usize,
+    /// What the edit broke that was not broken before, on the lines it wrote.
+    pub problems: Vec<Problem>,
 }
 
 /// An edit computed but not written; `commit` writes it if the file is
@@ -117,11 +120,19 @@ impl EditPlan {
     pub fn result(&self) -> &EditResult {
         &self.result
     }
+
+    pub(crate) fn target(&self) -> &Target {
+        &self.target
+    }
+
+    pub(crate) fn base(&self) -> &Base {
+        &self.base
+    }
 }
 
 pub struct Hashline {
     /// Tells this session's plans from those of others.
-    id: u64,
+    pub(crate) id: u64,
     pub(crate) options: Options,
     pub(crate) root: Root,
     store: Mutex<Store>,
@@ -158,7 +169,7 @@ impl Hashline {
         self.root.path()
     }
 
-    fn target(&self, path: &str, allow_outside: bool) -> Result<Target> {
+    pub(crate) fn target(&self, path: &str, allow_outside: bool) -> Result<Target> {
         self.root
             .resolve(path, allow_outside || self.options.allow_outside_root)
     }
@@ -232,8 +243,27 @@ impl Hashline {
         self.plan_target(self.target(path, allow_outside)?, request)
     }
 
+    /// The file at `target` as text (a missing one as empty text when
+    /// `missing_ok`), within the size limit.
+    pub(crate) fn load(&self, target: &Target, missing_ok: bool) -> Result<Loaded> {
+        load(target, self.options.max_file_bytes, missing_ok)
+    }
+
+    pub(crate) fn options(&self) -> &Options {
+        &self.options
+    }
+
+    /// The stored versions of the file, most recently used first.
+    pub(crate) fn history(&self, target: &Target) -> Vec<Version> {
+        lock(&self.store).versions(&target.real)
+    }
+
+    pub(crate) fn store(&self) -> MutexGuard<'_, Store> {
+        lock(&self.store)
+    }
+
     fn plan_target(&self, target: Target, request: &Request) -> Result<EditPlan> {
-        let loaded = load(&target, self.options.max_file_bytes, request.creates())?;
+        let loaded = self.load(&target, request.creates())?;
         let old = Arc::new(loaded.doc);
         let (history, store_note) = {
             let mut store = lock(&self.store);
@@ -253,6 +283,19 @@ impl Hashline {
             Ok(edited) => edited,
             Err(err) => return Err(self.after_rejection(&target, &old, err)),
         };
+        self.plan_edited(target, loaded.base, old, edited, !history.is_empty())
+    }
+
+    /// The plan for a new version computed from `old`, the file at `target`
+    /// when it was `base`; `had_history` says refs from earlier views exist.
+    pub(crate) fn plan_edited(
+        &self,
+        target: Target,
+        base: Base,
+        old: Arc<Document>,
+        edited: Edited,
+        had_history: bool,
+    ) -> Result<EditPlan> {
         let size = edited.doc.file_bytes().len() as u64;
         if size > self.options.max_file_bytes {
             return Err(Error::new(
@@ -265,7 +308,7 @@ impl Hashline {
             .with_path(&target.display));
         }
         let mut output = edited.summary.output;
-        if !history.is_empty() {
+        if had_history {
             output.push_str("Refs from earlier views of this file stay usable for lines outside the changed regions.\n");
         }
         let mut diff = edited.summary.diff;
@@ -281,20 +324,26 @@ impl Hashline {
                 diff,
                 additions: edited.summary.additions,
                 deletions: edited.summary.deletions,
+                problems: edited.problems,
             },
             shown: edited.summary.shown,
             map: Arc::new(edited.map),
             remapped_from: edited.remapped_from,
             new: Arc::new(edited.doc),
             old,
-            base: loaded.base,
+            base,
             target,
         })
     }
 
     /// A rejection shows current lines with refs; record them as seen so
     /// that a retry citing them passes.
-    fn after_rejection(&self, target: &Target, doc: &Arc<Document>, err: Error) -> Error {
+    pub(crate) fn after_rejection(
+        &self,
+        target: &Target,
+        doc: &Arc<Document>,
+        err: Error,
+    ) -> Error {
         if !err.shown.is_empty() {
             self.remember(&target.real, doc.rev(), doc, &err.shown);
         }
@@ -326,7 +375,7 @@ impl Hashline {
         self.write(plan, last_step)
     }
 
-    fn write<T>(
+    pub(crate) fn write<T>(
         &self,
         plan: &EditPlan,
         last_step: impl FnOnce(&EditResult) -> Result<T>,
@@ -394,7 +443,7 @@ impl Hashline {
 
     /// The lock of one file, for the edits of this session; waits at most
     /// the lock timeout.
-    fn path_lock(&self, target: &Target) -> Result<ArcMutexGuard<RawMutex, ()>> {
+    pub(crate) fn path_lock(&self, target: &Target) -> Result<ArcMutexGuard<RawMutex, ()>> {
         let mutex = Arc::clone(lock(&self.locks).entry(target.real.clone()).or_default());
         let timeout = self.options.lock_timeout;
         mutex.try_lock_arc_for(timeout).ok_or_else(|| {

@@ -1,0 +1,116 @@
+//! Problems an edit brought into a file, judged on the lines it wrote, so
+//! that a host can show them the way an editor shows diagnostics. Today the
+//! engine judges what it can without knowing the language: refs copied into
+//! the file, and merge conflict markers. A syntax check per language (a
+//! parser run on the old and the new text, reporting the errors the new one
+//! has and the old one had not) belongs here too, behind the same
+//! `introduced`.
+
+use crate::cleanup::view_prefix_len;
+use crate::reference::Ref;
+use crate::report::Hunk;
+use crate::text::Document;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Severity {
+    Error,
+    Warning,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    /// 0-based line of the new version.
+    pub line: usize,
+    /// 0-based character offsets in that line, end exclusive.
+    pub column: usize,
+    pub end_column: usize,
+    pub severity: Severity,
+    pub message: String,
+    /// The line's ref, for an edit that fixes it.
+    pub reference: String,
+}
+
+/// Conflict markers as `git merge` writes them: seven characters, then the
+/// end of the line or a space and a label.
+fn conflict_marker(line: &str) -> bool {
+    ["<<<<<<<", ">>>>>>>"].iter().any(|m| {
+        line.strip_prefix(m)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with(' '))
+    })
+}
+
+/// What is wrong with one written line, if anything.
+fn judge(line: &str) -> Option<(usize, usize, String)> {
+    if let Some(len) = view_prefix_len(line) {
+        return Some((
+            0,
+            line[..len].chars().count(),
+            "the line starts with a view prefix (LINE#HASH#ANCHOR|) copied from a read; it is not part of the file".into(),
+        ));
+    }
+    if conflict_marker(line) {
+        return Some((
+            0,
+            7,
+            "a merge conflict marker; the conflict it marks is not resolved".into(),
+        ));
+    }
+    None
+}
+
+/// The problems on lines the change wrote (`hunks` in both numberings)
+/// that the lines they replaced did not already have.
+pub fn introduced(old: &Document, new: &Document, hunks: &[Hunk]) -> Vec<Problem> {
+    let mut problems = Vec::new();
+    for hunk in hunks {
+        let before: Vec<&str> = hunk.old.clone().map(|i| old.line(i)).collect();
+        for index in hunk.new.clone() {
+            let line = new.line(index);
+            if before.contains(&line) {
+                continue;
+            }
+            if let Some((column, end_column, message)) = judge(line) {
+                problems.push(Problem {
+                    line: index,
+                    column,
+                    end_column,
+                    severity: Severity::Error,
+                    message,
+                    reference: Ref::of_line(new, index).to_string(),
+                });
+            }
+        }
+    }
+    problems
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flags_copied_refs_and_conflict_markers_only_on_written_lines() {
+        let old = Document::from_text("<<<<<<< HEAD\na\n");
+        let new = Document::from_text("<<<<<<< HEAD\n12#A3F#9BC|x\ny\n>>>>>>> other\n");
+        let hunks = [Hunk {
+            old: 1..2,
+            new: 1..4,
+        }];
+        let problems = introduced(&old, &new, &hunks);
+        let lines: Vec<(usize, usize)> = problems.iter().map(|p| (p.line, p.end_column)).collect();
+        assert_eq!(lines, vec![(1, 11), (3, 7)]);
+        assert_eq!(problems[0].reference, Ref::of_line(&new, 1).to_string());
+        assert!(problems.iter().all(|p| p.severity == Severity::Error));
+    }
+
+    #[test]
+    fn a_line_kept_from_the_replaced_ones_is_not_new_and_text_like_a_marker_is_not_one() {
+        let old = Document::from_text("12#A3F#9BC|x\n");
+        let new = Document::from_text("12#A3F#9BC|x\n<<<<<<<<< not a marker\n");
+        let hunks = [Hunk {
+            old: 0..1,
+            new: 0..2,
+        }];
+        assert!(introduced(&old, &new, &hunks).is_empty());
+    }
+}

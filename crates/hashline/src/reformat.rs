@@ -1,0 +1,185 @@
+//! A file this session wrote and another tool then rewrote (a formatter the
+//! host runs after every write): the new text is taken in as a child of the
+//! written version, with the line map the diff rule proves, so that refs
+//! from before the edit keep remapping exactly, and the model is shown the
+//! lines as they are now.
+
+use crate::check::introduced;
+use crate::error::Result;
+use crate::remap::LineMap;
+use crate::report::{success, Hunk, SuccessInput};
+use crate::session::{EditResult, Hashline};
+use crate::store::Parent;
+use crate::text::Document;
+use similar::{capture_diff_slices, Algorithm, DiffOp};
+use std::sync::Arc;
+
+/// The changed regions between two texts, as a line diff finds them.
+fn diff_hunks(old: &Document, new: &Document) -> Vec<Hunk> {
+    let a: Vec<&str> = old.lines().collect();
+    let b: Vec<&str> = new.lines().collect();
+    let mut out: Vec<Hunk> = Vec::new();
+    for op in capture_diff_slices(Algorithm::Myers, &a, &b) {
+        let (old_range, new_range) = match op {
+            DiffOp::Equal { .. } => continue,
+            DiffOp::Delete {
+                old_index,
+                old_len,
+                new_index,
+            } => (old_index..old_index + old_len, new_index..new_index),
+            DiffOp::Insert {
+                old_index,
+                new_index,
+                new_len,
+            } => (old_index..old_index, new_index..new_index + new_len),
+            DiffOp::Replace {
+                old_index,
+                old_len,
+                new_index,
+                new_len,
+            } => (
+                old_index..old_index + old_len,
+                new_index..new_index + new_len,
+            ),
+        };
+        match out.last_mut() {
+            Some(last) if last.old.end == old_range.start && last.new.end == new_range.start => {
+                last.old.end = old_range.end;
+                last.new.end = new_range.end;
+            }
+            _ => out.push(Hunk {
+                old: old_range,
+                new: new_range,
+            }),
+        }
+    }
+    out
+}
+
+impl Hashline {
+    /// Takes in what became of a file after this session wrote version
+    /// `written` (a formatter ran on it). `None` when it is still that
+    /// version. Otherwise the new text is stored as a child of `written`,
+    /// and the result describes it against `since` (the version before the
+    /// edit; `written` when not given) with fresh refs for every region
+    /// that differs, under `headline`.
+    pub fn reformatted(
+        &self,
+        path: &str,
+        written: &str,
+        since: Option<&str>,
+        headline: Option<&str>,
+        allow_outside: bool,
+    ) -> Result<Option<EditResult>> {
+        let target = self.target(path, allow_outside)?;
+        let _guard = self.path_lock(&target)?;
+        let doc = Arc::new(self.load(&target, false)?.doc);
+        let written = written.trim().to_ascii_uppercase();
+        if doc.rev() == written {
+            return Ok(None);
+        }
+        let history = self.history(&target);
+        let find = |rev: &str| history.iter().find(|v| v.rev == rev);
+        let parent = find(&written);
+        let before = since
+            .map(|r| r.trim().to_ascii_uppercase())
+            .and_then(|r| find(&r))
+            .or(parent);
+        let headline = headline
+            .map(str::to_owned)
+            .unwrap_or_else(|| format!("{} changed after it was written", target.display));
+        let rev = doc.rev().to_owned();
+        let (old, old_rev) = match before {
+            Some(v) => (Arc::clone(&v.doc), v.rev.clone()),
+            // The written version is no longer kept: every line is new to
+            // the model.
+            None => (Arc::new(Document::from_text("")), written.clone()),
+        };
+        let hunks = diff_hunks(&old, &doc);
+        let mut notes = Vec::new();
+        if parent.is_some() && before.is_some_and(|b| b.rev != written) {
+            notes.push("refs from before the edit stay usable for lines that neither the edit nor the rewrite changed.".to_owned());
+        }
+        let summary = success(SuccessInput {
+            path: &target.display,
+            old: &old,
+            new: &doc,
+            old_rev: &old_rev,
+            new_rev: &rev,
+            hunks: &hunks,
+            headline,
+            notes: &notes,
+        });
+        let problems = introduced(&old, &doc, &hunks);
+        let mut store = self.store();
+        let mut seen = summary.shown.clone();
+        if let Some(parent) = parent {
+            let map = Arc::new(LineMap::proven(&parent.doc, &doc));
+            seen.extend(map.ranges(&store.seen(&target.real, &parent.rev)));
+            for range in seen.iter().cloned().chain(std::iter::once(0..0)) {
+                store.record(&target.real, &rev, &doc, range);
+            }
+            store.link(
+                &target.real,
+                &rev,
+                Parent {
+                    rev: parent.rev.clone(),
+                    map,
+                },
+            );
+        } else {
+            for range in seen.iter().cloned().chain(std::iter::once(0..0)) {
+                store.record(&target.real, &rev, &doc, range);
+            }
+        }
+        Ok(Some(EditResult {
+            output: summary.output,
+            path: target.display,
+            rev,
+            previous_rev: old_rev,
+            diff: summary.diff,
+            additions: summary.additions,
+            deletions: summary.deletions,
+            problems,
+        }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_proven_map_keeps_only_lines_every_shortest_diff_places() {
+        let old = Document::from_text("a\nb\n}\nc\n");
+        let new = Document::from_text("a\nb2\n}\n}\nc\n");
+        let map = LineMap::proven(&old, &new);
+        assert_eq!(map.line(0), Some(0));
+        assert_eq!(map.line(1), None);
+        assert_eq!(
+            map.line(2),
+            None,
+            "which closing brace is the old one cannot be told"
+        );
+        assert_eq!(map.line(3), Some(4));
+    }
+
+    #[test]
+    fn diff_hunks_cover_each_changed_region_once() {
+        let old = Document::from_text("a\nb\nc\nd\n");
+        let new = Document::from_text("a\nB\nc\nd\ne\n");
+        assert_eq!(
+            diff_hunks(&old, &new),
+            vec![
+                Hunk {
+                    old: 1..2,
+                    new: 1..2
+                },
+                Hunk {
+                    old: 4..4,
+                    new: 4..5
+                }
+            ]
+        );
+    }
+}

@@ -1,0 +1,66 @@
+// @ts-check
+// How the tools reach files outside the project and the engine: OpenCode's
+// own permission prompt for outside paths, and engine errors turned into
+// errors the model reads.
+import fs from "node:fs"
+import path from "node:path"
+import { errorCode, toPosix } from "./engine.mjs"
+
+/**
+ * @typedef {import("@opencode-ai/plugin").ToolContext} ToolContext
+ */
+
+/**
+ * The real location of a path, through symbolic links, as far as it exists.
+ * @param {string} file
+ */
+export function realLocation(file) {
+  let dir = file
+  const rest = []
+  for (;;) {
+    try {
+      return path.join(fs.realpathSync(dir), ...rest)
+    } catch {
+      const parent = path.dirname(dir)
+      if (parent === dir) return file
+      rest.unshift(path.basename(dir))
+      dir = parent
+    }
+  }
+}
+
+/**
+ * Asks for access to a file outside the project, as OpenCode's own file tools
+ * do, so the same rules and remembered answers apply.
+ * @param {ToolContext} ctx
+ * @param {string} file
+ */
+export async function askOutside(ctx, file) {
+  const dir = path.dirname(file)
+  const glob = toPosix(path.join(dir, "*"))
+  await ctx.ask({ permission: "external_directory", patterns: [glob], always: [glob], metadata: { filepath: file, parentDir: dir } })
+}
+
+/** @param {unknown} err */
+export function toolError(err) {
+  if (err instanceof Error) {
+    // The engine's message is written for the model already; a fresh Error
+    // keeps OpenCode from adding a native stack to it.
+    return errorCode(err) ? new Error(err.message) : err
+  }
+  return new Error(String(err))
+}
+
+/**
+ * @template T
+ * @param {() => T} fn
+ * @returns {T}
+ */
+export function engineCall(fn) {
+  try {
+    return fn()
+  } catch (err) {
+    throw toolError(err)
+  }
+}
+

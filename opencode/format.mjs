@@ -1,0 +1,421 @@
+// @ts-check
+// The formatters OpenCode 1.18 runs after its own tools write a file
+// (`format/formatter.ts`, `format/index.ts`): none unless the config's
+// `formatter` is `true` or an object; then every built-in whose rule holds
+// for the project, with the config's entries overriding, adding or
+// disabling them; each one whose extensions include the file's runs on it,
+// in order. They run through the plugin's shell, and the engine takes in
+// what they made of the file, so refs stay exact.
+import fs from "node:fs"
+import path from "node:path"
+
+/**
+ * @typedef {import("./types.mjs").HashlineInstance} HashlineInstance
+ * @typedef {import("./types.mjs").EditResult} EditResult
+ * @typedef {import("@opencode-ai/plugin").PluginInput["$"]} Shell Bun's `$`, as a plugin receives it
+ * @typedef {{ directory: string, worktree: string, shell: Shell }} Context
+ * @typedef {string[] | false | { missing: string, why: string }} Enabled a command with `$FILE`, not enabled, or enabled but not installed
+ * @typedef {{ name: string, extensions: string[], environment?: Record<string, string>, command?: string[], enabled: (ctx: Context) => Promise<Enabled> }} Formatter
+ * @typedef {{ formatter?: unknown }} Config
+ * @typedef {{ name: string, status: "formatted" | "failed" | "missing", detail?: string }} Run
+ * @typedef {{ shell?: Shell, config: () => Promise<Config>, directory: string, worktree: string }} FormatDeps
+ */
+
+/**
+ * An executable on the PATH.
+ * @param {string} name
+ */
+export function which(name) {
+  const exts = process.platform === "win32" ? (process.env.PATHEXT ?? ".EXE;.CMD").split(";") : [""]
+  for (const dir of (process.env.PATH ?? "").split(path.delimiter)) {
+    if (!dir) continue
+    for (const ext of exts) {
+      const file = path.join(dir, name + ext)
+      try {
+        fs.accessSync(file, fs.constants.X_OK)
+        if (fs.statSync(file).isFile()) return file
+      } catch {
+        // not here
+      }
+    }
+  }
+  return undefined
+}
+
+/**
+ * `name` in `start` and each folder above it, up to `stop` (inclusive).
+ * @param {string} name
+ * @param {string} start
+ * @param {string} stop
+ */
+function findUp(name, start, stop) {
+  const found = []
+  for (let dir = path.resolve(start); ; dir = path.dirname(dir)) {
+    const file = path.join(dir, name)
+    if (fs.existsSync(file)) found.push(file)
+    if (dir === path.resolve(stop) || path.dirname(dir) === dir) break
+  }
+  return found
+}
+
+/** @param {string} file */
+function readJson(file) {
+  try {
+    return JSON.parse(fs.readFileSync(file, "utf8"))
+  } catch {
+    return undefined
+  }
+}
+
+/** @param {string} file */
+function readText(file) {
+  try {
+    return fs.readFileSync(file, "utf8")
+  } catch {
+    return ""
+  }
+}
+
+/**
+ * The project's own copy of a package's command (node_modules/.bin from the
+ * session folder up to the worktree), else one on the PATH. OpenCode
+ * installs its own copy instead; a plugin uses the one the project pinned.
+ * @param {string} bin
+ * @param {Context} ctx
+ */
+function packageBin(bin, ctx) {
+  const name = process.platform === "win32" ? `${bin}.cmd` : bin
+  for (const dir of findUp(path.join("node_modules", ".bin"), ctx.directory, ctx.worktree)) {
+    const file = path.join(dir, name)
+    if (fs.existsSync(file)) return file
+  }
+  return which(bin)
+}
+
+/**
+ * A formatter enabled whenever its command is on the PATH.
+ * @param {string} name
+ * @param {string[]} extensions
+ * @param {string[]} args with `$FILE`
+ * @param {string} [bin]
+ * @returns {Formatter}
+ */
+function onPath(name, extensions, args, bin = name) {
+  return {
+    name,
+    extensions,
+    async enabled() {
+      const found = which(bin)
+      return found ? [found, ...args] : false
+    },
+  }
+}
+
+const WEB = [".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts", ".html", ".htm", ".css", ".scss", ".sass", ".less", ".vue", ".svelte", ".json", ".jsonc", ".yaml", ".yml", ".toml", ".xml", ".md", ".mdx", ".graphql", ".gql"]
+const RUBY = [".rb", ".rake", ".gemspec", ".ru"]
+
+/**
+ * Whether a package.json from the session folder up lists `dep`.
+ * @param {string} dep
+ * @param {Context} ctx
+ */
+function projectDepends(dep, ctx) {
+  return findUp("package.json", ctx.directory, ctx.worktree).some((file) => {
+    const manifest = readJson(file)
+    return Boolean(manifest?.dependencies?.[dep] || manifest?.devDependencies?.[dep])
+  })
+}
+
+/** @type {Formatter} */
+const ruff = {
+  name: "ruff",
+  extensions: [".py", ".pyi"],
+  async enabled(ctx) {
+    const bin = which("ruff")
+    if (!bin) return false
+    const command = [bin, "format", "$FILE"]
+    for (const name of ["pyproject.toml", "ruff.toml", ".ruff.toml"]) {
+      const found = findUp(name, ctx.directory, ctx.worktree)
+      if (found.length === 0) continue
+      if (name !== "pyproject.toml" || readText(found[0]).includes("[tool.ruff]")) return command
+    }
+    for (const name of ["requirements.txt", "pyproject.toml", "Pipfile"]) {
+      const found = findUp(name, ctx.directory, ctx.worktree)
+      if (found.length > 0 && readText(found[0]).includes("ruff")) return command
+    }
+    return false
+  },
+}
+
+/**
+ * The built-ins, in the order OpenCode runs them.
+ * @type {Formatter[]}
+ */
+export const BUILTIN = [
+  onPath("zig", [".zig", ".zon"], ["fmt", "$FILE"]),
+  {
+    name: "uv",
+    extensions: [".py", ".pyi"],
+    async enabled(ctx) {
+      if ((await ruff.enabled(ctx)) !== false) return false
+      const bin = which("uv")
+      if (!bin) return false
+      const help = await ctx.shell`${[bin, "format", "--help"]}`.nothrow().quiet()
+      return help.exitCode === 0 ? [bin, "format", "--", "$FILE"] : false
+    },
+  },
+  onPath("terraform", [".tf", ".tfvars"], ["fmt", "$FILE"]),
+  onPath("standardrb", RUBY, ["--fix", "$FILE"]),
+  onPath("shfmt", [".sh", ".bash"], ["-w", "$FILE"]),
+  onPath("rustfmt", [".rs"], ["$FILE"]),
+  ruff,
+  onPath("rubocop", RUBY, ["--autocorrect", "$FILE"]),
+  {
+    name: "air",
+    extensions: [".R"],
+    async enabled(ctx) {
+      const bin = which("air")
+      if (!bin) return false
+      const help = await ctx.shell`${[bin, "--help"]}`.nothrow().quiet()
+      const first = help.stdout.toString().split("\n")[0]
+      return help.exitCode === 0 && first.includes("R language") && first.includes("formatter") ? [bin, "format", "$FILE"] : false
+    },
+  },
+  {
+    name: "prettier",
+    environment: { BUN_BE_BUN: "1" },
+    extensions: WEB,
+    async enabled(ctx) {
+      if (!projectDepends("prettier", ctx)) return false
+      const bin = packageBin("prettier", ctx)
+      return bin ? [bin, "--write", "$FILE"] : { missing: "prettier", why: "the project's package.json lists prettier" }
+    },
+  },
+  {
+    name: "pint",
+    extensions: [".php"],
+    async enabled(ctx) {
+      const uses = findUp("composer.json", ctx.directory, ctx.worktree).some((file) => {
+        const manifest = readJson(file)
+        return Boolean(manifest?.require?.["laravel/pint"] || manifest?.["require-dev"]?.["laravel/pint"])
+      })
+      return uses ? ["./vendor/bin/pint", "$FILE"] : false
+    },
+  },
+  onPath("ormolu", [".hs"], ["-i", "$FILE"]),
+  {
+    name: "ocamlformat",
+    extensions: [".ml", ".mli"],
+    async enabled(ctx) {
+      const bin = which("ocamlformat")
+      return bin && findUp(".ocamlformat", ctx.directory, ctx.worktree).length > 0 ? [bin, "-i", "$FILE"] : false
+    },
+  },
+  onPath("nixfmt", [".nix"], ["$FILE"]),
+  onPath("mix", [".ex", ".exs", ".eex", ".heex", ".leex", ".neex", ".sface"], ["format", "$FILE"]),
+  onPath("latexindent", [".tex"], ["-w", "-s", "$FILE"]),
+  onPath("ktlint", [".kt", ".kts"], ["-F", "$FILE"]),
+  onPath("htmlbeautifier", [".erb", ".html.erb"], ["$FILE"]),
+  onPath("gofmt", [".go"], ["-w", "$FILE"]),
+  onPath("gleam", [".gleam"], ["format", "$FILE"]),
+  onPath("dfmt", [".d"], ["-i", "$FILE"]),
+  onPath("dart", [".dart"], ["format", "$FILE"]),
+  onPath("cljfmt", [".clj", ".cljs", ".cljc", ".edn"], ["fix", "--quiet", "$FILE"]),
+  {
+    name: "clang-format",
+    extensions: [".c", ".cc", ".cpp", ".cxx", ".c++", ".h", ".hh", ".hpp", ".hxx", ".h++", ".ino", ".C", ".H"],
+    async enabled(ctx) {
+      const bin = which("clang-format")
+      return bin && findUp(".clang-format", ctx.directory, ctx.worktree).length > 0 ? [bin, "-i", "$FILE"] : false
+    },
+  },
+  {
+    name: "biome",
+    environment: { BUN_BE_BUN: "1" },
+    extensions: WEB,
+    async enabled(ctx) {
+      if (!["biome.json", "biome.jsonc"].some((name) => findUp(name, ctx.directory, ctx.worktree).length > 0)) return false
+      const bin = packageBin("biome", ctx)
+      return bin ? [bin, "format", "--write", "$FILE"] : { missing: "biome", why: "the project has a biome.json" }
+    },
+  },
+]
+
+/** @param {unknown} v @returns {v is Record<string, any>} */
+const isObject = (v) => typeof v === "object" && v !== null && !Array.isArray(v)
+
+/**
+ * Objects merged key by key, anything else (arrays too) replaced.
+ * @param {any} base
+ * @param {any} over
+ * @returns {any}
+ */
+function merge(base, over) {
+  if (!isObject(base) || !isObject(over)) return over === undefined ? base : over
+  const out = { ...base }
+  for (const [key, value] of Object.entries(over)) out[key] = merge(base[key], value)
+  return out
+}
+
+/**
+ * The formatters a config turns on, in the order they run.
+ * @param {Config | undefined} config
+ * @returns {Formatter[]}
+ */
+export function configured(config) {
+  const setting = config?.formatter
+  if (!setting) return []
+  /** @type {Map<string, Formatter>} */
+  const all = new Map(BUILTIN.map((f) => [f.name, f]))
+  if (!isObject(setting)) return [...all.values()]
+  for (const [name, entry] of Object.entries(setting)) {
+    if (!isObject(entry)) continue
+    // OpenCode treats ruff and uv as one: disabling either disables both.
+    if ((name === "ruff" || name === "uv") && (setting.ruff?.disabled || setting.uv?.disabled)) {
+      all.delete("ruff")
+      all.delete("uv")
+      continue
+    }
+    if (entry.disabled) {
+      all.delete(name)
+      continue
+    }
+    const base = all.get(name) ?? BUILTIN.find((f) => f.name === name)
+    const merged = merge(base ?? { extensions: [] }, entry)
+    const command = Array.isArray(merged.command) ? merged.command.map(String) : undefined
+    all.set(name, {
+      ...merged,
+      name,
+      extensions: Array.isArray(merged.extensions) ? merged.extensions : [],
+      enabled: base && !command ? base.enabled : async () => command ?? false,
+    })
+  }
+  return [...all.values()]
+}
+
+/**
+ * Runs every formatter the config enables for `file` through the shell.
+ * A formatter that fails or is missing is reported; the file is left as it
+ * made it.
+ * @param {string} file absolute
+ * @param {Config | undefined} config
+ * @param {Context} ctx
+ * @returns {Promise<Run[]>}
+ */
+export async function runFormatters(file, config, ctx) {
+  const ext = path.extname(file)
+  /** @type {Run[]} */
+  const runs = []
+  for (const formatter of configured(config)) {
+    if (!formatter.extensions.includes(ext)) continue
+    const enabled = await formatter.enabled(ctx)
+    if (enabled === false) continue
+    if (!Array.isArray(enabled)) {
+      runs.push({ name: formatter.name, status: "missing", detail: `${enabled.why}, but no ${enabled.missing} command was found in node_modules/.bin or on the PATH` })
+      continue
+    }
+    const command = enabled.map((arg) => arg.replace("$FILE", file))
+    try {
+      const out = await ctx.shell`${command}`.cwd(ctx.directory).env(environment(formatter.environment)).nothrow().quiet()
+      if (out.exitCode === 0) runs.push({ name: formatter.name, status: "formatted" })
+      else runs.push({ name: formatter.name, status: "failed", detail: `exit code ${out.exitCode}${firstLines(out.stderr.toString())}` })
+    } catch (err) {
+      runs.push({ name: formatter.name, status: "failed", detail: err instanceof Error ? err.message.split("\n")[0] : String(err) })
+    }
+  }
+  return runs
+}
+
+/**
+ * The process's environment with a formatter's additions.
+ * @param {Record<string, string> | undefined} extra
+ * @returns {Record<string, string>}
+ */
+function environment(extra) {
+  /** @type {Record<string, string>} */
+  const env = {}
+  for (const [key, value] of Object.entries(process.env)) if (value !== undefined) env[key] = value
+  return { ...env, ...extra }
+}
+
+/** @param {string} text */
+function firstLines(text) {
+  const lines = text.trim().split("\n").slice(0, 3).join(" / ")
+  return lines ? `: ${lines.length > 300 ? `${lines.slice(0, 300)}…` : lines}` : ""
+}
+
+/**
+ * What the model is told about the formatters that ran.
+ * @param {Run[]} runs
+ * @param {string} shown the file as the model names it
+ */
+export function describeRuns(runs, shown) {
+  return runs
+    .filter((r) => r.status !== "formatted")
+    .map((r) =>
+      r.status === "missing"
+        ? `Note: ${shown} was not formatted with ${r.name}: ${r.detail}. The edit is in place as written.`
+        : `Note: ${r.name} failed on ${shown} (${r.detail}). The edit is in place; the lines shown above are the file as it is now.`,
+    )
+}
+
+/**
+ * After a write: runs the formatters OpenCode would run on the file and,
+ * when they changed it, has the engine take in the new text as a child of
+ * the version written. Returns the result to show instead (with the refs of
+ * the formatted file) and notes on formatters that failed or are missing.
+ * @param {HashlineInstance} engine
+ * @param {{ file: string, shown: string, rev: string, previousRev?: string, headline: string, allowOutsideRoot: boolean }} written
+ * @param {FormatDeps | undefined} deps
+ * @returns {Promise<{ result?: EditResult, runs: Run[], notes: string[] }>}
+ */
+export async function formatWritten(engine, written, deps) {
+  if (!deps?.shell) return { runs: [], notes: [] }
+  const ctx = { directory: deps.directory, worktree: deps.worktree, shell: deps.shell }
+  const runs = await runFormatters(written.file, await deps.config(), ctx)
+  const notes = describeRuns(runs, written.shown)
+  if (!runs.some((r) => r.status !== "missing")) return { runs, notes }
+  const names = runs.filter((r) => r.status === "formatted").map((r) => r.name)
+  const headline = names.length > 0 ? `${written.headline}, then formatted it with ${names.join(" and ")}` : `${written.headline}; a formatter then ran on it`
+  try {
+    const result = engine.reformatted(written.file, written.rev, {
+      since: written.previousRev,
+      headline,
+      allowOutsideRoot: written.allowOutsideRoot,
+    })
+    return { result: result ?? undefined, runs, notes }
+  } catch (err) {
+    const why = err instanceof Error ? err.message.split("\n")[0] : String(err)
+    notes.push(`Note: ${written.shown} could not be read after formatting (${why}); read it again before editing it.`)
+    return { runs, notes }
+  }
+}
+
+/**
+ * The first sentence of an engine result, to extend when formatting
+ * changed the file.
+ * @param {string} output
+ */
+export function headlineOf(output) {
+  const m = /^(.*?)\. REV [0-9A-F]{8} -> /.exec(output)
+  return m ? m[1] : output.split("\n")[0]
+}
+
+/**
+ * Reads the OpenCode config through the plugin's client once, on first use.
+ * @param {any} client
+ * @returns {() => Promise<Config>}
+ */
+export function configFrom(client) {
+  /** @type {Promise<Config> | undefined} */
+  let loaded
+  return () =>
+    (loaded ??= (async () => {
+      try {
+        const response = await client?.config?.get?.()
+        return isObject(response?.data) ? response.data : {}
+      } catch {
+        return {}
+      }
+    })())
+}

@@ -1,0 +1,44 @@
+// @ts-check
+// Which edit tool OpenCode gives a model. OpenCode 1.18 offers `apply_patch`
+// instead of `edit` and `write` to models whose id contains "gpt-", except
+// "oss" models and "gpt-4" (`tool/registry.ts`), deciding on the id the
+// provider's API knows the model by.
+
+/**
+ * @typedef {"edit" | "patch"} EditKind
+ */
+
+/**
+ * OpenCode's own rule, on the model id sent to the provider.
+ * @param {string} modelID
+ * @returns {EditKind}
+ */
+export function editKindOf(modelID) {
+  return modelID.includes("gpt-") && !modelID.includes("oss") && !modelID.includes("gpt-4") ? "patch" : "edit"
+}
+
+/**
+ * The id OpenCode applies its rule to, from the model object its hooks
+ * receive: the API id, which a configured model may set apart from its key.
+ * @param {unknown} model
+ * @returns {string | undefined}
+ */
+export function modelIdOf(model) {
+  if (!model || typeof model !== "object") return undefined
+  const m = /** @type {{ api?: { id?: unknown }, id?: unknown, modelID?: unknown }} */ (model)
+  for (const id of [m.api?.id, m.modelID, m.id]) if (typeof id === "string" && id !== "") return id
+  return undefined
+}
+
+/**
+ * Whether read and grep output shows refs to a model with this tool. A model
+ * with `edit` cites them. A model with `apply_patch` copies context lines: on
+ * the edit-format benchmark (bench/editbench/REPORT.md), hunks citing a ref
+ * after `@@` with little context cost a third fewer tokens and survive stale
+ * reads, but go silently wrong more often than hunks with three lines of
+ * context, so it reads OpenCode's plain view, which is also cheaper to read.
+ * @param {EditKind} kind
+ */
+export function tagsReads(kind) {
+  return kind === "edit"
+}

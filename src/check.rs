@@ -1,0 +1,39 @@
+//! Problems an edit introduced, as JS sees them.
+
+use napi_derive::napi;
+
+#[napi(object)]
+pub struct Problem {
+    /// 1-based line of the new version.
+    pub line: u32,
+    /// 1-based character columns of the span, end exclusive.
+    pub column: u32,
+    pub end_column: u32,
+    /// "error" or "warning".
+    pub severity: String,
+    pub message: String,
+    /// The line's ref, to fix it with an edit.
+    pub r#ref: String,
+}
+
+impl From<&hashline::Problem> for Problem {
+    fn from(p: &hashline::Problem) -> Self {
+        Problem {
+            line: u32::try_from(p.line + 1).unwrap_or(u32::MAX),
+            column: u32::try_from(p.column + 1).unwrap_or(u32::MAX),
+            end_column: u32::try_from(p.end_column + 1).unwrap_or(u32::MAX),
+            severity: match p.severity {
+                hashline::Severity::Error => "error",
+                hashline::Severity::Warning => "warning",
+            }
+            .to_owned(),
+            message: p.message.clone(),
+            r#ref: p.reference.clone(),
+        }
+    }
+}
+
+/// The problems of a result, converted.
+pub fn problems(list: &[hashline::Problem]) -> Vec<Problem> {
+    list.iter().map(Problem::from).collect()
+}

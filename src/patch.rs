@@ -1,0 +1,232 @@
+//! The binding of patches (`*** Begin Patch`) and of files rewritten after
+//! a write: checked and planned, then written, as edits are.
+
+use crate::args::{self, Fields};
+use crate::check::{problems, Problem};
+use crate::{guard, EditResult, Hashline};
+use napi::bindgen_prelude::*;
+use napi_derive::napi;
+
+#[napi(object)]
+pub struct PatchFile {
+    /// "add", "update", "delete" or "move".
+    pub kind: String,
+    /// The file the patch names, as shown to the model, and its absolute path.
+    pub path: String,
+    pub absolute_path: String,
+    /// Where a moved file goes.
+    pub move_path: Option<String>,
+    pub move_absolute_path: Option<String>,
+    /// The REV written (none for a deleted file) and the one before (none for a new file).
+    pub rev: Option<String>,
+    pub previous_rev: Option<String>,
+    /// A unified diff of the file for UIs.
+    pub diff: String,
+    pub additions: u32,
+    pub deletions: u32,
+    /// This file's part of the output: fresh refs around each change.
+    pub output: String,
+    pub problems: Vec<Problem>,
+}
+
+fn files(result: &hashline::PatchResult) -> Vec<PatchFile> {
+    result
+        .files
+        .iter()
+        .map(|f| PatchFile {
+            kind: match f.kind {
+                hashline::FileKind::Add => "add",
+                hashline::FileKind::Update => "update",
+                hashline::FileKind::Delete => "delete",
+                hashline::FileKind::Move => "move",
+            }
+            .to_owned(),
+            path: f.path.clone(),
+            absolute_path: f.absolute.clone(),
+            move_path: f.move_path.clone(),
+            move_absolute_path: f.move_absolute.clone(),
+            rev: f.rev.clone(),
+            previous_rev: f.previous_rev.clone(),
+            diff: f.diff.clone(),
+            additions: f.additions as u32,
+            deletions: f.deletions as u32,
+            output: f.output.clone(),
+            problems: problems(&f.problems),
+        })
+        .collect()
+}
+
+#[napi(object)]
+pub struct PatchResult {
+    /// The files changed, one line each (`M src/a.ts`).
+    pub summary: String,
+    /// What the model should read: the summary, then fresh refs for each change.
+    pub output: String,
+    pub files: Vec<PatchFile>,
+}
+
+/// A patch checked against every file it names, nothing written yet.
+#[napi]
+pub struct PatchPlan {
+    inner: hashline::PatchPlan,
+}
+
+#[napi]
+impl PatchPlan {
+    #[napi(getter)]
+    pub fn summary(&self) -> String {
+        self.inner.result().summary.clone()
+    }
+
+    #[napi(getter)]
+    pub fn output(&self) -> String {
+        self.inner.result().output.clone()
+    }
+
+    #[napi(getter)]
+    pub fn files(&self) -> Vec<PatchFile> {
+        files(self.inner.result())
+    }
+}
+
+#[napi(object)]
+#[derive(Default)]
+pub struct PatchOptions {
+    /// Folder that relative paths in the patch resolve against (default: the root).
+    pub directory: Option<String>,
+    pub allow_outside_root: Option<bool>,
+}
+
+impl PatchOptions {
+    fn read(env: &Env, value: Option<Unknown>) -> hashline::Result<Self> {
+        let o = Fields::read(env, value, "options")?;
+        Ok(PatchOptions {
+            directory: o.string("directory")?,
+            allow_outside_root: o.bool("allowOutsideRoot")?,
+        })
+    }
+}
+
+#[napi(object)]
+#[derive(Default)]
+pub struct ReformattedOptions {
+    /// The REV before the edit: the result shows every change since then.
+    pub since: Option<String>,
+    /// The result's first sentence (default: "PATH changed after it was written").
+    pub headline: Option<String>,
+    pub allow_outside_root: Option<bool>,
+}
+
+impl ReformattedOptions {
+    fn read(env: &Env, value: Option<Unknown>) -> hashline::Result<Self> {
+        let o = Fields::read(env, value, "options")?;
+        Ok(ReformattedOptions {
+            since: o.string("since")?,
+            headline: o.string("headline")?,
+            allow_outside_root: o.bool("allowOutsideRoot")?,
+        })
+    }
+}
+
+#[napi]
+impl Hashline {
+    /// Checks a patch against every file it names and computes each new version, writing nothing.
+    #[napi]
+    pub fn plan_patch(
+        &self,
+        env: Env,
+        #[napi(ts_arg_type = "string")] patch: Option<Unknown>,
+        #[napi(ts_arg_type = "PatchOptions | undefined | null")] options: Option<Unknown>,
+    ) -> Result<PatchPlan> {
+        guard(&env, || {
+            let text = args::required_string(
+                &env,
+                patch,
+                "patch",
+                "the patch text, *** Begin Patch … *** End Patch",
+            )?;
+            let options = PatchOptions::read(&env, options)?;
+            Ok(PatchPlan {
+                inner: self.inner.plan_patch(
+                    &text,
+                    options.directory.as_deref().map(std::path::Path::new),
+                    options.allow_outside_root.unwrap_or(false),
+                )?,
+            })
+        })
+    }
+
+    /// Writes a planned patch; throws `BASE_CHANGED`, writing nothing, if any of its files changed since it was planned.
+    #[napi(ts_return_type = "PatchResult")]
+    pub fn commit_patch<'env>(
+        &self,
+        env: &'env Env,
+        #[napi(ts_arg_type = "PatchPlan")] plan: Unknown,
+    ) -> Result<Unknown<'env>> {
+        guard(env, || {
+            let plan: ClassInstance<PatchPlan> = args::instance(
+                env,
+                Some(plan),
+                "commitPatch() takes a plan that planPatch() returned",
+            )?;
+            self.inner.commit_patch_with(&plan.inner, |result| {
+                PatchResult {
+                    summary: result.summary.clone(),
+                    output: result.output.clone(),
+                    files: files(result),
+                }
+                .into_unknown(env)
+                .map_err(|e| {
+                    hashline::Error::new(
+                        hashline::ErrorCode::Internal,
+                        format!(
+                            "The result of the patch could not be handed over ({}); nothing was written.",
+                            e.reason
+                        ),
+                    )
+                })
+            })
+        })
+    }
+
+    /// Takes in a file rewritten after this session wrote REV `written` (a formatter ran):
+    /// null if it is unchanged, else the result with fresh refs of the file as it is now.
+    #[napi]
+    pub fn reformatted(
+        &self,
+        env: Env,
+        #[napi(ts_arg_type = "string")] path: Option<Unknown>,
+        #[napi(ts_arg_type = "string")] written: Unknown,
+        #[napi(ts_arg_type = "ReformattedOptions | undefined | null")] options: Option<Unknown>,
+    ) -> Result<Option<EditResult>> {
+        guard(&env, || {
+            let path = args::path(&env, path)?;
+            let written =
+                args::required_string(&env, Some(written), "written", "the REV the edit wrote")?;
+            let o = ReformattedOptions::read(&env, options)?;
+            Ok(self
+                .inner
+                .reformatted(
+                    &path,
+                    &written,
+                    o.since.as_deref(),
+                    o.headline.as_deref(),
+                    o.allow_outside_root.unwrap_or(false),
+                )?
+                .as_ref()
+                .map(EditResult::from))
+        })
+    }
+}
+
+/// Every path a patch names (a move's destination after its source); throws `INVALID_REQUEST` for a malformed patch.
+#[napi]
+pub fn patch_paths(
+    env: Env,
+    #[napi(ts_arg_type = "string")] patch: Unknown,
+) -> Result<Vec<String>> {
+    guard(&env, || {
+        let patch = args::required_string(&env, Some(patch), "patch", "the patch text")?;
+        hashline::patch::paths(&patch)
+    })
+}
