@@ -1,0 +1,386 @@
+// @ts-check
+// The peer benchmark: hashline against the published packages of other
+// hashline-style tools, on the same real source, in one process per
+// runtime, with the floor, memory and growth measured in the same run; it
+// prints the tables issue targets are judged by. See README.md.
+//
+//   npm run bench:peers --prefix bench/peers      (= node run.mjs --build-release)
+//   node bench/peers/run.mjs [--quick] [--build-release | --binding path/to/index.js]
+//                            [--no-bun] [--bun path] [--only "view in memory,50 lines"] [--json out.json]
+//
+// --build-release  build a release copy of the addon into bench/.cache/peers-release
+//                  (the package's own index.js and .node untouched) and time that.
+// --binding        the loader to time instead (default: the package's index.js).
+// --quick          shorter budgets, a 20 MB memory file, growth up to 100 000 lines.
+// --no-bun         skip the Bun process (the peers that run only under Bun).
+// --only           run only the timed workloads whose label contains one of these.
+
+import { spawnSync } from 'node:child_process'
+import * as fs from 'node:fs'
+import { createRequire } from 'node:module'
+import * as os from 'node:os'
+import * as path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { editedLines, replacement, SOURCE, textOf, textOfBytes } from './corpus.mjs'
+import { measure, rotate } from './measure.mjs'
+import { refsOf } from './peers.mjs'
+
+const here = path.dirname(fileURLToPath(import.meta.url))
+const repo = path.resolve(here, '..', '..')
+const require = createRequire(import.meta.url)
+
+/** @param {string[]} argv */
+function parseArgs(argv) {
+  /** @type {{ quick: boolean, binding: string, buildRelease: boolean, bun: boolean, bunPath?: string, json?: string, only?: string[] }} */
+  const o = { quick: false, binding: path.join(repo, 'index.js'), buildRelease: false, bun: true }
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]
+    const value = () => {
+      const v = argv[++i]
+      if (v === undefined) throw new Error(`${a} needs a value`)
+      return v
+    }
+    if (a === '--quick') o.quick = true
+    else if (a === '--binding') o.binding = path.resolve(value())
+    else if (a === '--build-release') o.buildRelease = true
+    else if (a === '--no-bun') o.bun = false
+    else if (a === '--bun') o.bunPath = value()
+    else if (a === '--json') o.json = path.resolve(value())
+    else if (a === '--only') o.only = value().split(',')
+    else throw new Error(`unknown argument ${a} (see the comment at the top of bench/peers/run.mjs)`)
+  }
+  return o
+}
+
+/** @param {string} what @param {string} cmd @param {string[]} args */
+function run(what, cmd, args) {
+  process.stderr.write(`  ${what} ...\n`)
+  const r = spawnSync(cmd, args, { cwd: repo, stdio: ['ignore', 'inherit', 'inherit'] })
+  if (r.error || r.status !== 0) throw new Error(`${what} failed${r.error ? `: ${r.error.message}` : ''}`)
+}
+
+/** A release copy of the addon and its loader, as bench/perf/run.mjs builds one. */
+function buildRelease() {
+  const out = path.join(repo, 'bench', '.cache', 'peers-release')
+  run('building a release copy of the addon', path.join(repo, 'node_modules', '.bin', 'napi'), [
+    'build', '--platform', '--release', '--output-dir', out, '--target-dir', path.join(out, 'target'),
+  ])
+  return path.join(out, 'index.js')
+}
+
+/** The floor driver, built in release mode (cargo does nothing when it is current). */
+function buildFloor() {
+  const target = path.join(repo, 'bench', '.cache', 'peers-floor')
+  run('building the floor driver', 'cargo', ['build', '--quiet', '--release', '--manifest-path', path.join(here, 'floor', 'Cargo.toml'), '--target-dir', target])
+  return path.join(target, 'release', 'hashline-peers-floor')
+}
+
+/**
+ * The names of an ELF file's sections (64-bit little-endian), or undefined
+ * for anything else: a debug build has `.debug_info`.
+ * @param {Buffer} b
+ */
+function elfSections(b) {
+  if (b.length < 64 || b.readUInt32BE(0) !== 0x7f454c46 || b[4] !== 2 || b[5] !== 1) return undefined
+  const shoff = Number(b.readBigUInt64LE(0x28))
+  const size = b.readUInt16LE(0x3a)
+  const count = b.readUInt16LE(0x3c)
+  const strtab = Number(b.readBigUInt64LE(shoff + b.readUInt16LE(0x3e) * size + 0x18))
+  return Array.from({ length: count }, (_, i) => {
+    const start = strtab + b.readUInt32LE(shoff + i * size)
+    return b.toString('latin1', start, b.indexOf(0, start))
+  })
+}
+
+/** The addon next to a loader, and whether it was built for debugging. */
+function bindingKind(/** @type {string} */ binding) {
+  const dir = path.dirname(binding)
+  const node = fs.readdirSync(dir).find((f) => /^hashline\..*\.node$/.test(f))
+  const sections = node && elfSections(fs.readFileSync(path.join(dir, node)))
+  if (!sections) return 'unknown build'
+  return sections.includes('.debug_info') ? 'DEBUG build: numbers not representative' : 'release build'
+}
+
+/** A `bun` that runs: --bun, $BUN, PATH, or the binary of the root's `bun` devDependency. */
+function findBun(/** @type {string | undefined} */ given) {
+  const candidates = [given, process.env.BUN, 'bun', path.join(repo, 'node_modules', 'bun', 'bin', 'bun.exe')]
+  for (const c of candidates) {
+    if (!c) continue
+    const probe = spawnSync(c, ['--version'], { encoding: 'utf8' })
+    if (probe.status === 0) return { path: c, version: probe.stdout.trim() }
+  }
+  return undefined
+}
+
+/**
+ * hashline's peak memory for one view or edit of a large file, each in a
+ * fresh process, through bench/perf's memory driver.
+ * @param {string} binding @param {string} work @param {number} bytes
+ */
+function memory(binding, work, bytes) {
+  const native = require(binding)
+  const dir = path.join(work, 'memory')
+  fs.mkdirSync(dir, { recursive: true })
+  const text = textOfBytes(bytes)
+  const file = 'big.js'
+  fs.writeFileSync(path.join(dir, file), text)
+  const lines = text.slice(0, -1).split('\n').length
+  const refs = refsOf(native.formatView(text, { limit: lines }), /^(\d+#[0-9A-F]{3}#[0-9A-F]{3})\|/)
+  const ops = editedLines(lines, 100).map((at, j) => ({ op: 'replace', ref: refs.get(at + 1), content: replacement(j) }))
+  fs.writeFileSync(path.join(dir, 'ops.json'), JSON.stringify(ops))
+  const size = Buffer.byteLength(text)
+  const runs = []
+  for (const mode of ['engine-view', 'engine-view-full', 'engine-edit']) {
+    fs.writeFileSync(path.join(dir, file), text)
+    const job = JSON.stringify({ binding, root: dir, file, lines, mode, ops: path.join(dir, 'ops.json'), maxFileBytes: 4 * size })
+    const child = spawnSync(process.execPath, [path.join(repo, 'bench', 'perf', 'memory.mjs'), job], { encoding: 'utf8' })
+    if (child.status !== 0) throw new Error(`memory run ${mode} failed: ${child.stderr}`)
+    runs.push({ mode, ...JSON.parse(child.stdout.trim().split('\n').pop() ?? '{}') })
+  }
+  fs.rmSync(dir, { recursive: true, force: true })
+  return { bytes: size, lines, runs }
+}
+
+/**
+ * hashline's view and 100-replacement edit, end to end, from 1 000 to
+ * 1 000 000 lines: wall and CPU time of the process per line.
+ * @param {string} binding @param {string} work @param {boolean} quick
+ */
+async function growth(binding, work, quick) {
+  const native = require(binding)
+  const dir = path.join(work, 'growth')
+  fs.mkdirSync(dir, { recursive: true })
+  const rows = []
+  for (const n of quick ? [1e3, 1e4, 1e5] : [1e3, 1e4, 1e5, 1e6]) {
+    process.stderr.write(`  growth, ${n} lines\n`)
+    const text = textOf(n)
+    const file = path.join(dir, `g${n}.js`)
+    fs.writeFileSync(file, text)
+    const s = new native.Hashline({ root: dir, maxFileBytes: 1 << 30 })
+    const view = s.read(path.basename(file), { limit: n }).text
+    const refs = refsOf(view, /^(\d+#[0-9A-F]{3}#[0-9A-F]{3})\|/)
+    const request = { operations: editedLines(n, 100).map((at, j) => ({ op: 'replace', ref: refs.get(at + 1), content: replacement(j) })) }
+    /** @param {() => unknown} f @param {() => void} [setup] */
+    const timed = (f, setup) => ({
+      setup,
+      run: () => {
+        const cpu = process.cpuUsage()
+        f()
+        const used = process.cpuUsage(cpu)
+        cpuSamples.push((used.user + used.system) / 1000)
+      },
+    })
+    /** @type {number[]} */
+    let cpuSamples = []
+    const budget = { budgetMs: quick ? 500 : 2000, minRounds: n >= 1e6 ? 5 : quick ? 5 : 9, maxRounds: 500 }
+    const [v] = await rotate([timed(() => s.read(path.basename(file), { limit: n }))], budget)
+    const viewCpu = median(cpuSamples.slice(3))
+    cpuSamples = []
+    const [e] = await rotate([timed(() => s.edit(path.basename(file), request), () => fs.writeFileSync(file, text))], budget)
+    const editCpu = median(cpuSamples.slice(3))
+    fs.rmSync(file)
+    rows.push({ lines: n, bytes: Buffer.byteLength(text), viewMs: v.ms, viewCpu, editMs: e.ms, editCpu })
+  }
+  return rows
+}
+
+/** @param {number[]} xs */
+function median(xs) {
+  const s = [...xs].sort((a, b) => a - b)
+  const m = s.length >> 1
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2
+}
+
+// ---------------------------------------------------------------- report
+
+/** @param {number} ms */
+function time(ms) {
+  if (ms < 1) return `${(ms * 1000).toFixed(ms < 0.1 ? 1 : 0)} µs`
+  if (ms < 100) return `${ms.toFixed(ms < 10 ? 2 : 1)} ms`
+  return `${ms.toFixed(0)} ms`
+}
+const times = (/** @type {number} */ x) => `${x.toFixed(x < 10 ? 2 : 1)}×`
+const mb = (/** @type {number} */ bytes) => `${(bytes / 1e6).toFixed(bytes < 1e7 ? 2 : 0)} MB`
+const int = (/** @type {number} */ n) => n.toLocaleString('en-US').replace(/,/g, ' ')
+const verdict = (/** @type {boolean} */ ok) => (ok ? '**met**' : '**missed**')
+const spread = (/** @type {{ ms: number, min: number, max: number }} */ t) => `${time(t.ms)} (${time(t.min)}–${time(t.max)})`
+
+/** @param {string[]} header @param {string[][]} rows */
+function table(header, rows) {
+  return [`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n')
+}
+
+/** @param {{ kind: string, where: string, lines: number, k: number }} w */
+const workload = (w) =>
+  `${w.kind} ${w.where === 'text' ? 'in memory' : 'end to end'}, ${int(w.lines)} lines${w.k ? `, ${w.k} replacements` : ''}`
+
+/**
+ * One row per workload and peer: medians (min–max) and the peer's time
+ * over hashline's, against the 1.5× target.
+ * @param {any} r
+ */
+function peerRows(r) {
+  const rows = []
+  for (const w of r.results) {
+    const h = w.times.hashline
+    for (const [name, t] of Object.entries(w.times)) {
+      if (name === 'hashline') continue
+      const ratio = /** @type {any} */ (t).ms / h.ms
+      rows.push([workload(w), spread(h), name, spread(/** @type {any} */ (t)), `${times(ratio)}`, verdict(ratio >= 1.5)])
+    }
+    for (const [name, why] of Object.entries(w.errors)) rows.push([workload(w), h ? spread(h) : '—', name, `not run: ${why}`, '—', '—'])
+  }
+  return rows
+}
+
+/**
+ * The worst ratio over peers for one kind of workload.
+ * @param {any[]} runs @param {string} kind
+ */
+function worst(runs, kind) {
+  let best = { ratio: Infinity, where: '' }
+  for (const r of runs) {
+    for (const w of r.results.filter((/** @type {any} */ x) => x.kind === kind)) {
+      for (const [name, t] of Object.entries(w.times)) {
+        if (name === 'hashline') continue
+        const ratio = /** @type {any} */ (t).ms / w.times.hashline.ms
+        if (ratio < best.ratio) best = { ratio, where: `${name}, ${workload(w)} (${r.runtime})` }
+      }
+    }
+  }
+  return best
+}
+
+/** @param {Record<string, any>} all */
+function report(all) {
+  const { node, bun, floor, mem, grow, meta } = all
+  const out = []
+  out.push(`## hashline against its peers (${meta.quick ? 'quick' : 'full'} run)`, '')
+  out.push(
+    `${meta.cpus}; load average ${meta.loadStart} at the start, ${meta.loadEnd} at the end. Binding: \`${meta.binding}\` (${meta.kind}). ` +
+      `Inputs: the first lines of ${SOURCE}, repeated from the top past its 200 276 lines. Each time is the median of its workload's rounds (min–max in brackets); implementations run in rotation after three warm-up rounds; "ratio" is the peer's median over hashline's in the same process (above 1: hashline is faster).`,
+    '',
+  )
+  const runs = [node, bun].filter(Boolean)
+  const targets = []
+  for (const kind of ['view', 'edit']) {
+    const w = worst(runs, kind)
+    targets.push([`${kind}: ≥ 1.5× faster than every peer at every size`, w.ratio === Infinity ? 'no peer ran' : `worst ${times(w.ratio)}: ${w.where}`, w.ratio === Infinity ? '—' : verdict(w.ratio >= 1.5)])
+  }
+  const view100k = node.results.find((/** @type {any} */ x) => x.kind === 'view' && x.where === 'file' && x.lines === 100_000)
+  const text100k = node.results.find((/** @type {any} */ x) => x.kind === 'view' && x.where === 'text' && x.lines === 100_000)
+  if (floor && !floor.error && view100k) {
+    const f = floor.medianNs / 1e6
+    const r = view100k.times.hashline.ms / f
+    targets.push([`100 000-line view within 1.3× of the floor (${time(f)}: 2 SHA-1 per line on ${floor.threads} cores + the view text, Rust)`, `${time(view100k.times.hashline.ms)} end to end = ${times(r)} the floor; in memory (\`formatView\`) ${time(text100k.times.hashline.ms)} = ${times(text100k.times.hashline.ms / f)}`, verdict(r <= 1.3)])
+  } else targets.push(['100 000-line view within 1.3× of the floor', `floor not measured${floor?.error ? `: ${floor.error}` : ''}`, '—'])
+  const small = node.results.find((/** @type {any} */ x) => x.kind === 'view' && x.where === 'file' && x.lines === 50)
+  if (small) targets.push(['50-line read under 15 µs (end to end, Node)', time(small.times.hashline.ms), verdict(small.times.hashline.ms < 0.015)])
+  if (mem) {
+    // The view of every line is reported, not judged: its text alone is larger than the file.
+    for (const run of mem.runs.filter((/** @type {any} */ x) => x.mode !== 'engine-view-full')) {
+      const grown = ((run.peakKb - run.beforeKb) * 1024) / mem.bytes
+      targets.push([`memory ≤ 2× the file, ${run.mode === 'engine-edit' ? 'edit (100 replacements)' : 'view (default 2 000 lines)'}, ${mb(mem.bytes)} file`, `+${mb((run.peakKb - run.beforeKb) * 1024)} = ${times(grown)}`, verdict(grown <= 2)])
+    }
+  }
+  if (grow) {
+    for (const key of ['view', 'edit']) {
+      const per = grow.map((/** @type {any} */ g) => (g[`${key}Cpu`] * 1e6) / g.lines)
+      const steps = per.slice(1).map((/** @type {number} */ x, /** @type {number} */ i) => x / per[i])
+      const w = Math.max(...steps)
+      targets.push([`${key}: time per line flat from ${int(grow[0].lines)} to ${int(grow[grow.length - 1].lines)} lines (no step > 1.5×)`, `CPU ns/line ${per.map((/** @type {number} */ x) => x.toFixed(0)).join(' / ')}; worst step ${times(w)}`, verdict(w <= 1.5)])
+    }
+  }
+  out.push('### Targets', '', table(['target', 'measured', 'status'], targets), '')
+  for (const r of runs) {
+    const failed = Object.entries(r.failed).map(([n, why]) => `${n}: ${why}`)
+    out.push(`### ${r.runtime}`, '', `Implementations: ${r.impls.join(', ')}.${failed.length ? ` Not loaded: ${failed.join('; ')}.` : ''}`, '')
+    out.push(table(['workload', 'hashline', 'peer', 'peer time', 'ratio', '≥ 1.5×'], peerRows(r)), '')
+  }
+  if (bun === undefined && all.bunNote) out.push(all.bunNote, '')
+  if (floor && !floor.error) {
+    out.push(
+      `Floor (Rust, ${floor.threads} threads, ${int(floor.lines)} lines, ${mb(floor.bytes)}, view text ${mb(floor.viewBytes)}): median ${time(floor.medianNs / 1e6)} (${time(floor.minNs / 1e6)}–${time(floor.maxNs / 1e6)}) over ${floor.reps} runs.`,
+      '',
+    )
+  }
+  if (mem) {
+    out.push(
+      `Peak resident memory, ${mb(mem.bytes)} file of ${int(mem.lines)} lines, each run in a fresh Node process:`,
+      '',
+      table(
+        ['run', 'RSS before', 'peak RSS', 'peak − before', '÷ file size'],
+        mem.runs.map((/** @type {any} */ x) => [x.mode, mb(x.beforeKb * 1024), mb(x.peakKb * 1024), mb((x.peakKb - x.beforeKb) * 1024), times(((x.peakKb - x.beforeKb) * 1024) / mem.bytes)]),
+      ),
+      '',
+    )
+  }
+  if (grow) {
+    out.push(
+      'Growth (hashline, Node, end to end; CPU is the process\'s, all threads):',
+      '',
+      table(
+        ['lines', 'file', 'view', 'view ns/line', 'view CPU ns/line', 'edit (100 replacements)', 'edit ns/line', 'edit CPU ns/line'],
+        grow.map((/** @type {any} */ g) => [int(g.lines), mb(g.bytes), time(g.viewMs), ((g.viewMs * 1e6) / g.lines).toFixed(0), ((g.viewCpu * 1e6) / g.lines).toFixed(0), time(g.editMs), ((g.editMs * 1e6) / g.lines).toFixed(0), ((g.editCpu * 1e6) / g.lines).toFixed(0)]),
+      ),
+      '',
+    )
+  }
+  out.push(`Total time of this run: ${meta.seconds} s.`)
+  return out.join('\n') + '\n'
+}
+
+async function main() {
+  const opts = parseArgs(process.argv.slice(2))
+  const started = performance.now()
+  const loadStart = os.loadavg().map((x) => x.toFixed(2)).join(' ')
+  if (opts.buildRelease) opts.binding = buildRelease()
+  const floorBin = buildFloor()
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'hashline-peers-'))
+  try {
+    const node = await measure({ binding: opts.binding, work, quick: opts.quick, only: opts.only })
+    /** @type {any} */
+    let bun
+    let bunNote = ''
+    if (opts.bun) {
+      const found = findBun(opts.bunPath)
+      if (!found) bunNote = 'Bun: not run (no `bun` binary found).'
+      else {
+        process.stderr.write(`  running the Bun process (Bun ${found.version}) ...\n`)
+        const job = JSON.stringify({ binding: opts.binding, work, quick: opts.quick, only: opts.only })
+        const child = spawnSync(found.path, [path.join(here, 'measure.mjs'), job], { cwd: here, encoding: 'utf8', maxBuffer: 64 << 20, stdio: ['ignore', 'pipe', 'inherit'] })
+        if (child.status === 0) bun = JSON.parse(child.stdout.trim().split('\n').pop() ?? '{}')
+        else bunNote = `Bun ${found.version}: the run failed (exit ${child.status}); see the messages above.`
+      }
+    }
+    process.stderr.write('  the floor ...\n')
+    const floorFile = path.join(work, 'floor-100k.js')
+    fs.writeFileSync(floorFile, textOf(100_000))
+    const f = spawnSync(floorBin, ['--reps', opts.quick ? '7' : '31', floorFile], { encoding: 'utf8' })
+    const floor = f.status === 0 ? JSON.parse(f.stdout) : { error: f.stderr || String(f.error) }
+    process.stderr.write('  memory ...\n')
+    const mem = opts.only ? undefined : memory(opts.binding, work, opts.quick ? 20e6 : 100e6)
+    const grow = opts.only ? undefined : await growth(opts.binding, work, opts.quick)
+    const meta = {
+      quick: opts.quick,
+      cpus: `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'unknown CPU'}`,
+      loadStart,
+      loadEnd: os.loadavg().map((x) => x.toFixed(2)).join(' '),
+      binding: path.relative(repo, opts.binding) || opts.binding,
+      kind: bindingKind(opts.binding),
+      seconds: ((performance.now() - started) / 1000).toFixed(0),
+    }
+    const all = { node, bun, bunNote, floor, mem, grow, meta }
+    process.stdout.write(report(all))
+    if (opts.json) fs.writeFileSync(opts.json, JSON.stringify(all, null, 2))
+  } finally {
+    fs.rmSync(work, { recursive: true, force: true })
+  }
+  // A peer may leave servers or timers behind.
+  process.exit(0)
+}
+
+main().catch((err) => {
+  process.stderr.write(`${err.stack ?? err}\n`)
+  process.exit(1)
+})
