@@ -7,6 +7,9 @@
 // what the model reads (views, results, errors); output tokens what it writes
 // (the tool-call arguments).
 
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { splitLines } from './diff.mjs'
 import { toolCalls } from './formats.mjs'
 import { inject } from './mistakes.mjs'
@@ -161,7 +164,8 @@ export class Session {
         this.engineTrials.set(key, t)
       }
       r = { outcome: t.outcome, rejected: t.rejected, errors: t.rejected.map(() => t.output ?? '') }
-    } else r = this.playRef(refFormat(id), variant, mistakes)
+    } else if (id === LEAN_CHOICE && engineLean) r = this.playLeanEngine(variant, mistakes)
+    else r = this.playRef(refFormat(id), variant, mistakes)
 
     /** @type {Record<string, number>} */
     const input = {}
@@ -181,6 +185,18 @@ export class Session {
     return { outcome: r.outcome, input, output, rejections: r.rejected.length }
   }
 
+  /** The chosen lean view's edit through the engine (once the binding has the lean view). */
+  playLeanEngine(/** @type {Variant} */ variant, /** @type {Mistake[]} */ mistakes) {
+    const edit = /** @type {HashlineEdit} */ (variant.edits.hashline)
+    const sent = mistakes.length > 0 ? injectInto(edit, mistakes) : edit
+    try {
+      const r = leanEngineEdit(this.shown.text, sent, variant.earlierSpec)
+      return { outcome: r.text === variant.finalText ? /** @type {const} */ ('correct') : /** @type {const} */ ('silent'), rejected: [], errors: [] }
+    } catch (err) {
+      return { outcome: /** @type {const} */ ('rejected'), rejected: [0], errors: [String(/** @type {any} */ (err).message)] }
+    }
+  }
+
   /** A ref format's edit through its modelled tool. */
   playRef(/** @type {RefFormat} */ f, /** @type {Variant} */ variant, /** @type {Mistake[]} */ mistakes) {
     const stale = variant.earlierSpec
@@ -190,6 +206,48 @@ export class Session {
     const res = applyRefEdit(f, sent, { shown: this.shown, current, map: stale ? specMap(stale) : undefined })
     if (res.outcome === 'rejected') return { outcome: /** @type {const} */ ('rejected'), rejected: [0], errors: [f.fail(this.path, current, res.bad)] }
     return { outcome: res.text === variant.finalText ? /** @type {const} */ ('correct') : /** @type {const} */ ('silent'), rejected: [], errors: [] }
+  }
+}
+
+/**
+ * The chosen lean view through the engine itself, once the binding renders it:
+ * a session reads the file in the lean view, makes the earlier edit of the
+ * stale scenario, and sends the batch citing the refs of the first view.
+ * @param {string} oldText @param {HashlineEdit} edit mistakes injected @param {{ oldStart: number, oldLen: number, lines: string[] } | undefined} earlier
+ */
+export function leanEngineEdit(oldText, edit, earlier) {
+  const dir = mkdtempSync(join(tmpdir(), 'editbench-lean-'))
+  try {
+    writeFileSync(join(dir, 'file'), oldText)
+    const session = new binding.Hashline({ root: dir })
+    const view = session.read('file', { limit: 1_000_000, view: 'lean' }).text
+    /** @type {string[]} */
+    const tags = []
+    for (const line of view.split('\n')) {
+      const m = /^(\d+)([a-z]{2})[ \t]/.exec(line)
+      if (m) tags[Number(m[1])] = m[2]
+    }
+    const ref = (/** @type {number} */ n, shift = 0) => `${Math.max(1, n + shift)}${tags[n] ?? 'aa'}`
+    if (earlier) {
+      const at = earlier.oldStart
+      const op = earlier.oldLen > 0 ? { op: 'replace', ref: ref(at + 1), through: ref(at + earlier.oldLen), content: earlier.lines.join('\n') } : at > 0 ? { op: 'insert_after', ref: ref(at), content: earlier.lines.join('\n') } : { op: 'prepend', content: earlier.lines.join('\n') }
+      session.edit('file', { operations: [op] })
+    }
+    const operations = edit.units.map((u) => {
+      /** @type {Record<string, string>} */
+      const o = { op: u.op }
+      if (u.first !== undefined) o.ref = ref(u.first, u.refShift)
+      if (u.last !== undefined && u.last !== u.first && (u.op === 'replace' || u.op === 'delete')) o.through = ref(u.last, u.throughShift)
+      if (u.op !== 'delete') {
+        const start = u.op === 'insert_after' ? (u.first ?? 0) + 1 : u.op === 'append' ? tags.length : u.op === 'prepend' ? 1 : u.first ?? 1
+        o.content = u.lines.map((l, k) => (u.echo ? `${start + k}${tags[start + k] ?? 'aa'} ` : '') + l.text).join('\n') + (u.lines.length > 0 && u.lines[u.lines.length - 1].text === '' ? '\n' : '')
+      }
+      return o
+    })
+    const r = session.edit('file', { operations })
+    return { text: readFileSync(join(dir, 'file'), 'utf8'), output: r.output }
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
   }
 }
 
