@@ -10,7 +10,7 @@ import { binding } from '../appliers/hashline.mjs'
 
 const digest = (/** @type {string} */ s) => createHash('sha1').update(s, 'utf8').digest()
 /** The text the engine hashes: trailing spaces and tabs never count. */
-export const hashedText = (/** @type {string} */ line) => line.replace(/[ \t]+$/, '')
+const hashedText = (/** @type {string} */ line) => line.replace(/[ \t]+$/, '')
 
 /**
  * The letters a pair tag starts with: one set for even line numbers, the

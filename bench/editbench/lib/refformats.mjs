@@ -5,7 +5,7 @@
 // any of them against a file the way that tool would.
 
 import { binding } from '../appliers/hashline.mjs'
-import { diffLines, joinLines } from './diff.mjs'
+import { joinLines } from './diff.mjs'
 import { hashlineView } from './views.mjs'
 import { FULL_PREFIX, b64Tag, engineLean, pairTag, stripLeanPrefixes } from './lean.mjs'
 import { angRef, angRev, changedRows, numbered, ompFileTag, ompV2Tag, omoLegacyTag, omoTag, opencodeRead, around } from './peers.mjs'
@@ -701,4 +701,4 @@ export function rangesIntact(/** @type {HashlineEdit} */ edit, /** @type {(l: nu
   })
 }
 
-export { engineLean, diffLines }
+export { engineLean }
