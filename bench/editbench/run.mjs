@@ -19,6 +19,12 @@ import { COMBOS, FORMATS, Scenario } from './lib/scenario.mjs'
 import { ENCODINGS, tokenizer } from './lib/tokens.mjs'
 import { PEER_VIEWS, renderView, viewWithRefs } from './lib/views.mjs'
 import { rng } from './lib/rng.mjs'
+import { SESSION_FORMATS, Session } from './lib/session.mjs'
+import { refFormat, tagsOf } from './lib/refformats.mjs'
+import { shapes } from './lib/shapes.mjs'
+import { movedBlocks, moveOperation } from './lib/moves.mjs'
+import { stripLeanPrefixes, LEAN_PREFIX } from './lib/lean.mjs'
+import { toolCalls } from './lib/formats.mjs'
 
 const HERE = dirname(fileURLToPath(import.meta.url))
 const KIND_IDS = KINDS.map((k) => k.id)
@@ -30,6 +36,10 @@ const KIND_IDS = KINDS.map((k) => k.id)
  */
 const FALLBACK_EVERY = 4
 const sampled = (/** @type {Combo} */ c) => c.applier === 'engine-fallback'
+/** The line-prefix shapes are measured on every SHAPES_EVERY-th file: there are a few hundred of them. */
+const SHAPES_EVERY = 8
+/** Session conditions: every mistake kind mixed, and the same without boundary echoes (owned by another issue). */
+export const SESSION_CONDS = ['mixed', 'mixed-nb']
 
 /**
  * @typedef {import('./lib/scenario.mjs').Combo} Combo
@@ -110,6 +120,22 @@ function main() {
   let widened = 0
   let hashOps = 0
   let extended = 0
+  /** @type {Map<string, import('./lib/sessionreport.mjs').SessionCell>} session outcomes and tokens by rate, condition and format */
+  const sessions = new Map()
+  /** @type {Map<string, { n: number, correct: number, rejected: number, silent: number }>} one mistake of a kind, by kind and format */
+  const sessionForced = new Map()
+  /** @type {Record<string, { reads: Record<string, number>, lines: number, calls: Record<string, number>, view: Record<string, number> }>} */
+  const sessionCost = {}
+  const shapeList = shapes()
+  /** @type {Record<string, Record<string, number>>} view tokens per shape and encoding, over the sampled files */
+  const shapeTokens = {}
+  const shapeRaw = { lines: 0, tokens: /** @type {Record<string, number>} */ ({}) }
+  /** How often the lean clean-up rule would touch content that is no echo: ideal ops, and single file lines. */
+  const leanFalse = { ops: 0, opsStripped: 0, lines: 0, linesMatching: 0 }
+  const moves = {
+    files: 0, blocks: 0, moves: 0, lines: 0, worth: 0, worthLines: 0, worthMoves: 0,
+    retyped: /** @type {Record<string, number>} */ ({}), ops: /** @type {Record<string, number>} */ ({}), saved: /** @type {Record<string, number>} */ ({}), hashlineTotal: /** @type {Record<string, number>} */ ({}),
+  }
   /** @type {Record<string, number>} */
   const byLanguage = {}
   /** @type {Set<string>} */
@@ -192,6 +218,109 @@ function main() {
       for (const v of PEER_VIEWS) {
         const n = add(v.name, renderView(sc.oldLines, v))
         if (v.name === 'N: ') readCost.plain[t.name] = n
+      }
+    }
+
+    // The session measure: every format's session of this file, at every rate, and one mistake of each kind.
+    const ss = new Session(sc, toks)
+    for (const f of SESSION_FORMATS) {
+      const c = ss.cost(f.id)
+      const acc = (sessionCost[f.id] ??= { reads: {}, lines: 0, calls: {}, view: {} })
+      acc.lines += sc.oldLines.length
+      for (const t of toks) {
+        acc.reads[t.name] = (acc.reads[t.name] ?? 0) + c.read[t.name]
+        acc.calls[t.name] = (acc.calls[t.name] ?? 0) + c.calls[t.name].reduce((a, b) => a + b, 0)
+        // Tokens per line of view: the whole file in one view, less the raw file.
+        const whole = f.id === 'opencode' ? renderView(sc.oldLines, PEER_VIEWS[0]) : f.id === 'hashline' ? sc.view : refFormat(f.id).page(sc.path, ss.shown, 1, Infinity)
+        acc.view[t.name] = (acc.view[t.name] ?? 0) + t.count(whole) - t.count(raw)
+      }
+    }
+    for (const kind of KIND_IDS) {
+      const variant = kind === 'stale' ? sc.stale : sc.ideal
+      if (!variant) continue
+      for (const f of SESSION_FORMATS) {
+        const edit = ss.editFor(f.id, variant)
+        const mistakes = kind === 'stale' ? [] : oneMistake(edit, kind, rng(`${opt.seed}|session-forced|${kind}|${f.id === 'opencode' ? 'str' : 'ref'}|${file.id}`))
+        if (!mistakes) continue
+        const r = ss.play(f.id, variant, mistakes)
+        const cell = sessionForced.get(`${kind}\t${f.id}`) ?? { n: 0, correct: 0, rejected: 0, silent: 0 }
+        cell.n++
+        cell[r.outcome]++
+        sessionForced.set(`${kind}\t${f.id}`, cell)
+      }
+    }
+    for (const rate of RATES) {
+      for (const cond of SESSION_CONDS) {
+        const kinds = KIND_IDS.filter((k) => k !== 'stale' && (cond === 'mixed' || k !== 'echo-boundary'))
+        const stale = rng(`${opt.seed}|${rate}|session|stale|${file.id}`).chance(rate) ? sc.stale : null
+        const variant = stale ?? sc.ideal
+        for (const f of SESSION_FORMATS) {
+          const edit = ss.editFor(f.id, variant)
+          const mistakes = mistakesAtRate(edit, /** @type {any} */ (kinds), rate, rng(`${opt.seed}|${rate}|session|${f.id === 'opencode' ? 'str' : 'ref'}|${file.id}`))
+          const r = ss.play(f.id, variant, mistakes)
+          const key = `${rate}\t${cond}\t${f.id}`
+          const cell = sessions.get(key) ?? { n: 0, correct: 0, rejected: 0, silent: 0, rejections: 0, input: {}, output: {} }
+          cell.n++
+          cell[r.outcome]++
+          cell.rejections += r.rejections
+          for (const t of toks) {
+            cell.input[t.name] = (cell.input[t.name] ?? 0) + r.input[t.name]
+            cell.output[t.name] = (cell.output[t.name] ?? 0) + r.output[t.name]
+          }
+          sessions.set(key, cell)
+        }
+      }
+    }
+
+    // Lean-view shapes, on a sample of the files.
+    if (fi % SHAPES_EVERY === 0) {
+      shapeRaw.lines += sc.oldLines.length
+      for (const t of toks) {
+        shapeRaw.tokens[t.name] = (shapeRaw.tokens[t.name] ?? 0) + t.count(raw)
+        for (const shape of shapeList) {
+          let view = ''
+          for (let i = 0; i < sc.oldLines.length; i++) view += shape.prefix(i + 1, sc.oldLines[i]) + sc.oldLines[i] + '\n'
+          const row = (shapeTokens[shape.name + '\t' + shape.alphabet] ??= {})
+          row[t.name] = (row[t.name] ?? 0) + t.count(view)
+        }
+      }
+    }
+    // The lean clean-up rule on content that is no echo: every ideal op, and every file line on its own.
+    for (const u of /** @type {import('./lib/formats.mjs').HashlineEdit} */ (sc.ideal.edits.hashline).units) {
+      if (u.lines.length === 0) continue
+      leanFalse.ops++
+      if (stripLeanPrefixes(u.lines.map((l) => l.text))) leanFalse.opsStripped++
+    }
+    leanFalse.lines += sc.oldLines.length
+    for (const l of sc.oldLines) if (LEAN_PREFIX.test(l)) leanFalse.linesMatching++
+
+    // Moved and copied code: what citing it instead of retyping it would save.
+    const blocks = movedBlocks(sc.change)
+    const leanTags = tagsOf(refFormat('pair'), ss.shown)
+    for (const t of toks) {
+      const [call] = toolCalls(sc.ideal.edits.hashline, sc.path)
+      moves.hashlineTotal[t.name] = (moves.hashlineTotal[t.name] ?? 0) + t.split(call).total
+    }
+    if (blocks.length > 0) {
+      moves.files++
+      for (const b of blocks) {
+        moves.blocks++
+        if (b.kind === 'move') moves.moves++
+        moves.lines += b.len
+        for (const t of toks) {
+          const retyped = t.count(JSON.stringify(b.lines.join('\n') + '\n').slice(1, -1))
+          // The op that cites the block, plus the header of the op split around it when the block sat inside one.
+          const op = t.count(moveOperation(b, (n) => `${n}${leanTags[n]}`)) + (b.inside ? t.count(',{"op":"insert_after","ref":"123ab","content":""}') : 0)
+          moves.retyped[t.name] = (moves.retyped[t.name] ?? 0) + retyped
+          moves.ops[t.name] = (moves.ops[t.name] ?? 0) + op
+          // A model cites the block only where that is shorter than retyping it.
+          moves.saved[t.name] = (moves.saved[t.name] ?? 0) + Math.max(0, retyped - op)
+          if (t.name === ENCODINGS[0] && retyped > op) {
+            moves.worth++
+            moves.worthLines += b.len
+            if (b.kind === 'move') moves.worthMoves++
+          }
+        }
       }
     }
 
@@ -287,6 +416,15 @@ function main() {
     echoes,
     repeats,
     timing,
+    sessions,
+    sessionForced,
+    sessionCost,
+    shapeList,
+    shapeTokens,
+    shapeRaw,
+    leanFalse,
+    moves,
+    shapesEvery: SHAPES_EVERY,
   })
   if (opt.write) {
     // Only a run over every fixture replaces the committed report.
@@ -294,7 +432,8 @@ function main() {
     mkdirSync(dir, { recursive: true })
     writeFileSync(join(dir, 'REPORT.md'), report.markdown)
     writeFileSync(join(dir, 'plot.svg'), report.svg)
-    console.log(`wrote ${relative(process.cwd(), join(dir, 'REPORT.md'))} and plot.svg (${corpus.length} files, ${seconds.toFixed(0)} s)`)
+    writeFileSync(join(dir, 'session.svg'), report.sessionSvg)
+    console.log(`wrote ${relative(process.cwd(), join(dir, 'REPORT.md'))}, plot.svg and session.svg (${corpus.length} files, ${seconds.toFixed(0)} s)`)
   } else console.log(report.markdown)
   console.log(report.verdict)
   if (!report.ok) process.exitCode = 2

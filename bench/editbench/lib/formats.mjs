@@ -20,7 +20,7 @@ import { plainPrefix } from './views.mjs'
  *
  * @typedef {{ op: string, first?: number, last?: number, lines: Line[], before?: string, after?: string,
  *   refShift?: number, throughShift?: number, echo?: boolean }} HashlineOp
- * @typedef {{ kind: 'hashline', units: HashlineOp[], widened: number, refs: string[] }} HashlineEdit
+ * @typedef {{ kind: 'hashline', units: HashlineOp[], widened: number, refs: string[], throughAlways?: boolean }} HashlineEdit
  *
  * @typedef {{ lines: Line[], startLine: number, before?: string, after?: string, newline?: 'suffix' | 'prefix', echo?: boolean }} Call
  * @typedef {{ kind: 'str', units: Call[], context: number }} StrEdit

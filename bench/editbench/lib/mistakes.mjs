@@ -75,7 +75,8 @@ export function sitesOf(edit, kind) {
   if (edit.kind === 'hashline') {
     return edit.units.flatMap((u, i) => [
       ...(u.first !== undefined ? [{ unit: i, which: 'ref' }] : []),
-      ...(u.last !== undefined && u.last !== u.first && (u.op === 'replace' || u.op === 'delete') ? [{ unit: i, which: 'through' }] : []),
+      // A format that always types both ends of a range (`PUT 5.=5:`) can slip on either.
+      ...(u.last !== undefined && (u.last !== u.first || edit.throughAlways) && (u.op === 'replace' || u.op === 'delete') ? [{ unit: i, which: 'through' }] : []),
     ])
   }
   if (edit.kind === 'patch') return edit.units.map((_u, i) => ({ unit: i }))

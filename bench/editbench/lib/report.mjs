@@ -6,6 +6,7 @@ import { scatterSvg } from './plot.mjs'
 import { COMBOS, FORMATS } from './scenario.mjs'
 import { ENCODINGS } from './tokens.mjs'
 import { PEER_VIEWS } from './views.mjs'
+import { renderSessions } from './sessionreport.mjs'
 
 export const RATES = [0.005, 0.01, 0.02, 0.05]
 export const OUR_VIEW = 'N#HHH#AAA|'
@@ -20,7 +21,7 @@ export const SHORT_VIEW = 'N#HHH| or N#HHH#AAA|'
  *   viewTokens: Record<string, Record<string, { tokens: number, lines: number }>>,
  *   hashlineSilent: Array<{ kind: string, cond: string, file: string, mistakes: any, detail: string, echo?: string }>,
  *   echoes: Record<string, Record<string, number>>, repeats: { blank: number, text: number },
- *   timing: import('./scenario.mjs').Timing }} Run
+ *   timing: import('./scenario.mjs').Timing } & Omit<import('./sessionreport.mjs').SessionData, 'rates' | 'encodings'>} Run
  */
 
 const pct = (/** @type {number} */ part, /** @type {number} */ whole) => (whole === 0 ? '–' : ((100 * part) / whole).toFixed(part === 0 || part === whole ? 0 : 1))
@@ -209,6 +210,9 @@ export function renderReport(d) {
   L.push(`- Mixed mistakes, silently wrong % at ${RATES.map((r) => `${r * 100}%`).join(' / ')} and tokens per successful edit: ${patchCombos.map((c) => `${COMBOS.find((x) => x.id === c)?.label} ${RATES.map((r) => silentAt(c, r)).join(' / ')} (${RATES.map((r) => fmtTokens(tokensAt(c, r))).join(' / ')})`).join('; ')}.`)
   L.push('')
 
+  const session = renderSessions({ ...d, rates: RATES, encodings: ENCODINGS })
+  L.push(session.markdown)
+  L.push('')
   L.push('## Applier time')
   L.push('')
   L.push(`Wall time per call on the ${d.fallbackFiles} files where every applier ran, over the mistake trials (the same edits for the appliers of one format). Only ratios within this run mean anything: the machine is shared.`)
@@ -225,13 +229,13 @@ export function renderReport(d) {
   }
   L.push('')
 
-  const ok = silentKinds.length === 0 && cheaper && cheaperIdeal && viewOk
-  const verdict = `targets: silent-free ${silentKinds.length === 0 ? 'met' : `NOT met (${silentKinds.map((k) => k.id).join(', ')})`}; tokens ${cheaper && cheaperIdeal ? 'met' : 'NOT met'}; view ${viewOk ? 'met' : 'NOT met'}`
+  const ok = silentKinds.length === 0 && cheaper && cheaperIdeal && viewOk && session.ok
+  const verdict = `targets: silent-free ${silentKinds.length === 0 ? 'met' : `NOT met (${silentKinds.map((k) => k.id).join(', ')})`}; tokens ${cheaper && cheaperIdeal ? 'met' : 'NOT met'}; view ${viewOk ? 'met' : 'NOT met'}; ${session.verdict}`
   const svg = scatterSvg({
     title: 'Silent corruption against tokens per successful edit (mixed mistakes, 0.5–5% per site)',
     xLabel: `${O} tokens per successful edit (re-read + retry counted per rejection), log scale`,
     yLabel: 'silently wrong files, %',
     series,
   })
-  return { markdown: L.join('\n') + '\n', svg, ok, verdict }
+  return { markdown: L.join('\n') + '\n', svg, sessionSvg: session.sessionSvg, ok, verdict }
 }

@@ -24,7 +24,7 @@ import { binding } from '../appliers/hashline.mjs'
  * @typedef {{ oldStart: number, oldLen: number, lines: string[] }} Spec a hunk with its new lines in hand
  * @typedef {'hashline' | 'hashline-short' | 'str-min' | 'str-ctx2' | 'patch-ctx3' | 'patch-ref' | 'patch-ref1' | 'whole'} FormatId
  * @typedef {{ id: string, format: FormatId, applier: string, label: string }} Combo
- * @typedef {{ base: string, finalText: string, inter: string[], edits: Record<FormatId, Edit>, earlier?: Record<string, any> }} Variant
+ * @typedef {{ base: string, finalText: string, inter: string[], edits: Record<FormatId, Edit>, earlier?: Record<string, any>, earlierSpec?: Spec }} Variant
  * @typedef {{ outcome: 'correct' | 'rejected' | 'silent', rejected: number[], noted: boolean, output?: string, got?: string }} TrialResult
  * @typedef {Record<string, { applied: number, appliedMs: number, refused: number, refusedMs: number }>} Timing
  */
@@ -199,6 +199,7 @@ export class Scenario {
         hashline: hashlineRequest(buildHashline(earlierChange, this.refs.full, engineText)),
         'hashline-short': hashlineRequest(buildHashline(earlierChange, this.refs.short, engineText)),
       },
+      earlierSpec: earlier,
     }
     return this._stale
   }

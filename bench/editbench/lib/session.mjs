@@ -1,0 +1,283 @@
+// @ts-check
+// The session measure: for one file, the session a model runs to make its
+// change in one edit format. It reads the file (views of at most PAGE lines,
+// the pages holding the lines the change touches), sends the edit (with the
+// mistakes drawn for it), reads each result, and for each rejected call reads
+// the error, reads the pages again and sends the call again. Input tokens are
+// what the model reads (views, results, errors); output tokens what it writes
+// (the tool-call arguments).
+
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { splitLines } from './diff.mjs'
+import { toolCalls } from './formats.mjs'
+import { inject } from './mistakes.mjs'
+import { COMBOS } from './scenario.mjs'
+import { LEAN_CHOICE, REF_FORMATS, applyRefEdit, engineLean, plainPage, refFormat, specMap, tagsOf } from './refformats.mjs'
+import { binding } from '../appliers/hashline.mjs'
+
+/**
+ * @typedef {import('./scenario.mjs').Scenario} Scenario
+ * @typedef {import('./scenario.mjs').Variant} Variant
+ * @typedef {import('./mistakes.mjs').Mistake} Mistake
+ * @typedef {import('./tokens.mjs').Tokenizer} Tokenizer
+ * @typedef {import('./tokens.mjs').Tagged} Tagged
+ * @typedef {import('./formats.mjs').HashlineEdit} HashlineEdit
+ * @typedef {import('./refformats.mjs').RefFormat} RefFormat
+ * @typedef {import('./refformats.mjs').Version} Version
+ * @typedef {{ outcome: 'correct' | 'rejected' | 'silent', input: Record<string, number>, output: Record<string, number>, rejections: number }} SessionResult
+ */
+
+/** Lines a view shows at most; a longer file is read in pages. */
+export const PAGE = 2000
+/** Output tokens weigh this many input tokens in the session cost. */
+export const OUTPUT_WEIGHT = 4
+
+/**
+ * The formats of the session measure, in table order.
+ * @type {Array<{ id: string, label: string, family: 'builtin' | 'peer' | 'ours' | 'lean' }>}
+ */
+export const SESSION_FORMATS = [
+  { id: 'opencode', label: 'OpenCode built-in: `N: ` view, str_replace (matcher chain)', family: 'builtin' },
+  ...REF_FORMATS.map((f) => ({ id: f.id, label: f.label, family: /** @type {'peer' | 'ours' | 'lean'} */ (f.id === 'hashline' ? 'ours' : ['omo', 'omp-v2', 'omp', 'angdrew'].includes(f.id) ? 'peer' : 'lean') })),
+]
+
+const OPENCODE_OK = 'Edit applied successfully.'
+const OPENCODE_NOT_FOUND = 'Could not find oldString in the file. It must match exactly, including whitespace, indentation, and line endings.'
+const STR_COMBO = /** @type {import('./scenario.mjs').Combo} */ (COMBOS.find((c) => c.id === 'str-min/opencode'))
+const ENGINE_COMBO = /** @type {import('./scenario.mjs').Combo} */ (COMBOS.find((c) => c.id === 'hashline/engine'))
+
+/** First lines (1-based) of the pages that hold the lines a change touches. */
+export function pagesOf(/** @type {Scenario} */ sc) {
+  /** @type {Set<number>} */
+  const pages = new Set()
+  const n = sc.oldLines.length
+  for (const s of sc.specs) {
+    const from = Math.max(1, Math.min(n, s.oldStart))
+    const to = Math.max(from, Math.min(n, s.oldStart + Math.max(1, s.oldLen)))
+    for (let l = from; l <= to; l++) pages.add(Math.floor((l - 1) / PAGE) * PAGE + 1)
+  }
+  if (pages.size === 0) pages.add(1)
+  return [...pages].sort((a, b) => a - b)
+}
+
+/** A version of a text, with the tags of each format computed when first asked. */
+export const version = (/** @type {string} */ text) => /** @type {Version} */ ({ text, lines: splitLines(text) })
+
+/** The session of one file in every format. */
+export class Session {
+  /** @param {Scenario} sc @param {Tokenizer[]} toks */
+  constructor(sc, toks) {
+    this.sc = sc
+    this.toks = toks
+    this.path = sc.path
+    this.shown = version(sc.file.beforeText)
+    this.after = version(sc.file.afterText)
+    this.pages = pagesOf(sc)
+    /** @type {Map<string, { read: Record<string, number>, calls: Record<string, number[]>, ok: Record<string, number[]>, lines: number }>} */
+    this.costs = new Map()
+    /** @type {Map<string, import('./scenario.mjs').TrialResult>} engine outcomes by mistakes: the same draw recurs across conditions */
+    this.engineTrials = new Map()
+    /** @type {Version | undefined} the text the stale scenario's earlier edit left */
+    this.staleBase = undefined
+  }
+
+  /** @param {string} text */
+  count(text) {
+    return Object.fromEntries(this.toks.map((t) => [t.name, t.count(text)]))
+  }
+
+  /** The read output of every needed page of the version read, in a format. */
+  readText(/** @type {string} */ id) {
+    const v = this.shown
+    return this.pages
+      .map((start) => {
+        if (id === 'opencode') return plainPage(this.path, v, start, PAGE)
+        if (id === 'hashline') return binding.formatView(v.text, { path: this.path, offset: start, limit: PAGE })
+        if (id === LEAN_CHOICE && engineLean) return binding.formatView(v.text, { path: this.path, offset: start, limit: PAGE, view: 'lean' })
+        return refFormat(id).page(this.path, v, start, PAGE)
+      })
+      .join('\n')
+  }
+
+  /** The ideal calls of a format on the change as a whole, tagged for the token split. */
+  idealCalls(/** @type {string} */ id) {
+    if (id === 'opencode') return toolCalls(this.sc.ideal.edits['str-min'], this.path)
+    if (id === 'hashline') return toolCalls(this.sc.ideal.edits.hashline, this.path)
+    const f = refFormat(id)
+    return [f.call(refOps(f, /** @type {HashlineEdit} */ (this.sc.ideal.edits.hashline), this.shown), this.path, this.shown)]
+  }
+
+  /** Token costs of a format's read, ideal calls and their results, computed once. */
+  cost(/** @type {string} */ id) {
+    let c = this.costs.get(id)
+    if (c) return c
+    const calls = this.idealCalls(id)
+    let okTexts
+    if (id === 'opencode') okTexts = calls.map(() => OPENCODE_OK)
+    else if (id === 'hashline') okTexts = [binding.applyEdits(this.shown.text, hashlineRequestOf(this.sc)).output]
+    else okTexts = [refFormat(id).ok(this.path, this.shown, this.after, this.sc.ideal.edits.hashline.units.length)]
+    /** @type {Record<string, number[]>} */
+    const callTokens = {}
+    /** @type {Record<string, number[]>} */
+    const okTokens = {}
+    const read = this.count(this.readText(id))
+    for (const t of this.toks) {
+      callTokens[t.name] = calls.map((call) => t.split(call).total)
+      okTokens[t.name] = okTexts.map((s) => t.count(s))
+    }
+    c = { read, calls: callTokens, ok: okTokens, lines: this.pages.reduce((a, p) => a + Math.min(PAGE, this.shown.lines.length - p + 1), 0) }
+    this.costs.set(id, c)
+    return c
+  }
+
+  /**
+   * The edit of a format whose mistakes are drawn: ref formats share this
+   * project's operations (one batch per file); oh-my-pi's latest types both
+   * numbers of every range.
+   */
+  editFor(/** @type {string} */ id, /** @type {Variant} */ variant) {
+    if (id === 'opencode') return variant.edits['str-min']
+    const e = /** @type {HashlineEdit} */ (variant.edits.hashline)
+    return id === 'omp' ? { ...e, throughAlways: true } : e
+  }
+
+  /**
+   * Plays the session of one format with these mistakes.
+   * @param {string} id @param {Variant} variant @param {Mistake[]} mistakes
+   * @returns {SessionResult}
+   */
+  play(id, variant, mistakes) {
+    const c = this.cost(id)
+    const stale = variant.earlierSpec !== undefined
+    /** @type {{ outcome: 'correct' | 'rejected' | 'silent', rejected: number[], errors: string[] }} */
+    let r
+    if (id === 'opencode') {
+      const t = !stale && mistakes.length === 0 ? { outcome: /** @type {const} */ ('correct'), rejected: [] } : this.sc.trial(STR_COMBO, variant, mistakes)
+      r = { outcome: t.outcome, rejected: t.rejected, errors: t.rejected.map(() => OPENCODE_NOT_FOUND) }
+    } else if (id === 'hashline') {
+      const key = `${stale}|${JSON.stringify(mistakes)}`
+      let t = this.engineTrials.get(key)
+      if (!t) {
+        t = !stale && mistakes.length === 0 ? { outcome: /** @type {const} */ ('correct'), rejected: [], noted: false, output: '' } : this.sc.trial(ENGINE_COMBO, variant, mistakes)
+        this.engineTrials.set(key, t)
+      }
+      r = { outcome: t.outcome, rejected: t.rejected, errors: t.rejected.map(() => t.output ?? '') }
+    } else if (id === LEAN_CHOICE && engineLean) r = this.playLeanEngine(variant, mistakes)
+    else r = this.playRef(refFormat(id), variant, mistakes)
+
+    /** @type {Record<string, number>} */
+    const input = {}
+    /** @type {Record<string, number>} */
+    const output = {}
+    for (const t of this.toks) {
+      const e = t.name
+      let inTokens = c.read[e] + c.ok[e].reduce((a, b) => a + b, 0)
+      let outTokens = c.calls[e].reduce((a, b) => a + b, 0)
+      r.rejected.forEach((call, k) => {
+        inTokens += t.count(r.errors[k]) + c.read[e]
+        outTokens += c.calls[e][Math.min(call, c.calls[e].length - 1)]
+      })
+      input[e] = inTokens
+      output[e] = outTokens
+    }
+    return { outcome: r.outcome, input, output, rejections: r.rejected.length }
+  }
+
+  /** The chosen lean view's edit through the engine (once the binding has the lean view). */
+  playLeanEngine(/** @type {Variant} */ variant, /** @type {Mistake[]} */ mistakes) {
+    const edit = /** @type {HashlineEdit} */ (variant.edits.hashline)
+    const sent = mistakes.length > 0 ? injectInto(edit, mistakes) : edit
+    try {
+      const r = leanEngineEdit(this.shown.text, sent, variant.earlierSpec)
+      return { outcome: r.text === variant.finalText ? /** @type {const} */ ('correct') : /** @type {const} */ ('silent'), rejected: [], errors: [] }
+    } catch (err) {
+      return { outcome: /** @type {const} */ ('rejected'), rejected: [0], errors: [String(/** @type {any} */ (err).message)] }
+    }
+  }
+
+  /** A ref format's edit through its modelled tool. */
+  playRef(/** @type {RefFormat} */ f, /** @type {Variant} */ variant, /** @type {Mistake[]} */ mistakes) {
+    const stale = variant.earlierSpec
+    const edit = /** @type {HashlineEdit} */ (this.editFor(f.id, variant))
+    const sent = mistakes.length > 0 ? injectInto(edit, mistakes) : edit
+    const current = stale ? (this.staleBase ??= version(variant.base)) : this.shown
+    const res = applyRefEdit(f, sent, { shown: this.shown, current, map: stale ? specMap(stale) : undefined })
+    if (res.outcome === 'rejected') return { outcome: /** @type {const} */ ('rejected'), rejected: [0], errors: [f.fail(this.path, current, res.bad)] }
+    return { outcome: res.text === variant.finalText ? /** @type {const} */ ('correct') : /** @type {const} */ ('silent'), rejected: [], errors: [] }
+  }
+}
+
+/**
+ * The chosen lean view through the engine itself, once the binding renders it:
+ * a session reads the file in the lean view, makes the earlier edit of the
+ * stale scenario, and sends the batch citing the refs of the first view.
+ * @param {string} oldText @param {HashlineEdit} edit mistakes injected @param {{ oldStart: number, oldLen: number, lines: string[] } | undefined} earlier
+ */
+export function leanEngineEdit(oldText, edit, earlier) {
+  const dir = mkdtempSync(join(tmpdir(), 'editbench-lean-'))
+  try {
+    writeFileSync(join(dir, 'file'), oldText)
+    const session = new binding.Hashline({ root: dir })
+    const view = session.read('file', { limit: 1_000_000, view: 'lean' }).text
+    /** @type {string[]} */
+    const tags = []
+    for (const line of view.split('\n')) {
+      const m = /^(\d+)([a-z]{2})[ \t]/.exec(line)
+      if (m) tags[Number(m[1])] = m[2]
+    }
+    const ref = (/** @type {number} */ n, shift = 0) => `${Math.max(1, n + shift)}${tags[n] ?? 'aa'}`
+    if (earlier) {
+      const at = earlier.oldStart
+      const op = earlier.oldLen > 0 ? { op: 'replace', ref: ref(at + 1), through: ref(at + earlier.oldLen), content: earlier.lines.join('\n') } : at > 0 ? { op: 'insert_after', ref: ref(at), content: earlier.lines.join('\n') } : { op: 'prepend', content: earlier.lines.join('\n') }
+      session.edit('file', { operations: [op] })
+    }
+    const operations = edit.units.map((u) => {
+      /** @type {Record<string, string>} */
+      const o = { op: u.op }
+      if (u.first !== undefined) o.ref = ref(u.first, u.refShift)
+      if (u.last !== undefined && u.last !== u.first && (u.op === 'replace' || u.op === 'delete')) o.through = ref(u.last, u.throughShift)
+      if (u.op !== 'delete') {
+        const start = u.op === 'insert_after' ? (u.first ?? 0) + 1 : u.op === 'append' ? tags.length : u.op === 'prepend' ? 1 : u.first ?? 1
+        o.content = u.lines.map((l, k) => (u.echo ? `${start + k}${tags[start + k] ?? 'aa'} ` : '') + l.text).join('\n') + (u.lines.length > 0 && u.lines[u.lines.length - 1].text === '' ? '\n' : '')
+      }
+      return o
+    })
+    const r = session.edit('file', { operations })
+    return { text: readFileSync(join(dir, 'file'), 'utf8'), output: r.output }
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+/** The request of this project's ideal edit. */
+function hashlineRequestOf(/** @type {Scenario} */ sc) {
+  const e = /** @type {HashlineEdit} */ (sc.ideal.edits.hashline)
+  return { operations: e.units.map((u) => operationOf(u, e.refs)) }
+}
+
+function operationOf(/** @type {import('./formats.mjs').HashlineOp} */ u, /** @type {string[]} */ refs) {
+  /** @type {Record<string, string>} */
+  const o = { op: u.op }
+  if (u.first !== undefined) o.ref = refs[u.first]
+  if (u.last !== undefined && u.last !== u.first && (u.op === 'replace' || u.op === 'delete')) o.through = refs[u.last]
+  if (u.op !== 'delete') o.content = u.lines.map((l) => l.text).join('\n') + (u.lines.length > 0 && u.lines[u.lines.length - 1].text === '' ? '\n' : '')
+  return o
+}
+
+/** The refs each op of an edit cites, in a format, as the model copies them from the view. */
+export function refOps(/** @type {RefFormat} */ f, /** @type {HashlineEdit} */ edit, /** @type {Version} */ shown) {
+  const tags = tagsOf(f, shown)
+  return edit.units.map((op) => ({
+    op,
+    ref: op.first !== undefined ? f.ref(op.first, tags[op.first]) : undefined,
+    through: op.last !== undefined && op.last !== op.first && (op.op === 'replace' || op.op === 'delete') ? f.ref(op.last, tags[op.last]) : undefined,
+  }))
+}
+
+/** Mistakes injected into a ref-format edit (the shared injector, keeping the format's flags). */
+function injectInto(/** @type {HashlineEdit} */ edit, /** @type {Mistake[]} */ mistakes) {
+  return { ...inject(edit, mistakes), throughAlways: edit.throughAlways }
+}
+
