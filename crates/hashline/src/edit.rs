@@ -5,7 +5,7 @@ use crate::check::{introduced, Problem};
 use crate::error::{Error, ErrorCode, Result};
 use crate::plan::{plan, PlanContext};
 use crate::remap::LineMap;
-use crate::replace::replace;
+use crate::replace::{create, replace};
 use crate::report::{hunks, success, Hunk, SuccessInput, Summary};
 use crate::request::{OpKind, Request};
 use crate::store::Version;
@@ -122,30 +122,7 @@ fn apply(input: &EditInput<'_>, request: &Request) -> Result<Edited> {
             new_string,
             replace_all,
         } if old_string.is_empty() => {
-            if !doc.is_empty() {
-                return Err(Error::invalid_request(format!(
-                    "oldString is empty, which creates a file, but {} already exists and is not empty. Put the text to replace in oldString, or use operations.",
-                    input.path
-                ))
-                .with_path(input.path));
-            }
-            if *replace_all {
-                return Err(
-                    Error::invalid_request("replaceAll needs a non-empty oldString.")
-                        .with_path(input.path),
-                );
-            }
-            if new_string.is_empty() {
-                return Err(Error::new(ErrorCode::NoChange, crate::replace::IDENTICAL)
-                    .with_path(input.path));
-            }
-            // The new file holds exactly the text given, terminators
-            // included, after the BOM of a file that held only a BOM.
-            let mut bytes = Vec::with_capacity(new_string.len() + 3);
-            if doc.has_bom() && !new_string.starts_with('\u{FEFF}') {
-                bytes.extend_from_slice("\u{FEFF}".as_bytes());
-            }
-            bytes.extend_from_slice(new_string.as_bytes());
+            let bytes = create(doc, input.path, new_string, *replace_all)?;
             let lines = Document::from_bytes(&bytes)?.line_count();
             let created = [Hunk {
                 old: 0..0,
