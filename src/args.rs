@@ -96,7 +96,7 @@ impl Reader {
         match failure {
             Failure::Threw(Some(message)) => self.refuse(format_args!(
                 "could not be read: reading it threw {}. Pass plain data (objects, arrays, strings, numbers, booleans, null).",
-                hashline::error::excerpt(&message)
+                hashline::excerpt(&message)
             )),
             Failure::Threw(None) => self.refuse(
                 "could not be read: reading it threw. Pass plain data (objects, arrays, strings, numbers, booleans, null).",

@@ -457,7 +457,7 @@ pub fn strip_view_prefixes(
 ) -> Result<StripResult> {
     guard(&env, || {
         let text = args::required_string(&env, Some(text), "text", "the text, as a string")?;
-        let (text, stripped) = hashline::cleanup::strip_view_prefixes_text(&text);
+        let (text, stripped) = hashline::strip_view_prefixes_text(&text);
         Ok(StripResult {
             text,
             stripped: stripped as u32,

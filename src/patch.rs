@@ -227,6 +227,6 @@ pub fn patch_paths(
 ) -> Result<Vec<String>> {
     guard(&env, || {
         let patch = args::required_string(&env, Some(patch), "patch", "the patch text")?;
-        hashline::patch::paths(&patch)
+        hashline::patch_paths(&patch)
     })
 }

@@ -11,27 +11,36 @@ use crate::request::{OpKind, Request};
 use crate::store::Version;
 use crate::text::Document;
 
+/// One document to edit, and what the edit may rely on.
 pub struct EditInput<'a> {
+    /// The current text.
     pub doc: &'a Document,
     /// The path as the model knows it.
     pub path: &'a str,
     /// Whether the file exists; when it does not, `doc` is empty and only
     /// requests that create a file are accepted.
     pub exists: bool,
+    /// Stored versions of the file, most recent first.
     pub history: &'a [Version],
+    /// Strip echoed view prefixes and boundary echoes.
     pub cleanup: bool,
+    /// Refuse lines no view showed.
     pub seen_guard: bool,
     /// A note about the store for the result, whatever it is (damaged
     /// versions that were ignored).
     pub store_note: Option<&'a str>,
 }
 
+/// A new version of a document, computed and described, not yet written.
 #[derive(Debug, Clone)]
 pub struct Edited {
     /// The new version; `file_bytes()` gives what to write.
     pub doc: Document,
+    /// The REV of the new version.
     pub rev: String,
+    /// The REV of the version edited.
     pub previous_rev: String,
+    /// What the model and the host are told.
     pub summary: Summary,
     /// Where each unchanged line of the old text is in the new one.
     pub map: LineMap,
@@ -63,6 +72,7 @@ impl Request {
     }
 }
 
+/// Plans and applies `request` to the document, nothing written.
 pub fn edit(input: &EditInput<'_>, request: &Request) -> Result<Edited> {
     apply(input, request).map_err(|mut err| {
         if let Some(note) = input.store_note {

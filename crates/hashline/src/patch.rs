@@ -919,8 +919,11 @@ fn describe(
 /// What a patch does to one file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FileKind {
+    /// A new file.
     Add,
+    /// A changed file.
     Update,
+    /// A removed file.
     Delete,
     /// Updated (or not) and renamed.
     Move,
@@ -937,34 +940,44 @@ impl FileKind {
     }
 }
 
+/// What a patch did, or will do, to one file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FileResult {
+    /// What it does.
     pub kind: FileKind,
     /// The file the patch names, as the model sees it, and its real path.
     pub path: String,
+    /// The real path.
     pub absolute: String,
     /// Where a moved file went.
     pub move_path: Option<String>,
+    /// The real path where a moved file went.
     pub move_absolute: Option<String>,
     /// The REV written (none for a deleted file) and the one before (none
     /// for a new file).
     pub rev: Option<String>,
+    /// The REV before (none for a new file).
     pub previous_rev: Option<String>,
     /// A unified diff of the file, for UIs.
     pub diff: String,
+    /// Lines added.
     pub additions: usize,
+    /// Lines removed.
     pub deletions: usize,
     /// The part of the output about this file: fresh refs of each change.
     pub output: String,
+    /// What the change broke that was not broken before.
     pub problems: Vec<Problem>,
 }
 
+/// What a patch did, or will do.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PatchResult {
     /// The files changed, one line each (`M src/a.ts`).
     pub summary: String,
     /// The summary, then each file's part.
     pub output: String,
+    /// Each file, in the order of the patch.
     pub files: Vec<FileResult>,
 }
 
@@ -978,6 +991,7 @@ pub struct PatchPlan {
 }
 
 impl PatchPlan {
+    /// The result the patch will have once committed.
     pub fn result(&self) -> &PatchResult {
         &self.result
     }
