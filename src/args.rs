@@ -857,8 +857,8 @@ impl FormatViewOptions {
     }
 }
 
-#[napi(object)]
-pub struct ShownLine {
+#[napi(object, js_name = "ShownLine")]
+pub struct BindingShownLine {
     /// 1-based line number.
     pub line: u32,
     pub text: String,
@@ -866,8 +866,8 @@ pub struct ShownLine {
     pub truncated: Option<bool>,
 }
 
-#[napi(object)]
-pub struct Operation {
+#[napi(object, js_name = "Operation")]
+pub struct BindingOperation {
     /// replace | delete | insert_before | insert_after | prepend | append
     pub op: String,
     /// The first line, as `LINE#HASH#ANCHOR` from a view.
@@ -878,9 +878,9 @@ pub struct Operation {
     pub content: Option<Either<String, Vec<String>>>,
 }
 
-#[napi(object)]
-pub struct EditRequest {
-    pub operations: Option<Vec<Operation>>,
+#[napi(object, js_name = "EditRequest")]
+pub struct BindingEditRequest {
+    pub operations: Option<Vec<BindingOperation>>,
     /// The REV of the view the refs were copied from.
     pub rev: Option<String>,
     /// Fallback: exact text to replace (whitespace-tolerant if no exact match).
@@ -894,7 +894,7 @@ pub struct EditRequest {
 pub fn plan<'env>(
     env: &Env,
     value: Option<Unknown<'env>>,
-) -> hashline::Result<ClassInstance<'env, crate::EditPlan>> {
+) -> hashline::Result<ClassInstance<'env, crate::session::EditPlan>> {
     instance(env, value, "commit() takes a plan that plan() returned")
 }
 

@@ -4,7 +4,8 @@
 
 use crate::error::{excerpt, Error, Result};
 use crate::request::{
-    split_content, Field, OpKind, Operation, Request, Value, OPERATION_FIELDS, REQUEST_FIELDS,
+    split_content, Field, OpKind, Operation, Request, Value, CONTENT, NEW_STRING, OLD_STRING, OP,
+    OPERATIONS, OPERATION_FIELDS, REF, REPLACE_ALL, REV, THROUGH,
 };
 
 impl Value {
@@ -22,7 +23,8 @@ impl Value {
 
 impl Request {
     /// Decodes a request from loosely typed values, accepting every alias of
-    /// [`REQUEST_FIELDS`] and [`OPERATION_FIELDS`]; anything else is an
+    /// [`REQUEST_FIELDS`](crate::REQUEST_FIELDS) and
+    /// [`OPERATION_FIELDS`](crate::OPERATION_FIELDS); anything else is an
     /// `INVALID_REQUEST` the model can act on.
     pub fn from_value(value: &Value) -> Result<Request> {
         let Value::Object(fields) = value else {
@@ -32,11 +34,11 @@ impl Request {
             )));
         };
         let mut fields = Fields::new(fields, "the request");
-        let operations = fields.take(&REQUEST_FIELDS[0])?;
-        let rev = fields.take(&REQUEST_FIELDS[1])?;
-        let old_string = fields.take(&REQUEST_FIELDS[2])?;
-        let new_string = fields.take(&REQUEST_FIELDS[3])?;
-        let replace_all = fields.take(&REQUEST_FIELDS[4])?;
+        let operations = fields.take(&OPERATIONS)?;
+        let rev = fields.take(&REV)?;
+        let old_string = fields.take(&OLD_STRING)?;
+        let new_string = fields.take(&NEW_STRING)?;
+        let replace_all = fields.take(&REPLACE_ALL)?;
         fields
             .reject_unknown("operations, rev, or the fallback oldString, newString, replaceAll")?;
         match (operations, old_string.is_some() || new_string.is_some()) {
@@ -175,10 +177,10 @@ fn parse_operation(number: usize, value: &Value) -> Result<Operation> {
         )));
     };
     let mut fields = Fields::new(fields, &at);
-    let op = fields.take(&OPERATION_FIELDS[0])?;
-    let reference = fields.take(&OPERATION_FIELDS[1])?;
-    let through = fields.take(&OPERATION_FIELDS[2])?;
-    let content = fields.take(&OPERATION_FIELDS[3])?;
+    let op = fields.take(&OP)?;
+    let reference = fields.take(&REF)?;
+    let through = fields.take(&THROUGH)?;
+    let content = fields.take(&CONTENT)?;
     fields.reject_unknown(
         &OPERATION_FIELDS
             .iter()

@@ -204,46 +204,54 @@ impl Field {
     }
 }
 
+/// The REV of the view the refs were copied from.
+pub(crate) const REV: Field = Field {
+    name: "rev",
+    aliases: &[],
+};
+/// The operations of a batch.
+pub(crate) const OPERATIONS: Field = Field {
+    name: "operations",
+    aliases: &["ops", "edits"],
+};
+/// The fallback's text to find.
+pub(crate) const OLD_STRING: Field = Field {
+    name: "oldString",
+    aliases: &["old_string"],
+};
+/// The fallback's replacement.
+pub(crate) const NEW_STRING: Field = Field {
+    name: "newString",
+    aliases: &["new_string"],
+};
+/// Whether the fallback replaces every match.
+pub(crate) const REPLACE_ALL: Field = Field {
+    name: "replaceAll",
+    aliases: &["replace_all"],
+};
+/// What an operation does.
+pub(crate) const OP: Field = Field {
+    name: "op",
+    aliases: &["type"],
+};
+/// The first line an operation cites.
+pub(crate) const REF: Field = Field {
+    name: "ref",
+    aliases: &["start", "pos", "startRef", "start_ref"],
+};
+/// The last line of a range.
+pub(crate) const THROUGH: Field = Field {
+    name: "through",
+    aliases: &["end", "endRef", "end_ref"],
+};
+/// The new lines.
+pub(crate) const CONTENT: Field = Field {
+    name: "content",
+    aliases: &["lines", "new_string", "newString", "replacement", "text"],
+};
+
 /// The fields of a request, in the order hosts document them.
-pub const REQUEST_FIELDS: &[Field] = &[
-    Field {
-        name: "operations",
-        aliases: &["ops", "edits"],
-    },
-    Field {
-        name: "rev",
-        aliases: &[],
-    },
-    Field {
-        name: "oldString",
-        aliases: &["old_string"],
-    },
-    Field {
-        name: "newString",
-        aliases: &["new_string"],
-    },
-    Field {
-        name: "replaceAll",
-        aliases: &["replace_all"],
-    },
-];
+pub const REQUEST_FIELDS: &[Field] = &[REV, OPERATIONS, OLD_STRING, NEW_STRING, REPLACE_ALL];
 
 /// The fields of one operation, in the order hosts document them.
-pub const OPERATION_FIELDS: &[Field] = &[
-    Field {
-        name: "op",
-        aliases: &["type"],
-    },
-    Field {
-        name: "ref",
-        aliases: &["start", "pos", "startRef", "start_ref"],
-    },
-    Field {
-        name: "through",
-        aliases: &["end", "endRef", "end_ref"],
-    },
-    Field {
-        name: "content",
-        aliases: &["lines", "new_string", "newString", "replacement", "text"],
-    },
-];
+pub const OPERATION_FIELDS: &[Field] = &[OP, REF, THROUGH, CONTENT];
