@@ -9,7 +9,7 @@ import { z } from "zod"
 import editTool, { parseArguments } from "../opencode/tool.mjs"
 import pluginModule from "../opencode/plugin.mjs"
 import * as pluginExports from "../opencode/plugin.mjs"
-import { INSTRUCTION } from "../opencode/instruction.mjs"
+import { INSTRUCTION } from "../lib/instruction.mjs"
 import { applyEdits } from "../index.js"
 
 /**
