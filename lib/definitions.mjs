@@ -218,7 +218,8 @@ export function parseEditArguments(args) {
   }
   const { filePath, ...request } = input
   if (typeof filePath !== "string" || filePath.trim() === "") {
-    throw invalid("edit", `filePath must be the path of the file to edit, got ${describeType(filePath)}.`)
+    const given = filePath === undefined && Object.keys(request).length > 0 ? ` (the arguments given are ${Object.keys(request).join(", ")})` : ""
+    throw invalid("edit", `filePath must be the path of the file to edit, got ${describeType(filePath)}${given}.`)
   }
   for (const name of OPERATIONS_NAMES) {
     const operations = request[name]
