@@ -3,7 +3,8 @@
 
 use crate::check::{introduced, Problem};
 use crate::error::{Error, ErrorCode, Result};
-use crate::plan::{plan, PlanContext};
+use crate::locate::PlanContext;
+use crate::plan::plan;
 use crate::remap::LineMap;
 use crate::replace::{create, replace};
 use crate::report::{hunks, success, Hunk, SuccessInput, Summary};

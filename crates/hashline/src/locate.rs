@@ -6,9 +6,8 @@
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::hash::{line_hash, Tag};
-use crate::plan::PlanContext;
-use crate::reference::{Ref, EXPECTED_FORM};
-use crate::reject;
+use crate::reference::{Cited, Ref, EXPECTED_FORM};
+use crate::reject::{self, Subject};
 use crate::remap::{certain, LineMap};
 use crate::report::current_ref;
 use crate::request::{OpKind, Operation};
@@ -17,11 +16,28 @@ use crate::text::Document;
 use std::collections::HashMap;
 use std::fmt::Write;
 
-/// A ref of the batch and the operation (1-based) that cites it.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Cited {
-    pub op: usize,
-    pub reference: Ref,
+/// What the plan needs to know besides the operations.
+pub struct PlanContext<'a> {
+    pub doc: &'a Document,
+    pub rev: &'a str,
+    /// The path as the model knows it, for messages.
+    pub path: &'a str,
+    /// Stored versions of this file, most recent first (may include the
+    /// current one).
+    pub history: &'a [Version],
+    pub cleanup: bool,
+    pub seen_guard: bool,
+}
+
+impl PlanContext<'_> {
+    /// What a rejection of this batch is about.
+    pub(crate) fn subject(&self) -> Subject<'_> {
+        Subject {
+            doc: self.doc,
+            path: self.path,
+            rev: self.rev,
+        }
+    }
 }
 
 /// Where refs cited outside operations (a patch's `@@` headers) are in the
@@ -186,14 +202,18 @@ pub(crate) fn locate(
         readings.clear();
     }
     let Some(first) = readings.first() else {
-        return Err(reject::stale_refs(ctx, cited, unmappable.first()));
+        return Err(reject::stale_refs(
+            &ctx.subject(),
+            cited,
+            unmappable.first(),
+        ));
     };
     if readings.iter().any(|r| r.lines != first.lines) {
         let focus: Vec<usize> = readings
             .iter()
             .flat_map(|r| r.lines.iter().copied())
             .collect();
-        return Err(reject::readings_disagree(ctx, focus));
+        return Err(reject::readings_disagree(&ctx.subject(), focus));
     }
 
     // A ref without ANCHOR cannot tell identical lines apart; accept one on
@@ -211,7 +231,10 @@ pub(crate) fn locate(
             .map(|(_, &l)| l)
             .collect();
         if !ambiguous.is_empty() {
-            return Err(reject::anchorless_on_repeated_line(ctx, &ambiguous));
+            return Err(reject::anchorless_on_repeated_line(
+                &ctx.subject(),
+                &ambiguous,
+            ));
         }
     }
 
@@ -232,7 +255,7 @@ pub(crate) fn locate(
                 })
                 .map(|(&l, _)| l)
                 .collect();
-            return Err(reject::unseen_lines(ctx, focus));
+            return Err(reject::unseen_lines(&ctx.subject(), focus));
         }
     }
 

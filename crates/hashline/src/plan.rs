@@ -4,25 +4,11 @@
 
 use crate::cleanup::{strip_view_prefixes, trim_boundary_echo, Echo, Replaced, RunningBalance};
 use crate::error::{Error, ErrorCode, Result};
-use crate::locate::{locate, parse_refs};
+use crate::locate::{locate, parse_refs, PlanContext};
 use crate::request::{OpKind, Operation};
-use crate::store::Version;
 use crate::text::{Document, Splice};
 use std::collections::HashSet;
 use std::ops::Range;
-
-/// What the plan needs to know besides the operations.
-pub struct PlanContext<'a> {
-    pub doc: &'a Document,
-    pub rev: &'a str,
-    /// The path as the model knows it, for messages.
-    pub path: &'a str,
-    /// Stored versions of this file, most recent first (may include the
-    /// current one).
-    pub history: &'a [Version],
-    pub cleanup: bool,
-    pub seen_guard: bool,
-}
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Planned {
@@ -310,6 +296,7 @@ mod tests {
     use super::*;
     use crate::hash::rev;
     use crate::report::current_ref;
+    use crate::store::Version;
 
     fn ctx<'a>(doc: &'a Document, rev: &'a str, history: &'a [Version]) -> PlanContext<'a> {
         PlanContext {

@@ -120,6 +120,13 @@ impl Ref {
     }
 }
 
+/// A ref of the batch and the operation (1-based) that cites it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Cited {
+    pub op: usize,
+    pub reference: Ref,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

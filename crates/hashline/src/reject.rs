@@ -4,9 +4,7 @@
 
 use crate::error::{list_numbers, Error, ErrorCode, Mismatch};
 use crate::hash::Tag;
-use crate::locate::Cited;
-use crate::plan::PlanContext;
-use crate::reference::Ref;
+use crate::reference::{Cited, Ref};
 use crate::report::{current_ref, window};
 use crate::store::Version;
 use crate::text::Document;
@@ -14,13 +12,20 @@ use std::cell::OnceCell;
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write;
 
+/// What a rejection is about: the text as it is now, its path and REV.
+pub(crate) struct Subject<'a> {
+    pub doc: &'a Document,
+    pub path: &'a str,
+    pub rev: &'a str,
+}
+
 /// Lines of context around each line a rejection shows.
 const REJECTION_CONTEXT: usize = 2;
 
 /// The rejection for refs that hold in no version that can be mapped: each
 /// cited line as it is now, with context and fresh refs.
 pub(crate) fn stale_refs(
-    ctx: &PlanContext<'_>,
+    ctx: &Subject<'_>,
     cited: &[Cited],
     unmappable: Option<&(&Version, Vec<usize>)>,
 ) -> Error {
@@ -157,7 +162,7 @@ impl<'a> FullRefs<'a> {
 
 /// The refs hold in more than one recent version and point at different
 /// lines in each.
-pub(crate) fn readings_disagree(ctx: &PlanContext<'_>, mut focus: Vec<usize>) -> Error {
+pub(crate) fn readings_disagree(ctx: &Subject<'_>, mut focus: Vec<usize>) -> Error {
     focus.sort_unstable();
     focus.dedup();
     let (shown_text, shown) = window(ctx.doc, &focus, REJECTION_CONTEXT);
@@ -175,7 +180,7 @@ pub(crate) fn readings_disagree(ctx: &PlanContext<'_>, mut focus: Vec<usize>) ->
 
 /// A ref without ANCHOR names a line whose HASH other lines share, and no
 /// stored version vouches for the text it was read from.
-pub(crate) fn anchorless_on_repeated_line(ctx: &PlanContext<'_>, lines: &[usize]) -> Error {
+pub(crate) fn anchorless_on_repeated_line(ctx: &Subject<'_>, lines: &[usize]) -> Error {
     let (shown_text, shown) = window(ctx.doc, lines, REJECTION_CONTEXT);
     let mut err = Error::new(
         ErrorCode::HashMismatch,
@@ -190,7 +195,7 @@ pub(crate) fn anchorless_on_repeated_line(ctx: &PlanContext<'_>, lines: &[usize]
 }
 
 /// The batch cites lines (0-based, now) that no view showed.
-pub(crate) fn unseen_lines(ctx: &PlanContext<'_>, mut focus: Vec<usize>) -> Error {
+pub(crate) fn unseen_lines(ctx: &Subject<'_>, mut focus: Vec<usize>) -> Error {
     focus.sort_unstable();
     focus.dedup();
     let numbers: Vec<String> = focus.iter().map(|l| (l + 1).to_string()).collect();

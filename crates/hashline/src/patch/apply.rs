@@ -8,7 +8,7 @@ use crate::edit::{finish, Change, Edited};
 use crate::error::{Error, ErrorCode, Result};
 use crate::file::{remove_atomically, unchanged, Base, Target};
 use crate::locate::locate_refs;
-use crate::plan::PlanContext;
+use crate::locate::PlanContext;
 use crate::report::hunks;
 use crate::session::{EditPlan, Hashline};
 use crate::text::{Document, Splice};
