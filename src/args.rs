@@ -608,17 +608,6 @@ fn type_name(kind: Option<ValueType>) -> &'static str {
     }
 }
 
-fn value_name(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
-
 /// The fields of an options object, read as plain data; a field left out,
 /// `undefined` or `null` is absent, and unknown fields are ignored.
 pub struct Fields {
@@ -634,7 +623,7 @@ impl Fields {
             Some(other) => {
                 return Err(Error::invalid_request(format!(
                     "`{name}` must be an object, not {}.",
-                    value_name(&other)
+                    other.type_name()
                 )))
             }
         };
@@ -649,7 +638,7 @@ impl Fields {
             Value::Object(fields) => Ok(Fields { name, fields }),
             other => Err(Error::invalid_request(format!(
                 "`{name}` must be an object, not {}.",
-                value_name(&other)
+                other.type_name()
             ))),
         }
     }
@@ -667,7 +656,7 @@ impl Fields {
         Error::invalid_request(format!(
             "`{}.{key}` must be {want}, not {}.",
             self.name,
-            value_name(got)
+            got.type_name()
         ))
     }
 
@@ -741,7 +730,7 @@ pub fn shown_lines(
         other => {
             return Err(Error::invalid_request(format!(
                 "`lines` must be an array of {{ line, text, truncated? }}, not {}.",
-                other.as_ref().map_or("undefined", value_name)
+                other.as_ref().map_or("undefined", Value::type_name)
             )))
         }
     };

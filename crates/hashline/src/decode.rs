@@ -9,7 +9,8 @@ use crate::request::{
 };
 
 impl Value {
-    pub(crate) fn type_name(&self) -> &'static str {
+    /// The kind of value, as messages name it (`a string`, `null`).
+    pub fn type_name(&self) -> &'static str {
         match self {
             Value::Null => "null",
             Value::Bool(_) => "a boolean",

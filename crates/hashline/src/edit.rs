@@ -249,6 +249,19 @@ pub(crate) fn finish(
 
 /// Applies a request to a text with no file and no store: the pure form
 /// hosts use for content they hold themselves.
+///
+/// ```
+/// use hashline::{apply_to_text, Request, Value};
+///
+/// let request = Request::from_value(&Value::Object(vec![
+///     ("oldString".into(), Value::String("b".into())),
+///     ("newString".into(), Value::String("B".into())),
+/// ]))
+/// .unwrap();
+/// let (text, edited) = apply_to_text("a\nb\n", &request, true).unwrap();
+/// assert_eq!(text, "a\nB\n");
+/// assert_eq!(edited.summary.additions, 1);
+/// ```
 pub fn apply_to_text(text: &str, request: &Request, cleanup: bool) -> Result<(String, Edited)> {
     let doc = Document::from_text(text);
     let edited = edit(

@@ -160,38 +160,43 @@ impl<'a> FullRefs<'a> {
     }
 }
 
+/// A refusal that shows the lines `focus` (0-based, now) with context and
+/// fresh refs after `text`.
+fn showing(ctx: &Subject<'_>, code: ErrorCode, text: String, focus: &[usize]) -> Error {
+    let (shown_text, shown) = window(ctx.doc, focus, REJECTION_CONTEXT);
+    let mut err = Error::new(code, format!("{text}:\n{shown_text}")).with_path(ctx.path);
+    err.shown = shown;
+    err
+}
+
 /// The refs hold in more than one recent version and point at different
 /// lines in each.
 pub(crate) fn readings_disagree(ctx: &Subject<'_>, mut focus: Vec<usize>) -> Error {
     focus.sort_unstable();
     focus.dedup();
-    let (shown_text, shown) = window(ctx.doc, &focus, REJECTION_CONTEXT);
-    let mut err = Error::new(
+    showing(
+        ctx,
         ErrorCode::HashMismatch,
         format!(
-            "Edit rejected, nothing written: the refs match more than one recent version of {} and point at different lines in each. Cite the lines again from these current refs (REV now {}), and pass `rev` to say which version you read:\n{shown_text}",
+            "Edit rejected, nothing written: the refs match more than one recent version of {} and point at different lines in each. Cite the lines again from these current refs (REV now {}), and pass `rev` to say which version you read",
             ctx.path, ctx.rev
         ),
+        &focus,
     )
-    .with_path(ctx.path);
-    err.shown = shown;
-    err
 }
 
 /// A ref without ANCHOR names a line whose HASH other lines share, and no
 /// stored version vouches for the text it was read from.
 pub(crate) fn anchorless_on_repeated_line(ctx: &Subject<'_>, lines: &[usize]) -> Error {
-    let (shown_text, shown) = window(ctx.doc, lines, REJECTION_CONTEXT);
-    let mut err = Error::new(
+    showing(
+        ctx,
         ErrorCode::HashMismatch,
         format!(
-            "Edit rejected, nothing written: a ref without ANCHOR names a line whose HASH other lines of {} share, so it cannot be told apart. Use the full refs (LINE#HASH#ANCHOR) below (REV {}):\n{shown_text}",
+            "Edit rejected, nothing written: a ref without ANCHOR names a line whose HASH other lines of {} share, so it cannot be told apart. Use the full refs (LINE#HASH#ANCHOR) below (REV {})",
             ctx.path, ctx.rev
         ),
+        lines,
     )
-    .with_path(ctx.path);
-    err.shown = shown;
-    err
 }
 
 /// The batch cites lines (0-based, now) that no view showed.
@@ -199,18 +204,16 @@ pub(crate) fn unseen_lines(ctx: &Subject<'_>, mut focus: Vec<usize>) -> Error {
     focus.sort_unstable();
     focus.dedup();
     let numbers: Vec<String> = focus.iter().map(|l| (l + 1).to_string()).collect();
-    let (shown_text, shown) = window(ctx.doc, &focus, REJECTION_CONTEXT);
-    let mut err = Error::new(
+    showing(
+        ctx,
         ErrorCode::UnseenLines,
         format!(
-            "Edit rejected, nothing written: it cites line{} {} of {}, which no view showed. Here they are (REV {}); check them and send the edit again:\n{shown_text}",
+            "Edit rejected, nothing written: it cites line{} {} of {}, which no view showed. Here they are (REV {}); check them and send the edit again",
             if numbers.len() == 1 { "" } else { "s" },
             numbers.join(", "),
             ctx.path,
             ctx.rev
         ),
+        &focus,
     )
-    .with_path(ctx.path);
-    err.shown = shown;
-    err
 }

@@ -138,6 +138,18 @@ impl Hashline {
     /// file, rejects the whole patch, and every such hunk is reported.
     /// Relative paths in the patch resolve against `directory` when given
     /// (the folder the model works in), else against the root.
+    ///
+    /// ```
+    /// use hashline::{Hashline, Options};
+    ///
+    /// let root = tempfile::tempdir().unwrap();
+    /// std::fs::write(root.path().join("a.txt"), "one\ntwo\n").unwrap();
+    /// let session = Hashline::new(Options::new(root.path())).unwrap();
+    /// let patch = "*** Begin Patch\n*** Update File: a.txt\n@@\n one\n-two\n+2\n*** End Patch";
+    /// let plan = session.plan_patch(patch, None, false).unwrap();
+    /// session.commit_patch(&plan).unwrap();
+    /// assert_eq!(std::fs::read_to_string(root.path().join("a.txt")).unwrap(), "one\n2\n");
+    /// ```
     pub fn plan_patch(
         &self,
         text: &str,
