@@ -237,6 +237,27 @@ export interface ReformattedOptions {
   allowOutsideRoot?: boolean
 }
 
+/** A field of the request format and the other names accepted for it. */
+export interface RequestField {
+  /** The documented name. */
+  name: string
+  /** Other names models send, all accepted. */
+  aliases: Array<string>
+}
+
+/** The ops, fields and aliases the engine accepts in an edit request. */
+export declare function requestFormat(): RequestFormat
+
+/** The request format the engine decodes. */
+export interface RequestFormat {
+  /** Every op, in documented order. */
+  ops: Array<string>
+  /** The fields of a request. */
+  requestFields: Array<RequestField>
+  /** The fields of one operation. */
+  operationFields: Array<RequestField>
+}
+
 /** REV: 8 hex digits of SHA-1 of the canonical text (BOM removed, line endings as LF). */
 export declare function rev(text: string): string
 

@@ -844,5 +844,6 @@ module.exports.formatView = nativeBinding.formatView
 module.exports.lineHash = nativeBinding.lineHash
 module.exports.parseRef = nativeBinding.parseRef
 module.exports.patchPaths = nativeBinding.patchPaths
+module.exports.requestFormat = nativeBinding.requestFormat
 module.exports.rev = nativeBinding.rev
 module.exports.stripViewPrefixes = nativeBinding.stripViewPrefixes

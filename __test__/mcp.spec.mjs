@@ -125,7 +125,7 @@ test("a rejected edit is a tool error carrying the repair text", async (t) => {
 
   const badArgs = await call("edit", { file: "a.txt" })
   t.true(badArgs.isError)
-  t.regex(badArgs.text, /unknown argument file\. The arguments are filePath/)
+  t.regex(badArgs.text, /filePath must be the path of the file to edit, got an undefined \(the arguments given are file\)/)
   const unknown = await call("write", {})
   t.true(unknown.isError)
   t.regex(unknown.text, /Unknown tool write\. The tools are read, edit, grep\./)

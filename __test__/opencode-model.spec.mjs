@@ -7,7 +7,7 @@ import fs from "node:fs"
 import os from "node:os"
 import path from "node:path"
 import pluginModule from "../opencode/plugin.mjs"
-import { INSTRUCTION, PATCH_INSTRUCTION } from "../opencode/instruction.mjs"
+import { INSTRUCTION, PATCH_INSTRUCTION } from "../lib/instruction.mjs"
 import { editKindOf } from "../opencode/model.mjs"
 
 /** @param {import("ava").ExecutionContext} t @param {Record<string, string>} files */

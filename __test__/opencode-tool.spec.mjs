@@ -9,7 +9,8 @@ import { z } from "zod"
 import editTool, { parseArguments } from "../opencode/tool.mjs"
 import pluginModule from "../opencode/plugin.mjs"
 import * as pluginExports from "../opencode/plugin.mjs"
-import { INSTRUCTION } from "../opencode/instruction.mjs"
+import { INSTRUCTION } from "../lib/instruction.mjs"
+import { applyEdits } from "../index.js"
 
 /**
  * @typedef {{ permission: string, patterns: string[], always: string[], metadata: Record<string, any> }} Ask
@@ -104,29 +105,43 @@ function refFor(view, text) {
   throw new Error(`no ref for ${text} in ${view}`)
 }
 
-test("arguments are checked with errors that say how to call the tool", (t) => {
+test("the tool checks only what is the host's, and the engine's wording of a bad request reaches the model", (t) => {
   /** @param {unknown} args */
   const message = (args) => t.throws(() => parseArguments(args))?.message ?? ""
   t.regex(message(undefined), /expected an object with filePath and operations/)
   t.regex(message({ operations: [] }), /filePath must be the path/)
-  t.regex(message({ filePath: "a", path: "b", operations: [{ op: "append", content: "x" }] }), /unknown argument path\. The arguments are filePath, rev, operations/)
-  t.regex(message({ filePath: "a" }), /give operations, e\.g\. \[\{"op":"replace"/)
-  t.regex(message({ filePath: "a", operations: [], oldString: "x", newString: "y" }), /either operations .* or oldString\/newString, not both/)
-  t.regex(message({ filePath: "a", operations: {} }), /operations must be an array of objects, got an object/)
-  t.regex(message({ filePath: "a", operations: [] }), /operations is empty/)
-  t.regex(message({ filePath: "a", operations: ["replace"] }), /operations\[0\] must be an object/)
   t.regex(message({ filePath: "a", operations: "[oops" }), /not valid JSON/)
-  t.regex(message({ filePath: "a", operations: [{ op: "append" }], replaceAll: true }), /replaceAll goes with oldString/)
-  t.regex(message({ filePath: "a", oldString: "x" }), /newString must be a string/)
-  t.regex(message({ filePath: "a", oldString: "x", newString: "x" }), /^No changes to apply: oldString and newString are identical\.$/)
-  t.regex(message({ filePath: "a", rev: 5, operations: [{ op: "append" }] }), /rev must be the REV string/)
+  t.regex(message({ filePath: null, operations: [] }), /filePath must be the path of the file to edit, got null/)
+
+  /**
+   * What the engine says of the request the tool passes on.
+   * @param {unknown} args
+   */
+  const engine = (args) => {
+    const { request } = parseArguments(args)
+    const err = /** @type {any} */ (t.throws(() => applyEdits("a\nb\n", request)))
+    return `${err?.code}: ${err?.message}`
+  }
+  t.regex(engine({ filePath: "a", path: "b", operations: [{ op: "append", content: "x" }] }), /^INVALID_REQUEST: .*unknown field `path`/)
+  t.regex(engine({ filePath: "a" }), /^INVALID_REQUEST: The request needs `operations`/)
+  t.regex(engine({ filePath: "a", operations: [], oldString: "x", newString: "y" }), /either `operations` or `oldString`\/`newString`, not both/)
+  t.regex(engine({ filePath: "a", operations: {} }), /`operations` must be an array of operations, not an object/)
+  t.regex(engine({ filePath: "a", operations: [] }), /`operations` is empty/)
+  t.regex(engine({ filePath: "a", operations: ["replace"] }), /operation 1 must be an object/)
+  t.regex(engine({ filePath: "a", operations: [{ op: "append" }], replaceAll: true }), /`replaceAll` goes with `oldString`/)
+  t.regex(engine({ filePath: "a", oldString: "x" }), /`oldString` needs `newString`/)
+  t.regex(engine({ filePath: "a", oldString: "a", newString: "a" }), /^NO_CHANGE: No changes to apply: oldString and newString are identical\.$/)
+  t.regex(engine({ filePath: "a", rev: 5, operations: [{ op: "append", content: "x" }] }), /`rev` must be a string, not a number/)
+
+  // The aliases the engine accepts reach it from the tool too.
+  t.is(applyEdits("a\n", parseArguments({ filePath: "a", ops: JSON.stringify([{ op: "append", content: "b" }]) }).request).text, "a\nb\n")
+  t.is(applyEdits("a\n", parseArguments({ filePath: "a", old_string: "a", new_string: "c" }).request).text, "c\n")
 
   const ops = [{ op: "append", content: "x" }]
   t.deepEqual(parseArguments({ filePath: "a", operations: JSON.stringify(ops), rev: " 72C4946C " }), {
     filePath: "a",
-    request: { operations: ops, rev: "72C4946C" },
+    request: { operations: ops, rev: " 72C4946C " },
   })
-  t.regex(message({ filePath: null, operations: ops }), /filePath must be the path of the file to edit, got null/)
   t.deepEqual(parseArguments({ filePath: "a", operations: ops, rev: null, oldString: null, newString: null, replaceAll: null }), {
     filePath: "a",
     request: { operations: ops },

@@ -177,5 +177,5 @@ test("arguments are checked with INVALID_REQUEST errors that say how to call the
   t.regex(await message(tools.grep.execute({ pattern: "x", include: "*.{ts" })), /include glob "\*\.\{ts" is not valid/)
   t.regex(await message(tools.grep.execute({ pattern: "x", maxResults: 0 })), /maxResults must be a whole number of at least 1, got an? number/)
   t.regex(await message(tools.grep.execute({ pattern: "x", word: "yes" })), /word must be true or false, got "yes"/)
-  t.regex(await message(tools.edit.execute({ filePath: "a" })), /give operations/)
+  t.regex(await message(tools.edit.execute({ filePath: "a" })), /The request needs `operations`/)
 })

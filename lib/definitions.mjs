@@ -196,83 +196,43 @@ function fields(tool, args, known, expected, keepNull) {
   return input
 }
 
-const EDIT_ARGUMENTS = Object.keys(EDIT_SCHEMA.properties)
+/** The names the engine accepts for `operations` (its aliases included). */
+const OPERATIONS_NAMES = ["operations", "ops", "edits"]
 
 /**
- * Checks edit arguments (hosts do not all check them against the schema), with
- * errors that say how to call the tool.
+ * The host's part of reading edit arguments: an object of plain data,
+ * `filePath`, nulls that strict schemas send for unused fields dropped, and
+ * `operations` sent as JSON text parsed. The rest is the request, passed to
+ * the engine as it is: the engine owns the request format (its fields,
+ * aliases and ops) and words every error about it, the same in every host.
  * @param {unknown} args
  * @returns {{ filePath: string, request: EditRequest }}
  */
 export function parseEditArguments(args) {
-  const input = fields("edit", args, EDIT_ARGUMENTS, "filePath and operations", "filePath")
-  const { filePath, rev, oldString, newString, replaceAll } = input
+  if (!args || typeof args !== "object" || Array.isArray(args)) {
+    throw invalid("edit", `expected an object with filePath and operations, got ${describeType(args)}.`)
+  }
+  const input = ownFields(args, "the arguments", (message) => invalid("edit", message))
+  for (const key of Object.keys(input)) {
+    if (input[key] === null && key !== "filePath") delete input[key]
+  }
+  const { filePath, ...request } = input
   if (typeof filePath !== "string" || filePath.trim() === "") {
-    throw invalid("edit", `filePath must be the path of the file to edit, got ${describeType(filePath)}.`)
+    const given = filePath === undefined && Object.keys(request).length > 0 ? ` (the arguments given are ${Object.keys(request).join(", ")})` : ""
+    throw invalid("edit", `filePath must be the path of the file to edit, got ${describeType(filePath)}${given}.`)
   }
-  if (rev !== undefined && typeof rev !== "string") {
-    throw invalid("edit", `rev must be the REV string the read showed (e.g. "72C4946C"), got ${describeType(rev)}.`)
-  }
-
-  let operations = input.operations
-  // Some models send the array as JSON text; it is unambiguous, so take it.
-  if (typeof operations === "string" && operations.trim().startsWith("[")) {
-    try {
-      operations = JSON.parse(operations)
-    } catch {
-      throw invalid("edit", "operations must be an array of objects; the text given is not valid JSON.")
-    }
-  }
-  const hasOperations = operations !== undefined
-  const hasFallback = oldString !== undefined || newString !== undefined
-
-  if (hasOperations && hasFallback) {
-    throw invalid("edit", "give either operations (edits citing refs) or oldString/newString, not both.")
-  }
-  if (!hasOperations && !hasFallback) {
-    throw invalid(
-      "edit",
-      'give operations, e.g. [{"op":"replace","ref":"12#A3F#9BC","content":"new line"}], citing the refs the read showed; or oldString and newString.',
-    )
-  }
-
-  /** @type {EditRequest} */
-  const request = {}
-  if (typeof rev === "string" && rev.trim() !== "") request.rev = rev.trim()
-
-  if (hasOperations) {
-    if (!Array.isArray(operations)) {
-      throw invalid("edit", `operations must be an array of objects, got ${describeType(operations)}.`)
-    }
-    // The elements as they are now, read once: the engine gets this copy.
-    const own = ownFields(operations, "operations", (message) => invalid("edit", message))
-    const items = Array.from({ length: operations.length }, (_, i) => own[i])
-    if (items.length === 0) {
-      throw invalid("edit", "operations is empty: nothing to do.")
-    }
-    items.forEach((op, i) => {
-      if (!op || typeof op !== "object" || Array.isArray(op)) {
-        throw invalid("edit", `operations[${i}] must be an object like {"op":"replace","ref":"12#A3F#9BC","content":"..."}, got ${describeType(op)}.`)
+  for (const name of OPERATIONS_NAMES) {
+    const operations = request[name]
+    // Some models send the array as JSON text; it is unambiguous, so take it.
+    if (typeof operations === "string" && operations.trim().startsWith("[")) {
+      try {
+        request[name] = JSON.parse(operations)
+      } catch {
+        throw invalid("edit", `${name} must be an array of objects; the text given is not valid JSON.`)
       }
-      if (types.isProxy(op)) throw invalid("edit", `operations[${i}] is a Proxy; pass plain data.`)
-    })
-    if (replaceAll !== undefined) throw invalid("edit", "replaceAll goes with oldString/newString, not with operations.")
-    request.operations = /** @type {EditRequest["operations"]} */ (items)
-    return { filePath, request }
+    }
   }
-
-  if (typeof oldString !== "string") throw invalid("edit", `oldString must be a string, got ${describeType(oldString)}.`)
-  if (typeof newString !== "string") throw invalid("edit", `newString must be a string, got ${describeType(newString)}.`)
-  if (replaceAll !== undefined && typeof replaceAll !== "boolean") {
-    throw invalid("edit", `replaceAll must be true or false, got ${describeType(replaceAll)}.`)
-  }
-  if (oldString === newString) {
-    throw Object.assign(new Error("No changes to apply: oldString and newString are identical."), { code: "NO_CHANGE" })
-  }
-  request.oldString = oldString
-  request.newString = newString
-  if (replaceAll !== undefined) request.replaceAll = replaceAll
-  return { filePath, request }
+  return { filePath, request: /** @type {EditRequest} */ (request) }
 }
 
 /**

@@ -6,7 +6,7 @@
 import { createRequire } from "node:module"
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js"
-import { INSTRUCTION, MARKER } from "../opencode/instruction.mjs"
+import { INSTRUCTION, MARKER } from "../lib/instruction.mjs"
 import { createTools } from "../lib/tools.mjs"
 import { LineTransport } from "./transport.mjs"
 

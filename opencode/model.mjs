@@ -5,7 +5,7 @@
 // provider's API knows the model by.
 
 /**
- * @typedef {"edit" | "patch"} EditKind
+ * @typedef {import("../lib/instruction.mjs").EditKind} EditKind
  */
 
 /**

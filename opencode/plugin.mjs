@@ -10,7 +10,7 @@
 import path from "node:path"
 import { engineFor, nativeModule } from "./engine.mjs"
 import { configFrom } from "./format.mjs"
-import { instructionFor, MARKER } from "./instruction.mjs"
+import { instructionFor, MARKER } from "../lib/instruction.mjs"
 import { editKindOf, modelIdOf, tagsReads } from "./model.mjs"
 import { createPatchTool } from "./patch.mjs"
 import { createEditTool } from "./tool.mjs"

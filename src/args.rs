@@ -96,7 +96,7 @@ impl Reader {
         match failure {
             Failure::Threw(Some(message)) => self.refuse(format_args!(
                 "could not be read: reading it threw {}. Pass plain data (objects, arrays, strings, numbers, booleans, null).",
-                hashline::error::excerpt(&message)
+                hashline::excerpt(&message)
             )),
             Failure::Threw(None) => self.refuse(
                 "could not be read: reading it threw. Pass plain data (objects, arrays, strings, numbers, booleans, null).",
@@ -608,17 +608,6 @@ fn type_name(kind: Option<ValueType>) -> &'static str {
     }
 }
 
-fn value_name(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
-
 /// The fields of an options object, read as plain data; a field left out,
 /// `undefined` or `null` is absent, and unknown fields are ignored.
 pub struct Fields {
@@ -634,7 +623,7 @@ impl Fields {
             Some(other) => {
                 return Err(Error::invalid_request(format!(
                     "`{name}` must be an object, not {}.",
-                    value_name(&other)
+                    other.type_name()
                 )))
             }
         };
@@ -649,7 +638,7 @@ impl Fields {
             Value::Object(fields) => Ok(Fields { name, fields }),
             other => Err(Error::invalid_request(format!(
                 "`{name}` must be an object, not {}.",
-                value_name(&other)
+                other.type_name()
             ))),
         }
     }
@@ -667,7 +656,7 @@ impl Fields {
         Error::invalid_request(format!(
             "`{}.{key}` must be {want}, not {}.",
             self.name,
-            value_name(got)
+            got.type_name()
         ))
     }
 
@@ -741,7 +730,7 @@ pub fn shown_lines(
         other => {
             return Err(Error::invalid_request(format!(
                 "`lines` must be an array of {{ line, text, truncated? }}, not {}.",
-                other.as_ref().map_or("undefined", value_name)
+                other.as_ref().map_or("undefined", Value::type_name)
             )))
         }
     };
@@ -857,8 +846,8 @@ impl FormatViewOptions {
     }
 }
 
-#[napi(object)]
-pub struct ShownLine {
+#[napi(object, js_name = "ShownLine")]
+pub struct BindingShownLine {
     /// 1-based line number.
     pub line: u32,
     pub text: String,
@@ -866,8 +855,8 @@ pub struct ShownLine {
     pub truncated: Option<bool>,
 }
 
-#[napi(object)]
-pub struct Operation {
+#[napi(object, js_name = "Operation")]
+pub struct BindingOperation {
     /// replace | delete | insert_before | insert_after | prepend | append
     pub op: String,
     /// The first line, as `LINE#HASH#ANCHOR` from a view.
@@ -878,9 +867,9 @@ pub struct Operation {
     pub content: Option<Either<String, Vec<String>>>,
 }
 
-#[napi(object)]
-pub struct EditRequest {
-    pub operations: Option<Vec<Operation>>,
+#[napi(object, js_name = "EditRequest")]
+pub struct BindingEditRequest {
+    pub operations: Option<Vec<BindingOperation>>,
     /// The REV of the view the refs were copied from.
     pub rev: Option<String>,
     /// Fallback: exact text to replace (whitespace-tolerant if no exact match).
@@ -894,7 +883,7 @@ pub struct EditRequest {
 pub fn plan<'env>(
     env: &Env,
     value: Option<Unknown<'env>>,
-) -> hashline::Result<ClassInstance<'env, crate::EditPlan>> {
+) -> hashline::Result<ClassInstance<'env, crate::session::EditPlan>> {
     instance(env, value, "commit() takes a plan that plan() returned")
 }
 

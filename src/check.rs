@@ -2,8 +2,8 @@
 
 use napi_derive::napi;
 
-#[napi(object)]
-pub struct Problem {
+#[napi(object, js_name = "Problem")]
+pub struct BindingProblem {
     /// 1-based line of the new version.
     pub line: u32,
     /// 1-based character columns of the span, end exclusive.
@@ -16,9 +16,9 @@ pub struct Problem {
     pub r#ref: String,
 }
 
-impl From<&hashline::Problem> for Problem {
+impl From<&hashline::Problem> for BindingProblem {
     fn from(p: &hashline::Problem) -> Self {
-        Problem {
+        BindingProblem {
             line: u32::try_from(p.line + 1).unwrap_or(u32::MAX),
             column: u32::try_from(p.column + 1).unwrap_or(u32::MAX),
             end_column: u32::try_from(p.end_column + 1).unwrap_or(u32::MAX),
@@ -34,6 +34,6 @@ impl From<&hashline::Problem> for Problem {
 }
 
 /// The problems of a result, converted.
-pub fn problems(list: &[hashline::Problem]) -> Vec<Problem> {
-    list.iter().map(Problem::from).collect()
+pub fn problems(list: &[hashline::Problem]) -> Vec<BindingProblem> {
+    list.iter().map(BindingProblem::from).collect()
 }

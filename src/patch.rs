@@ -2,8 +2,9 @@
 //! a write: checked and planned, then written, as edits are.
 
 use crate::args::{self, Fields};
-use crate::check::{problems, Problem};
-use crate::{guard, EditResult, Hashline};
+use crate::check::{problems, BindingProblem};
+use crate::error::guard;
+use crate::session::{BindingEditResult, Hashline};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
@@ -26,7 +27,7 @@ pub struct PatchFile {
     pub deletions: u32,
     /// This file's part of the output: fresh refs around each change.
     pub output: String,
-    pub problems: Vec<Problem>,
+    pub problems: Vec<BindingProblem>,
 }
 
 fn files(result: &hashline::PatchResult) -> Vec<PatchFile> {
@@ -56,8 +57,8 @@ fn files(result: &hashline::PatchResult) -> Vec<PatchFile> {
         .collect()
 }
 
-#[napi(object)]
-pub struct PatchResult {
+#[napi(object, js_name = "PatchResult")]
+pub struct BindingPatchResult {
     /// The files changed, one line each (`M src/a.ts`).
     pub summary: String,
     /// What the model should read: the summary, then fresh refs for each change.
@@ -74,13 +75,13 @@ pub struct PatchPlan {
 #[napi]
 impl PatchPlan {
     #[napi(getter)]
-    pub fn summary(&self) -> String {
-        self.inner.result().summary.clone()
+    pub fn summary(&self) -> &str {
+        &self.inner.result().summary
     }
 
     #[napi(getter)]
-    pub fn output(&self) -> String {
-        self.inner.result().output.clone()
+    pub fn output(&self) -> &str {
+        &self.inner.result().output
     }
 
     #[napi(getter)]
@@ -170,7 +171,7 @@ impl Hashline {
                 "commitPatch() takes a plan that planPatch() returned",
             )?;
             self.inner.commit_patch_with(&plan.inner, |result| {
-                PatchResult {
+                BindingPatchResult {
                     summary: result.summary.clone(),
                     output: result.output.clone(),
                     files: files(result),
@@ -191,14 +192,14 @@ impl Hashline {
 
     /// Takes in a file rewritten after this session wrote REV `written` (a formatter ran):
     /// null if it is unchanged, else the result with fresh refs of the file as it is now.
-    #[napi]
+    #[napi(ts_return_type = "EditResult | null")]
     pub fn reformatted(
         &self,
         env: Env,
         #[napi(ts_arg_type = "string")] path: Option<Unknown>,
         #[napi(ts_arg_type = "string")] written: Unknown,
         #[napi(ts_arg_type = "ReformattedOptions | undefined | null")] options: Option<Unknown>,
-    ) -> Result<Option<EditResult>> {
+    ) -> Result<Option<BindingEditResult>> {
         guard(&env, || {
             let path = args::path(&env, path)?;
             let written =
@@ -214,7 +215,7 @@ impl Hashline {
                     o.allow_outside_root.unwrap_or(false),
                 )?
                 .as_ref()
-                .map(EditResult::from))
+                .map(BindingEditResult::from))
         })
     }
 }
@@ -227,6 +228,6 @@ pub fn patch_paths(
 ) -> Result<Vec<String>> {
     guard(&env, || {
         let patch = args::required_string(&env, Some(patch), "patch", "the patch text")?;
-        hashline::patch::paths(&patch)
+        hashline::patch_paths(&patch)
     })
 }

@@ -2,13 +2,14 @@
 //! model out.
 
 use crate::args::{count, required_string, Fields};
-use crate::{guard, Hashline};
+use crate::error::guard;
+use crate::session::Hashline;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
-#[napi(object)]
+#[napi(object, js_name = "SearchOptions")]
 #[derive(Default)]
-pub struct SearchOptions {
+pub struct BindingSearchOptions {
     /// File or folder to search (or several), relative to the root or absolute inside it (default: the root).
     pub path: Option<Either<String, Vec<String>>>,
     /// Globs a file must match to be searched, gitignore syntax relative to the root (`*.ts`, `src/**/*.rs`); a leading `!` excludes.
@@ -30,10 +31,10 @@ pub struct SearchOptions {
     pub context: Option<f64>,
 }
 
-impl SearchOptions {
+impl BindingSearchOptions {
     fn read(env: &Env, value: Option<Unknown>) -> hashline::Result<Self> {
         let o = Fields::read(env, value, "options")?;
-        Ok(SearchOptions {
+        Ok(BindingSearchOptions {
             path: Some(Either::B(o.strings("path")?)),
             include: Some(Either::B(o.strings("include")?)),
             exclude: Some(Either::B(o.strings("exclude")?)),
@@ -149,7 +150,7 @@ impl Hashline {
                 "pattern",
                 "a regular expression, as a string",
             )?;
-            let o = SearchOptions::read(&env, options)?;
+            let o = BindingSearchOptions::read(&env, options)?;
             let mut search = hashline::SearchOptions::new(pattern);
             search.paths = list(o.path);
             search.include = list(o.include);

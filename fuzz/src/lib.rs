@@ -1,3 +1,4 @@
-//! Shared by the fuzz targets; the property tests include `model.rs` too.
+//! Shared by the fuzz targets: the engine's reference model, which the
+//! crate's own property tests check too.
 
-pub mod model;
+pub use hashline::internals::model;

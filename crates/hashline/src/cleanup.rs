@@ -2,6 +2,10 @@
 //! content, and a neighbouring line echoed at a range's boundary. Each fix
 //! applies only where it is unambiguous and is reported to the caller.
 
+use crate::text::Document;
+use std::cell::OnceCell;
+use std::ops::Range;
+
 /// The length of a view prefix (`12#A3F#9BC|`, optionally after a diff
 /// marker `+`, ` ` or `>>> ` as the edit result shows them) at the start of
 /// `line`. Only the exact form the engine prints counts, so text that merely
@@ -169,6 +173,35 @@ pub fn trim_boundary_echo<B: FnOnce() -> i64>(
         removed.push(Echo::After);
     }
     removed
+}
+
+/// The bracket balance of any range of the document's lines in constant
+/// time, from running sums made once, on first use.
+pub(crate) struct RunningBalance<'a> {
+    doc: &'a Document,
+    sums: OnceCell<Vec<i64>>,
+}
+
+impl<'a> RunningBalance<'a> {
+    pub(crate) fn new(doc: &'a Document) -> Self {
+        RunningBalance {
+            doc,
+            sums: OnceCell::new(),
+        }
+    }
+
+    pub(crate) fn of(&self, range: Range<usize>) -> i64 {
+        let sums = self.sums.get_or_init(|| {
+            let mut sum = 0;
+            std::iter::once(0)
+                .chain(self.doc.lines().map(|line| {
+                    sum += bracket_balance([line]);
+                    sum
+                }))
+                .collect()
+        });
+        sums[range.end] - sums[range.start]
+    }
 }
 
 #[cfg(test)]

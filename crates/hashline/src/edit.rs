@@ -3,35 +3,45 @@
 
 use crate::check::{introduced, Problem};
 use crate::error::{Error, ErrorCode, Result};
-use crate::plan::{plan, PlanContext};
+use crate::locate::PlanContext;
+use crate::plan::plan;
 use crate::remap::LineMap;
-use crate::replace::replace;
+use crate::replace::{create, replace};
 use crate::report::{hunks, success, Hunk, SuccessInput, Summary};
 use crate::request::{OpKind, Request};
 use crate::store::Version;
 use crate::text::Document;
 
+/// One document to edit, and what the edit may rely on.
 pub struct EditInput<'a> {
+    /// The current text.
     pub doc: &'a Document,
     /// The path as the model knows it.
     pub path: &'a str,
     /// Whether the file exists; when it does not, `doc` is empty and only
     /// requests that create a file are accepted.
     pub exists: bool,
+    /// Stored versions of the file, most recent first.
     pub history: &'a [Version],
+    /// Strip echoed view prefixes and boundary echoes.
     pub cleanup: bool,
+    /// Refuse lines no view showed.
     pub seen_guard: bool,
     /// A note about the store for the result, whatever it is (damaged
     /// versions that were ignored).
     pub store_note: Option<&'a str>,
 }
 
+/// A new version of a document, computed and described, not yet written.
 #[derive(Debug, Clone)]
 pub struct Edited {
     /// The new version; `file_bytes()` gives what to write.
     pub doc: Document,
+    /// The REV of the new version.
     pub rev: String,
+    /// The REV of the version edited.
     pub previous_rev: String,
+    /// What the model and the host are told.
     pub summary: Summary,
     /// Where each unchanged line of the old text is in the new one.
     pub map: LineMap,
@@ -63,6 +73,7 @@ impl Request {
     }
 }
 
+/// Plans and applies `request` to the document, nothing written.
 pub fn edit(input: &EditInput<'_>, request: &Request) -> Result<Edited> {
     apply(input, request).map_err(|mut err| {
         if let Some(note) = input.store_note {
@@ -122,30 +133,7 @@ fn apply(input: &EditInput<'_>, request: &Request) -> Result<Edited> {
             new_string,
             replace_all,
         } if old_string.is_empty() => {
-            if !doc.is_empty() {
-                return Err(Error::invalid_request(format!(
-                    "oldString is empty, which creates a file, but {} already exists and is not empty. Put the text to replace in oldString, or use operations.",
-                    input.path
-                ))
-                .with_path(input.path));
-            }
-            if *replace_all {
-                return Err(
-                    Error::invalid_request("replaceAll needs a non-empty oldString.")
-                        .with_path(input.path),
-                );
-            }
-            if new_string.is_empty() {
-                return Err(Error::new(ErrorCode::NoChange, crate::replace::IDENTICAL)
-                    .with_path(input.path));
-            }
-            // The new file holds exactly the text given, terminators
-            // included, after the BOM of a file that held only a BOM.
-            let mut bytes = Vec::with_capacity(new_string.len() + 3);
-            if doc.has_bom() && !new_string.starts_with('\u{FEFF}') {
-                bytes.extend_from_slice("\u{FEFF}".as_bytes());
-            }
-            bytes.extend_from_slice(new_string.as_bytes());
+            let bytes = create(doc, input.path, new_string, *replace_all)?;
             let lines = Document::from_bytes(&bytes)?.line_count();
             let created = [Hunk {
                 old: 0..0,
@@ -261,6 +249,19 @@ pub(crate) fn finish(
 
 /// Applies a request to a text with no file and no store: the pure form
 /// hosts use for content they hold themselves.
+///
+/// ```
+/// use hashline::{apply_to_text, Request, Value};
+///
+/// let request = Request::from_value(&Value::Object(vec![
+///     ("oldString".into(), Value::String("b".into())),
+///     ("newString".into(), Value::String("B".into())),
+/// ]))
+/// .unwrap();
+/// let (text, edited) = apply_to_text("a\nb\n", &request, true).unwrap();
+/// assert_eq!(text, "a\nB\n");
+/// assert_eq!(edited.summary.additions, 1);
+/// ```
 pub fn apply_to_text(text: &str, request: &Request, cleanup: bool) -> Result<(String, Edited)> {
     let doc = Document::from_text(text);
     let edited = edit(

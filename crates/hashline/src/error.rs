@@ -4,37 +4,57 @@
 use std::fmt;
 use std::ops::Range;
 
+/// The stable code of an error, the same in every host (`err.code`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ErrorCode {
+    /// A ref no longer matches its line and cannot be proven moved.
     HashMismatch,
+    /// A ref is not of the form `LINE#HASH#ANCHOR`.
     InvalidRef,
+    /// A ref points past the end of the file.
     OutOfRange,
+    /// Operations of one batch overlap or are unordered.
     Conflict,
+    /// The request leaves the file as it is.
     NoChange,
+    /// The batch cites lines no view showed.
     UnseenLines,
+    /// The file does not exist.
     NotFound,
+    /// The path is a folder or another kind of non-file.
     NotAFile,
+    /// The file is not UTF-8.
     NotUtf8,
+    /// The file holds a NUL byte.
     Binary,
+    /// The file is larger than the limit.
     TooLarge,
+    /// The path leads outside the root.
     OutsideRoot,
+    /// The system refused access.
     Permission,
+    /// The file changed between plan and commit.
     BaseChanged,
     /// Another write held a lock for longer than the lock timeout.
     Locked,
+    /// The fallback's `oldString` is not in the file.
     OldStringNotFound,
+    /// The fallback's `oldString` matches more than once.
     OldStringAmbiguous,
     /// A patch hunk whose lines are nowhere in the file.
     ContextNotFound,
     /// A patch hunk whose lines fit more than one place.
     ContextAmbiguous,
+    /// The request is malformed.
     InvalidRequest,
+    /// Another input or output error.
     Io,
     /// A bug: a panic caught at the host boundary.
     Internal,
 }
 
 impl ErrorCode {
+    /// Every code, for hosts that map them (exit codes, tables).
     pub const ALL: [ErrorCode; 22] = [
         ErrorCode::HashMismatch,
         ErrorCode::InvalidRef,
@@ -60,6 +80,7 @@ impl ErrorCode {
         ErrorCode::Internal,
     ];
 
+    /// The code as hosts show it, `HASH_MISMATCH` style.
     pub fn as_str(self) -> &'static str {
         match self {
             ErrorCode::HashMismatch => "HASH_MISMATCH",
@@ -98,7 +119,9 @@ impl fmt::Display for ErrorCode {
 /// the line holds now, so a host can show both without parsing the message.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Mismatch {
+    /// The line the ref names, 1-based.
     pub line: usize,
+    /// The ref as cited.
     pub expected: String,
     /// The current ref of that line; `None` when the line no longer exists.
     pub actual: Option<String>,
@@ -123,6 +146,7 @@ pub struct ErrorDetails {
 }
 
 impl Error {
+    /// An error with a code and a message for the model.
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
         Error(Box::new(ErrorDetails {
             code,
@@ -134,21 +158,25 @@ impl Error {
         }))
     }
 
+    /// The path the error is about.
     pub fn with_path(mut self, path: impl Into<String>) -> Self {
         self.path = Some(path.into());
         self
     }
 
+    /// The ref that was probably meant.
     pub fn with_suggestion(mut self, suggestion: impl Into<String>) -> Self {
         self.suggestion = Some(suggestion.into());
         self
     }
 
+    /// Every ref that did not hold.
     pub fn with_mismatches(mut self, mismatches: Vec<Mismatch>) -> Self {
         self.mismatches = mismatches;
         self
     }
 
+    /// An `INVALID_REQUEST` error.
     pub fn invalid_request(message: impl Into<String>) -> Self {
         Error::new(ErrorCode::InvalidRequest, message)
     }
@@ -176,6 +204,7 @@ impl fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
+/// The engine's result type.
 pub type Result<T> = std::result::Result<T, Error>;
 
 /// What a message may quote of a value the caller sent: its start, quoted,

@@ -12,10 +12,12 @@ pub const SEPARATOR: &str = "\u{241E}";
 pub struct Tag(u16);
 
 impl Tag {
+    /// The tag with these 12 bits, if they fit.
     pub fn from_bits(bits: u16) -> Option<Tag> {
         (bits < 0x1000).then_some(Tag(bits))
     }
 
+    /// The tag as 12 bits.
     pub fn bits(self) -> u16 {
         self.0
     }
@@ -45,6 +47,11 @@ pub fn hashed_text(line: &str) -> &str {
     line.trim_end_matches([' ', '\t'])
 }
 
+/// The HASH of a line: its text without trailing spaces and tabs.
+///
+/// ```
+/// assert_eq!(hashline::line_hash("x = 1;  "), hashline::line_hash("x = 1;"));
+/// ```
 pub fn line_hash(line: &str) -> Tag {
     Tag::from_digest(&Sha1::digest(hashed_text(line).as_bytes()))
 }

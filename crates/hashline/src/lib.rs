@@ -3,43 +3,99 @@
 //! A view tags every line as `LINE#HASH#ANCHOR|content`; an edit names lines
 //! by those refs, is checked against the file (or provably remapped from a
 //! stored earlier version) and applied as one atomic batch, or rejected with
-//! everything needed to retry.
+//! everything needed to retry. Nothing is written on a guess.
+//!
+//! The front door is [`Hashline`], a session confined to one root folder:
+//!
+//! ```
+//! use hashline::{Hashline, Options, Request, Value};
+//!
+//! let root = tempfile::tempdir().unwrap();
+//! std::fs::write(root.path().join("a.txt"), "one\ntwo\n").unwrap();
+//! let session = Hashline::new(Options::new(root.path())).unwrap();
+//!
+//! // A view gives every line its ref.
+//! let read = session.read("a.txt", None, None, false).unwrap();
+//! let line = read.view.text.lines().find(|l| l.starts_with("2#")).unwrap();
+//! let two = &line[..line.find('|').unwrap()];
+//!
+//! // An edit cites lines by ref; the request comes as loosely typed values,
+//! // as a host received them from a model.
+//! let request = Request::from_value(&Value::Object(vec![(
+//!     "operations".into(),
+//!     Value::Array(vec![Value::Object(vec![
+//!         ("op".into(), Value::String("replace".into())),
+//!         ("ref".into(), Value::String(two.into())),
+//!         ("content".into(), Value::String("2".into())),
+//!     ])]),
+//! )]))
+//! .unwrap();
+//! session.edit("a.txt", &request, false).unwrap();
+//! assert_eq!(std::fs::read_to_string(root.path().join("a.txt")).unwrap(), "one\n2\n");
+//! ```
+//!
+//! Text held by the caller is viewed with [`format_view`] and edited with
+//! [`apply_to_text`]; patches in the `*** Begin Patch` format go through
+//! [`Hashline::plan_patch`]; [`Hashline::search`] finds lines across the
+//! root with their refs.
 
-pub mod check;
-pub mod cleanup;
-pub mod edit;
-pub mod error;
-pub mod file;
-pub mod hash;
-pub mod lock;
-pub mod patch;
-pub mod plan;
-pub mod reference;
-pub mod reformat;
-pub mod remap;
-pub mod replace;
-pub mod report;
-pub mod request;
-pub mod sandbox;
-pub mod search;
-pub mod session;
-pub mod store;
-pub mod text;
-pub mod view;
+#![warn(missing_docs)]
+
+mod check;
+mod cleanup;
+mod decode;
+mod edit;
+mod error;
+mod file;
+mod hash;
+mod locate;
+mod lock;
+mod patch;
+mod plan;
+mod reference;
+mod reformat;
+mod reject;
+mod remap;
+mod replace;
+mod report;
+mod request;
+mod sandbox;
+mod search;
+mod session;
+mod store;
+mod text;
+mod view;
+
+#[cfg(any(test, feature = "internals"))]
+pub mod internals;
+#[cfg(test)]
+mod tests;
 
 pub use check::{Problem, Severity};
+pub use cleanup::strip_view_prefixes_text;
 pub use edit::{apply_to_text, Edited};
-pub use error::{Error, ErrorCode, Mismatch, Result};
+pub use error::{excerpt, Error, ErrorCode, Mismatch, Result};
 pub use hash::{anchor_hash, line_hash, rev, Tag};
-pub use patch::{FileKind, FileResult, PatchPlan, PatchResult};
+pub use patch::{paths as patch_paths, FileKind, FileResult, PatchPlan, PatchResult};
 pub use reference::Ref;
-pub use request::{OpKind, Operation, Request, Value};
+pub use report::Summary;
+pub use request::{Field, OpKind, Operation, Request, Value, OPERATION_FIELDS, REQUEST_FIELDS};
 pub use search::{SearchHit, SearchLine, SearchOptions, SearchResult, Skipped, SkippedFile};
-pub use session::{EditPlan, EditResult, Hashline, Options, ReadResult, ShownLine, Tagged};
+pub use session::{
+    EditPlan, EditResult, Hashline, Options, ReadResult, ShownLine, Tagged, MAX_RESULT_BYTES,
+};
+pub use store::StoreLimits;
 pub use text::Document;
 pub use view::View;
 
-/// A tagged view of `text` (a file's content held by the caller).
+/// A tagged view of `text` (a file's content held by the caller), lines
+/// `offset..offset + limit` (1-based offset; the whole text by default).
+///
+/// ```
+/// let view = hashline::format_view("a\nb\n", "notes.txt", None, None).unwrap();
+/// assert!(view.text.starts_with("notes.txt REV:"));
+/// assert!(view.text.contains("|b\n"));
+/// ```
 pub fn format_view(
     text: &str,
     path: &str,

@@ -9,11 +9,21 @@ use std::fmt;
 pub const EXPECTED_FORM: &str =
     "LINE#HASH#ANCHOR, e.g. 12#A3F#9BC (HASH and ANCHOR are 3 hex digits; copy it from the view)";
 
+/// A parsed line reference, `LINE#HASH#ANCHOR` (ANCHOR optional).
+///
+/// ```
+/// let r = hashline::Ref::parse("12#A3F#9BC").unwrap();
+/// assert_eq!(r.line, 12);
+/// assert_eq!(r.to_string(), "12#A3F#9BC");
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Ref {
     /// 1-based line number in the version that was shown.
     pub line: usize,
+    /// The line's HASH.
     pub hash: Tag,
+    /// The ANCHOR: the HASH of the line with its neighbours, which tells
+    /// identical lines apart.
     pub anchor: Option<Tag>,
 }
 
@@ -108,6 +118,13 @@ impl Ref {
             _ => Err(invalid("it has too many parts")),
         }
     }
+}
+
+/// A ref of the batch and the operation (1-based) that cites it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Cited {
+    pub op: usize,
+    pub reference: Ref,
 }
 
 #[cfg(test)]

@@ -13,6 +13,7 @@ use std::ops::Range;
 /// nothing is remapped and stale refs are rejected.
 const LCS_BUDGET: usize = 1 << 28;
 
+/// Where each unchanged line of one version is in the next.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LineMap {
     /// Unchanged runs `(old_start, new_start, len)`, sorted by `old_start`.

@@ -1,17 +1,17 @@
 //! The `oldString`/`newString` fallback with OpenCode's semantics and error
 //! texts, minus its faults: a tolerant match re-indents the new text to the
 //! lines it matched and never touches a line outside them, and
-//! `replaceAll` is literal.
+//! `replaceAll` is literal. An empty `oldString` creates the file.
 
 use crate::error::{list_numbers, Error, ErrorCode, Result};
 use crate::report::window;
 use crate::request::split_content;
 use crate::text::{Document, Splice};
 
-pub const IDENTICAL: &str = "No changes to apply: oldString and newString are identical.";
-pub const NOT_FOUND: &str =
+const IDENTICAL: &str = "No changes to apply: oldString and newString are identical.";
+const NOT_FOUND: &str =
     "Could not find oldString in the file. It must match exactly, including whitespace, indentation, and line endings.";
-pub const AMBIGUOUS: &str =
+const AMBIGUOUS: &str =
     "Found multiple matches for oldString. Provide more surrounding context to make the match unique.";
 
 /// Files up to this many lines get the closest lines shown when nothing
@@ -34,9 +34,35 @@ fn normalize(s: &str) -> String {
     s.replace("\r\n", "\n").replace('\r', "\n")
 }
 
-/// Replaces in an existing document. An empty `old` is handled by the
-/// caller (it creates a file).
-pub fn replace(doc: &Document, old: &str, new: &str, replace_all: bool) -> Result<Replaced> {
+/// The bytes of the file an empty `oldString` creates: exactly the text
+/// given, terminators included, after the BOM of a file that held only a
+/// BOM. Refused when the file already has content.
+pub(crate) fn create(doc: &Document, path: &str, new: &str, replace_all: bool) -> Result<Vec<u8>> {
+    if !doc.is_empty() {
+        return Err(Error::invalid_request(format!(
+            "oldString is empty, which creates a file, but {path} already exists and is not empty. Put the text to replace in oldString, or use operations."
+        ))
+        .with_path(path));
+    }
+    if replace_all {
+        return Err(
+            Error::invalid_request("replaceAll needs a non-empty oldString.").with_path(path),
+        );
+    }
+    if new.is_empty() {
+        return Err(Error::new(ErrorCode::NoChange, IDENTICAL).with_path(path));
+    }
+    let mut bytes = Vec::with_capacity(new.len() + 3);
+    if doc.has_bom() && !new.starts_with('\u{FEFF}') {
+        bytes.extend_from_slice("\u{FEFF}".as_bytes());
+    }
+    bytes.extend_from_slice(new.as_bytes());
+    Ok(bytes)
+}
+
+/// Replaces in an existing document; an empty `old` creates a file
+/// (`create`).
+pub(crate) fn replace(doc: &Document, old: &str, new: &str, replace_all: bool) -> Result<Replaced> {
     let old = normalize(old);
     let new = normalize(new);
     if old == new {

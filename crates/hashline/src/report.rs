@@ -94,9 +94,13 @@ fn region_rows(old: &Document, new: &Document, hunk: &Hunk) -> Vec<Row> {
 /// The result of an applied edit.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Summary {
+    /// What the model reads: fresh refs around every change.
     pub output: String,
+    /// A unified diff, for hosts and UIs.
     pub diff: String,
+    /// Lines added.
     pub additions: usize,
+    /// Lines removed.
     pub deletions: usize,
     /// Lines of the new version the output displayed with refs.
     pub shown: Vec<Range<usize>>,

@@ -49,6 +49,7 @@ pub struct Root {
 }
 
 impl Root {
+    /// Opens the root folder, the handle every access starts from.
     pub fn new(path: &Path) -> Result<Root> {
         let failed = |e: io::Error| {
             io_error(&e, &path.display().to_string()).with_path(path.display().to_string())
@@ -71,6 +72,7 @@ impl Root {
         })
     }
 
+    /// The root as it was named.
     pub fn path(&self) -> &Path {
         &self.path
     }

@@ -30,6 +30,12 @@ pub const DEFAULT_MAX_RESULTS: usize = 100;
 /// Skipped files named per reason; the rest are only counted.
 const NAMED_SKIPS: usize = 3;
 
+/// What to search for, and where.
+///
+/// ```
+/// let options = hashline::SearchOptions::new("fn main");
+/// assert_eq!(options.pattern, "fn main");
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SearchOptions {
     /// A Rust regular expression, or a literal with `fixed_strings`.
@@ -42,7 +48,9 @@ pub struct SearchOptions {
     pub include: Vec<String>,
     /// Globs of files and folders not to search.
     pub exclude: Vec<String>,
+    /// Match regardless of case.
     pub ignore_case: bool,
+    /// Take the pattern as a literal string.
     pub fixed_strings: bool,
     /// Match only whole words.
     pub word: bool,
@@ -57,6 +65,7 @@ pub struct SearchOptions {
 }
 
 impl SearchOptions {
+    /// Options for `pattern` over the whole root, with the defaults.
     pub fn new(pattern: impl Into<String>) -> SearchOptions {
         SearchOptions {
             pattern: pattern.into(),
@@ -79,27 +88,37 @@ impl SearchOptions {
 pub struct SearchLine {
     /// 1-based.
     pub line: usize,
+    /// The line's ref.
     pub reference: String,
     /// The line, cut at `MAX_LINE_CHARS` characters when longer.
     pub text: String,
+    /// Whether the text was cut.
     pub truncated: bool,
 }
 
+/// A matching line with its context.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SearchHit {
     /// Relative to the root, with `/` between folders.
     pub path: String,
+    /// The REV of the file searched.
     pub rev: String,
+    /// The line that matched.
     pub line: SearchLine,
     /// Context lines, nearest last.
     pub before: Vec<SearchLine>,
+    /// Context lines after it, nearest first.
     pub after: Vec<SearchLine>,
 }
 
+/// Files the search passed over, by reason.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Skipped {
+    /// Files holding a NUL byte.
     pub binary: usize,
+    /// Files that are not UTF-8.
     pub not_utf8: usize,
+    /// Files over the size limit.
     pub too_large: usize,
     /// Files and folders the system would not let us read.
     pub unreadable: usize,
@@ -107,14 +126,17 @@ pub struct Skipped {
     pub files: Vec<SkippedFile>,
 }
 
+/// A file the search passed over.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SkippedFile {
+    /// Relative to the root.
     pub path: String,
     /// `Binary`, `NotUtf8`, `TooLarge`, or `Permission` for one that could
     /// not be read.
     pub reason: ErrorCode,
 }
 
+/// The hits of a search, with refs, and what it passed over.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SearchResult {
     /// What the model reads.
@@ -126,10 +148,12 @@ pub struct SearchResult {
     /// Hits found beyond the limit and not shown; when non-zero the walk
     /// stopped there, so there may be more still.
     pub more: usize,
+    /// Files passed over.
     pub skipped: Skipped,
 }
 
 impl SearchResult {
+    /// Whether the search stopped at the limit.
     pub fn stopped(&self) -> bool {
         self.more > 0
     }

@@ -29,15 +29,20 @@ use std::time::Duration;
 /// 512 MiB and more), so that no edit can fail after it was written.
 pub const MAX_RESULT_BYTES: usize = 16 << 20;
 
+/// How a session works.
 #[derive(Debug, Clone)]
 pub struct Options {
+    /// The folder the session may read and write in.
     pub root: PathBuf,
+    /// Larger files are refused with `TOO_LARGE`.
     pub max_file_bytes: u64,
+    /// Allow paths outside the root (the host asked its user).
     pub allow_outside_root: bool,
     /// Strip echoed view prefixes and boundary echoes from content.
     pub cleanup: bool,
     /// Refuse edits anchored on lines no view displayed.
     pub seen_guard: bool,
+    /// How many versions, and how many bytes, the version store keeps.
     pub store: StoreLimits,
     /// Keep versions on disk here too, for hosts that live one call long.
     pub store_dir: Option<PathBuf>,
@@ -47,6 +52,7 @@ pub struct Options {
 }
 
 impl Options {
+    /// The defaults, confined to `root`.
     pub fn new(root: impl Into<PathBuf>) -> Options {
         Options {
             root: root.into(),
@@ -66,34 +72,49 @@ impl Options {
 pub struct ShownLine {
     /// 1-based.
     pub line: usize,
+    /// The line as shown (cut when long).
     pub text: String,
     /// The viewer cut the line: `text` is a prefix of it.
     pub truncated: bool,
 }
 
+/// Refs for lines a host displays itself.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Tagged {
+    /// The REV of the file.
     pub rev: String,
+    /// Lines in the file.
     pub total_lines: usize,
     /// The ref of each shown line, `None` where the text shown is not the
     /// file's line (the file changed, or the viewer altered it).
     pub refs: Vec<Option<String>>,
 }
 
+/// A view of a file, recorded in the session.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ReadResult {
+    /// The path as the model knows it.
     pub path: String,
+    /// The view.
     pub view: View,
 }
 
+/// What an edit did.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EditResult {
+    /// What the model reads: fresh refs around every change.
     pub output: String,
+    /// The path as the model knows it.
     pub path: String,
+    /// The REV written.
     pub rev: String,
+    /// The REV edited.
     pub previous_rev: String,
+    /// A unified diff, for hosts and UIs.
     pub diff: String,
+    /// Lines added.
     pub additions: usize,
+    /// Lines removed.
     pub deletions: usize,
     /// What the edit broke that was not broken before, on the lines it wrote.
     pub problems: Vec<Problem>,
@@ -117,6 +138,7 @@ pub struct EditPlan {
 }
 
 impl EditPlan {
+    /// The result the edit will have once committed.
     pub fn result(&self) -> &EditResult {
         &self.result
     }
@@ -130,6 +152,9 @@ impl EditPlan {
     }
 }
 
+/// A session confined to one root folder: reads record the versions
+/// shown, so that edits can check and remap refs; writes are atomic and
+/// serialised per folder.
 pub struct Hashline {
     /// Tells this session's plans from those of others.
     pub(crate) id: u64,
@@ -150,6 +175,7 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Hashline {
+    /// A session; fails when the root cannot be opened.
     pub fn new(options: Options) -> Result<Hashline> {
         static SESSIONS: AtomicU64 = AtomicU64::new(0);
         let root = Root::new(&options.root)?;
@@ -165,6 +191,7 @@ impl Hashline {
         })
     }
 
+    /// The root folder.
     pub fn root(&self) -> &Path {
         self.root.path()
     }

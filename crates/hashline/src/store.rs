@@ -25,9 +25,12 @@ const DISK_VERSIONS_PER_FILE: usize = 16;
 const DISK_MAGIC: &str = "hashline-version 1";
 const DISK_SUFFIX: &str = ".hlv";
 
+/// How much the version store keeps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct StoreLimits {
+    /// Versions kept, least recently used evicted first.
     pub max_versions: usize,
+    /// Bytes of text kept in all.
     pub max_bytes: usize,
     /// Larger documents are not kept at all.
     pub max_version_bytes: usize,
@@ -287,14 +290,6 @@ impl Store {
             .find(|e| e.path == path && e.version.rev == rev)
             .map(|e| e.version.seen.clone())
             .unwrap_or_default()
-    }
-
-    pub fn len(&self) -> usize {
-        self.entries.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
     }
 
     fn evict(&mut self) {

@@ -36,6 +36,14 @@ enum Endings {
     PerLine(Vec<Ending>),
 }
 
+/// A file's text in canonical form (lines without terminators), with
+/// what restores its exact bytes: BOM, line endings, final newline.
+///
+/// ```
+/// let doc = hashline::Document::from_bytes(b"a\r\nb").unwrap();
+/// assert_eq!(doc.lines().collect::<Vec<_>>(), ["a", "b"]);
+/// assert_eq!(&doc.file_bytes()[..], b"a\r\nb");
+/// ```
 #[derive(Debug, Clone)]
 pub struct Document {
     text: String,
@@ -69,6 +77,7 @@ pub struct Splice {
 }
 
 impl Document {
+    /// Reads a file's bytes: `NOT_UTF8` or `BINARY` when they are no text.
     pub fn from_bytes(bytes: &[u8]) -> Result<Document> {
         let (bom, body) = match bytes.strip_prefix(BOM) {
             Some(rest) => (true, rest),
@@ -183,18 +192,22 @@ impl Document {
         &self.text
     }
 
+    /// The number of lines.
     pub fn line_count(&self) -> usize {
         self.starts.len()
     }
 
+    /// Whether the document has no lines.
     pub fn is_empty(&self) -> bool {
         self.starts.is_empty()
     }
 
+    /// Whether the file starts with a byte order mark.
     pub fn has_bom(&self) -> bool {
         self.bom
     }
 
+    /// Whether the last line ends with a line break.
     pub fn final_newline(&self) -> bool {
         self.final_newline
     }
@@ -210,6 +223,7 @@ impl Document {
         &self.text[start..end]
     }
 
+    /// The lines, without terminators.
     pub fn lines(&self) -> impl ExactSizeIterator<Item = &str> + '_ {
         (0..self.line_count()).map(move |i| self.line(i))
     }

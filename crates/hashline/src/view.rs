@@ -13,13 +13,19 @@ pub const DEFAULT_LIMIT: usize = 2000;
 /// Longer lines are cut in the view; their refs still hash the whole line.
 pub const MAX_LINE_CHARS: usize = 2000;
 
+/// A tagged view of some lines of a document.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct View {
+    /// What the model reads: a header, then `LINE#HASH#ANCHOR|content`
+    /// lines, then how to read on.
     pub text: String,
+    /// The REV of the whole document.
     pub rev: String,
+    /// Lines in the document.
     pub total_lines: usize,
     /// 1-based, inclusive; `end_line < start_line` when nothing is shown.
     pub start_line: usize,
+    /// The last line shown, 1-based, inclusive.
     pub end_line: usize,
 }
 

@@ -7,7 +7,7 @@
 //! Usage: hashline-peers-floor [--reps N] FILE
 //! Prints one JSON object: the median, min and max wall time in nanoseconds.
 
-use hashline::hash::{anchor_hash, line_hash, Tag};
+use hashline::{anchor_hash, line_hash, Tag};
 use hashline::Document;
 use std::fmt::Write;
 use std::hint::black_box;

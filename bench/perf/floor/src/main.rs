@@ -12,12 +12,13 @@
 //! Usage: hashline-perf-floor [--reps N] [--batch] FILE...
 //! With `--batch` each FILE is edited and restored after every repetition.
 
-use hashline::file::{load, replace_atomically, Root};
-use hashline::hash::{anchor_hash, line_hash};
+use hashline::internals::{load, replace_atomically, Root};
+use hashline::{anchor_hash, line_hash};
 use hashline::{rev, Document, Hashline, Options};
 use hashline_perf_floor::{batch, cpu_ns, median, time, Timing, LIMIT};
 use std::io::Write;
 use std::path::Path;
+use std::time::Duration;
 
 /// Both digests of lines `range` of `lines`, folded so nothing is optimised away.
 fn hash_lines(lines: &[&str], range: std::ops::Range<usize>) -> u64 {
@@ -139,7 +140,14 @@ fn main() {
                 restore();
                 let base = load(&target, LIMIT, false).unwrap().base;
                 let write = sample(&mut || {
-                    replace_atomically(&target, &base, &edited.doc.file_bytes()).expect("the write succeeds");
+                    replace_atomically(
+                        &target,
+                        &base,
+                        &edited.doc.file_bytes(),
+                        Duration::from_secs(10),
+                        || Ok(()),
+                    )
+                    .expect("the write succeeds");
                 });
                 if rep > 0 {
                     edits.0.push(edit.0);

@@ -7,7 +7,7 @@
 //!   batch: `Hashline::edit` with the runner's 100-operation batch, the file
 //!          restored before every repetition
 
-use hashline::file::{load, Root};
+use hashline::internals::{load, Root};
 use hashline::{Hashline, Options};
 use hashline_perf_floor::{batch, LIMIT};
 use std::hint::black_box;

@@ -8,11 +8,10 @@
 
 // Shared with the fuzz targets, which use the rest of it.
 #[allow(dead_code)]
-#[path = "../../../fuzz/src/model.rs"]
-mod model;
+use crate::internals::model;
 
-use hashline::edit::{edit, EditInput};
-use hashline::{Document, ErrorCode, Hashline, OpKind, Operation, Options, Ref, Request};
+use crate::edit::{edit, EditInput};
+use crate::{Document, ErrorCode, Hashline, OpKind, Operation, Options, Ref, Request};
 use model::{check_written, parse, Outcome};
 use proptest::prelude::*;
 use proptest::test_runner::Config;

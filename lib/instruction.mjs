@@ -1,9 +1,9 @@
 // @ts-check
-// What the model is told once per request about refs and its edit tool:
-// the tool it actually has, `edit` or `apply_patch` (see model.mjs).
+// What the model is told about refs and its edit tool, by every host that
+// gives it instructions: the tool it actually has, `edit` or `apply_patch`.
 
 /**
- * @typedef {import("./model.mjs").EditKind} EditKind
+ * @typedef {"edit" | "patch"} EditKind
  */
 
 export const MARKER = "<hashline>"

@@ -4,10 +4,9 @@
 //! corpus the fuzzers kept is replayed too, so whatever they found stays
 //! covered.
 
-#[path = "../../../fuzz/src/model.rs"]
-mod model;
+use crate::internals::model;
 
-use hashline::{apply_to_text, Document, OpKind, Operation, Ref, Request};
+use crate::{apply_to_text, Document, OpKind, Operation, Ref, Request};
 use proptest::prelude::*;
 use proptest::test_runner::Config;
 use std::path::Path;

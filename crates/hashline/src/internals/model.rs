@@ -1,7 +1,7 @@
 //! A reference model of an edit batch, and a generator that turns any bytes
 //! into a case (a file's bytes, valid text or not, and a loosely typed
-//! request, valid or not). The fuzz targets and the property tests of
-//! `crates/hashline/tests/` share it, so both check the same invariants:
+//! request, valid or not). The fuzz targets and the crate's own property
+//! tests share it, so both check the same invariants:
 //!
 //! - nothing panics, whatever the bytes;
 //! - an error is the one the model predicts, and a session's file keeps its
@@ -16,9 +16,9 @@
 //! the public hash functions, places each operation on plain lines and
 //! applies the batch by walking the old lines.
 
-use hashline::edit::{edit, EditInput, Edited};
-use hashline::remap::LineMap;
-use hashline::{
+use crate::edit::{edit, EditInput, Edited};
+use crate::remap::LineMap;
+use crate::{
     anchor_hash, line_hash, rev, Document, Error, ErrorCode, Hashline, OpKind, Options, Ref,
     Request, Value,
 };
@@ -897,7 +897,7 @@ pub fn check_session(case: &Case, dir: &std::path::Path) {
     let (hash, anchor) = tags(old, i);
     let stale = format!("{}#{hash:03X}#{anchor:03X}", i + 1);
     let request = Request::Operations {
-        operations: vec![hashline::Operation::new(
+        operations: vec![crate::Operation::new(
             OpKind::Replace,
             Some(&stale),
             None,

@@ -3,7 +3,7 @@
 //! of what the batch means; and random bad batches, checked to leave the
 //! file's bytes as they were.
 
-use hashline::{
+use crate::{
     apply_to_text, Document, ErrorCode, Hashline, OpKind, Operation, Options, Ref, Request,
 };
 use proptest::prelude::*;
@@ -216,7 +216,7 @@ proptest! {
         let Request::Operations { operations, .. } = &mut request else { unreachable!() };
         let victim = line % operations.len();
         let original = Ref::parse(operations[victim].reference.as_deref().unwrap()).unwrap();
-        let wrong = hashline::Tag::from_bits((original.hash.bits() + 1) % 0x1000).unwrap();
+        let wrong = crate::Tag::from_bits((original.hash.bits() + 1) % 0x1000).unwrap();
         operations[victim].reference = Some(Ref { hash: wrong, ..original }.to_string());
         let err = session.edit("f.txt", &request, false).unwrap_err();
         prop_assert!(matches!(err.code, ErrorCode::HashMismatch | ErrorCode::InvalidRequest), "{:?}", err);

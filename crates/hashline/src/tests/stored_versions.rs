@@ -3,7 +3,7 @@
 //! another line, a damaged entry must never crash an edit and is reported,
 //! the folder is private, and another user's entries are not read.
 
-use hashline::{Document, ErrorCode, Hashline, OpKind, Operation, Options, Ref, Request};
+use crate::{Document, ErrorCode, Hashline, OpKind, Operation, Options, Ref, Request};
 use std::fs;
 use std::path::{Path, PathBuf};
 

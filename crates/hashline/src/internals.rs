@@ -1,0 +1,13 @@
+//! Unstable internals for the fuzz targets, the benchmarks' floors and the
+//! crate's own property tests: the edit of one document without a session,
+//! the line map it records, the file primitives, and the reference model
+//! the invariants are checked against. Behind the `internals` feature; no
+//! compatibility is promised.
+
+#![allow(missing_docs)]
+
+pub mod model;
+
+pub use crate::edit::{edit, EditInput, Edited};
+pub use crate::file::{load, replace_atomically, Root};
+pub use crate::remap::LineMap;

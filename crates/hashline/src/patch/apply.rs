@@ -1,0 +1,555 @@
+//! A patch across files: every file checked and its new version computed
+//! before any is written, then each written atomically, with results in
+//! the shape of an edit's.
+
+use super::*;
+use crate::check::Problem;
+use crate::edit::{finish, Change, Edited};
+use crate::error::{Error, ErrorCode, Result};
+use crate::file::{remove_atomically, unchanged, Base, Target};
+use crate::locate::locate_refs;
+use crate::locate::PlanContext;
+use crate::report::hunks;
+use crate::session::{EditPlan, Hashline};
+use crate::text::{Document, Splice};
+use std::collections::BTreeSet;
+use std::fmt::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// What a patch does to one file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileKind {
+    /// A new file.
+    Add,
+    /// A changed file.
+    Update,
+    /// A removed file.
+    Delete,
+    /// Updated (or not) and renamed.
+    Move,
+}
+
+impl FileKind {
+    /// The letter `git status` and OpenCode's summary use.
+    fn letter(self) -> char {
+        match self {
+            FileKind::Add => 'A',
+            FileKind::Update | FileKind::Move => 'M',
+            FileKind::Delete => 'D',
+        }
+    }
+}
+
+/// What a patch did, or will do, to one file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileResult {
+    /// What it does.
+    pub kind: FileKind,
+    /// The file the patch names, as the model sees it, and its real path.
+    pub path: String,
+    /// The real path.
+    pub absolute: String,
+    /// Where a moved file went.
+    pub move_path: Option<String>,
+    /// The real path where a moved file went.
+    pub move_absolute: Option<String>,
+    /// The REV written (none for a deleted file) and the one before (none
+    /// for a new file).
+    pub rev: Option<String>,
+    /// The REV before (none for a new file).
+    pub previous_rev: Option<String>,
+    /// A unified diff of the file, for UIs.
+    pub diff: String,
+    /// Lines added.
+    pub additions: usize,
+    /// Lines removed.
+    pub deletions: usize,
+    /// The part of the output about this file: fresh refs of each change.
+    pub output: String,
+    /// What the change broke that was not broken before.
+    pub problems: Vec<Problem>,
+}
+
+/// What a patch did, or will do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PatchResult {
+    /// The files changed, one line each (`M src/a.ts`).
+    pub summary: String,
+    /// The summary, then each file's part.
+    pub output: String,
+    /// Each file, in the order of the patch.
+    pub files: Vec<FileResult>,
+}
+
+/// A patch checked against every file it names, nothing written yet.
+#[derive(Debug, Clone)]
+pub struct PatchPlan {
+    /// The session that made it: only that one may commit it.
+    owner: u64,
+    steps: Vec<Step>,
+    result: PatchResult,
+}
+
+impl PatchPlan {
+    /// The result the patch will have once committed.
+    pub fn result(&self) -> &PatchResult {
+        &self.result
+    }
+}
+
+#[derive(Debug, Clone)]
+enum Step {
+    /// A new version of a file, as an edit would write it.
+    Write(Box<EditPlan>),
+    /// A file to delete, if it is still `base`.
+    Remove { target: Target, base: Base },
+}
+
+impl Step {
+    fn target(&self) -> &Target {
+        match self {
+            Step::Write(plan) => plan.target(),
+            Step::Remove { target, .. } => target,
+        }
+    }
+
+    fn base(&self) -> &Base {
+        match self {
+            Step::Write(plan) => plan.base(),
+            Step::Remove { base, .. } => base,
+        }
+    }
+}
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// One file's part of a plan.
+struct Planned {
+    steps: Vec<Step>,
+    result: FileResult,
+}
+
+impl Hashline {
+    /// Checks a patch against every file it names and computes each new
+    /// version; nothing is written. Any hunk that does not fit, in any
+    /// file, rejects the whole patch, and every such hunk is reported.
+    /// Relative paths in the patch resolve against `directory` when given
+    /// (the folder the model works in), else against the root.
+    ///
+    /// ```
+    /// use hashline::{Hashline, Options};
+    ///
+    /// let root = tempfile::tempdir().unwrap();
+    /// std::fs::write(root.path().join("a.txt"), "one\ntwo\n").unwrap();
+    /// let session = Hashline::new(Options::new(root.path())).unwrap();
+    /// let patch = "*** Begin Patch\n*** Update File: a.txt\n@@\n one\n-two\n+2\n*** End Patch";
+    /// let plan = session.plan_patch(patch, None, false).unwrap();
+    /// session.commit_patch(&plan).unwrap();
+    /// assert_eq!(std::fs::read_to_string(root.path().join("a.txt")).unwrap(), "one\n2\n");
+    /// ```
+    pub fn plan_patch(
+        &self,
+        text: &str,
+        directory: Option<&Path>,
+        allow_outside: bool,
+    ) -> Result<PatchPlan> {
+        let patch = parse(text)?;
+        let resolve = |name: &str| match directory {
+            Some(dir) if Path::new(name).is_relative() => {
+                self.target(&dir.join(name).to_string_lossy(), allow_outside)
+            }
+            _ => self.target(name, allow_outside),
+        };
+        let mut targets = Vec::with_capacity(patch.files.len());
+        let mut touched: BTreeSet<PathBuf> = BTreeSet::new();
+        for file in &patch.files {
+            let target = resolve(&file.path)?;
+            let dest = match &file.change {
+                FileChange::Update {
+                    move_to: Some(to), ..
+                } => Some(resolve(to)?).filter(|d| d.real != target.real),
+                _ => None,
+            };
+            for t in std::iter::once(&target).chain(&dest) {
+                if !touched.insert(t.real.clone()) {
+                    return Err(Error::new(
+                        ErrorCode::Conflict,
+                        format!(
+                            "Patch rejected, nothing written: it changes {} more than once (line {} of the patch). Put all hunks of a file in one `*** Update File:` section.",
+                            t.display, file.line
+                        ),
+                    )
+                    .with_path(&t.display));
+                }
+            }
+            targets.push((target, dest));
+        }
+        let mut steps = Vec::new();
+        let mut files = Vec::new();
+        let mut errors = Vec::new();
+        for (file, (target, dest)) in patch.files.iter().zip(targets) {
+            match self.plan_file(file, target, dest) {
+                Ok(planned) => {
+                    steps.extend(planned.steps);
+                    files.push(planned.result);
+                }
+                Err(err) => errors.push(err),
+            }
+        }
+        if let Some(first) = errors.first() {
+            if errors.len() == 1 {
+                return Err(errors.remove(0));
+            }
+            let mut err = Error::new(
+                first.code,
+                errors
+                    .iter()
+                    .map(|e| e.message.as_str())
+                    .collect::<Vec<_>>()
+                    .join("\n\n"),
+            );
+            err.path = first.path.clone();
+            return Err(err);
+        }
+        // Deletions last: a failed write then never leaves a file gone.
+        steps.sort_by_key(|s| matches!(s, Step::Remove { .. }));
+        let mut summary = String::from("Success. Updated the following files:\n");
+        for f in &files {
+            let _ = writeln!(
+                summary,
+                "{} {}",
+                f.kind.letter(),
+                f.move_path.as_deref().unwrap_or(&f.path)
+            );
+        }
+        let mut output = summary.clone();
+        for f in &files {
+            output.push('\n');
+            output.push_str(&f.output);
+        }
+        Ok(PatchPlan {
+            owner: self.id,
+            steps,
+            result: PatchResult {
+                summary,
+                output,
+                files,
+            },
+        })
+    }
+
+    fn plan_file(&self, file: &FilePatch, target: Target, dest: Option<Target>) -> Result<Planned> {
+        let path = target.display.clone();
+        let absolute = target.real.display().to_string();
+        match &file.change {
+            FileChange::Add { lines } => {
+                let loaded = self.load(&target, true)?;
+                let exists = loaded.base != Base::Missing;
+                let old = Arc::new(loaded.doc);
+                let splices = [Splice {
+                    range: 0..old.line_count(),
+                    lines: lines.clone(),
+                }];
+                let mut notes = Vec::new();
+                if exists && !old.is_empty() {
+                    notes.push(format!(
+                        "{path} existed; the patch replaced all of its {} (shown as removed).",
+                        plural(old.line_count(), "line", "lines")
+                    ));
+                }
+                let headline = format!(
+                    "{} {path} with {}",
+                    if exists { "Replaced" } else { "Created" },
+                    plural(lines.len(), "line", "lines")
+                );
+                let edited = self.patched(&target, &old, &splices, headline, notes, false)?;
+                let history = !self.history(&target).is_empty();
+                let plan = self.plan_edited(target, loaded.base, old, edited, history)?;
+                let result = file_result(FileKind::Add, path, absolute, None, &plan, exists);
+                Ok(Planned {
+                    steps: vec![Step::Write(Box::new(plan))],
+                    result,
+                })
+            }
+            FileChange::Delete => {
+                let loaded = self.load(&target, false)?;
+                let old = loaded.doc;
+                let n = old.line_count();
+                let gone = finish(
+                    &old,
+                    &path,
+                    Change {
+                        bytes: Vec::new(),
+                        hunks: vec![crate::report::Hunk {
+                            old: 0..n,
+                            new: 0..0,
+                        }],
+                        headline: String::new(),
+                        notes: Vec::new(),
+                        remapped_from: None,
+                    },
+                    false,
+                )?;
+                Ok(Planned {
+                    result: FileResult {
+                        kind: FileKind::Delete,
+                        output: format!("Deleted {path} ({}).\n", plural(n, "line", "lines")),
+                        path,
+                        absolute,
+                        move_path: None,
+                        move_absolute: None,
+                        rev: None,
+                        previous_rev: Some(gone.previous_rev),
+                        diff: gone.summary.diff,
+                        additions: 0,
+                        deletions: gone.summary.deletions,
+                        problems: Vec::new(),
+                    },
+                    steps: vec![Step::Remove {
+                        target,
+                        base: loaded.base,
+                    }],
+                })
+            }
+            FileChange::Update {
+                hunks: list,
+                move_to,
+            } => {
+                let loaded = self.load(&target, false)?;
+                let old = Arc::new(loaded.doc);
+                let history = self.history(&target);
+                let placed = match self.place_hunks(&target, &old, &history, list) {
+                    Ok(placed) => placed,
+                    Err(err) => return Err(self.after_rejection(&target, &old, err)),
+                };
+                let what = plural(list.len(), "hunk", "hunks");
+                let headline = match &dest {
+                    Some(d) if list.is_empty() => format!("Moved {path} to {}", d.display),
+                    Some(d) => format!("Moved {path} to {} and patched it with {what}", d.display),
+                    None if move_to.is_some() && list.is_empty() => {
+                        format!("Left {path} where it is (it is already there)")
+                    }
+                    None => format!("Patched {path} with {what}"),
+                };
+                let edited = self.patched(
+                    &target,
+                    &old,
+                    &placed.splices,
+                    headline,
+                    placed.notes,
+                    move_to.is_none(),
+                )?;
+                let had_history = !history.is_empty();
+                match dest {
+                    None => {
+                        let plan =
+                            self.plan_edited(target, loaded.base, old, edited, had_history)?;
+                        let result =
+                            file_result(FileKind::Update, path, absolute, None, &plan, true);
+                        Ok(Planned {
+                            steps: vec![Step::Write(Box::new(plan))],
+                            result,
+                        })
+                    }
+                    Some(dest) => {
+                        let there = self.load(&dest, true)?;
+                        let mut edited = edited;
+                        if there.base != Base::Missing {
+                            edited.summary.output.push_str(&format!(
+                                "Note: {} existed and was replaced by the moved file.\n",
+                                dest.display
+                            ));
+                        }
+                        let moved = Some((dest.display.clone(), dest.real.display().to_string()));
+                        let plan = self.plan_edited(dest, there.base, old, edited, had_history)?;
+                        let result =
+                            file_result(FileKind::Move, path, absolute, moved, &plan, true);
+                        Ok(Planned {
+                            steps: vec![
+                                Step::Write(Box::new(plan)),
+                                Step::Remove {
+                                    target,
+                                    base: loaded.base,
+                                },
+                            ],
+                            result,
+                        })
+                    }
+                }
+            }
+        }
+    }
+
+    /// The hunks placed in the file, `@@` refs found first (remapped from
+    /// the version the model read when that is provable).
+    fn place_hunks(
+        &self,
+        target: &Target,
+        doc: &Document,
+        history: &[crate::store::Version],
+        list: &[Hunk],
+    ) -> Result<Placed> {
+        let refs: Vec<Option<&str>> = list
+            .iter()
+            .map(|h| match &h.header {
+                Some(Header::Ref(r)) => Some(r.as_str()),
+                _ => None,
+            })
+            .collect();
+        let mut notes = Vec::new();
+        let anchors: Vec<Option<usize>> = if refs.iter().any(Option::is_some) {
+            let ctx = PlanContext {
+                doc,
+                rev: doc.rev(),
+                path: &target.display,
+                history,
+                cleanup: self.options().cleanup,
+                seen_guard: self.options().seen_guard,
+            };
+            // The refs are numbered as the hunks they head.
+            let (lines, from) = locate_refs(&ctx, &refs, None).map_err(|mut err| {
+                err.message = err.message.replace("operation ", "hunk ");
+                err
+            })?;
+            if let Some(from) = from {
+                notes.push(format!(
+                    "the @@ refs were from REV {from}; the lines they name are unchanged since then and were found at their current positions."
+                ));
+            }
+            let mut lines = lines.into_iter();
+            refs.iter().map(|r| r.and_then(|_| lines.next())).collect()
+        } else {
+            vec![None; list.len()]
+        };
+        let mut placed = place(doc, &target.display, list, &anchors, self.options().cleanup)?;
+        notes.append(&mut placed.notes);
+        placed.notes = notes;
+        Ok(placed)
+    }
+
+    fn patched(
+        &self,
+        target: &Target,
+        old: &Document,
+        splices: &[Splice],
+        headline: String,
+        notes: Vec<String>,
+        refuse_same: bool,
+    ) -> Result<Edited> {
+        finish(
+            old,
+            &target.display,
+            Change {
+                bytes: old.splice(splices)?,
+                hunks: hunks(splices),
+                headline,
+                notes,
+                remapped_from: None,
+            },
+            refuse_same,
+        )
+        .map_err(|e| e.with_path(&target.display))
+    }
+
+    /// Writes a planned patch: every file is checked to be as planned
+    /// before any is written, then each is replaced atomically.
+    pub fn commit_patch(&self, plan: &PatchPlan) -> Result<PatchResult> {
+        self.commit_patch_with(plan, |result| Ok(result.clone()))
+    }
+
+    /// `commit_patch`, with a last step that runs once every file is
+    /// checked and before the first is written, as in `commit_with`.
+    pub fn commit_patch_with<T>(
+        &self,
+        plan: &PatchPlan,
+        last_step: impl FnOnce(&PatchResult) -> Result<T>,
+    ) -> Result<T> {
+        if plan.owner != self.id {
+            return Err(Error::invalid_request(
+                "This patch was planned by another Hashline instance; only that one can commit it. Plan the patch again with this one.",
+            ));
+        }
+        let mut targets: Vec<&Target> = plan.steps.iter().map(Step::target).collect();
+        // Locks in path order, so two patches never wait on each other.
+        targets.sort_by(|a, b| a.real.cmp(&b.real));
+        targets.dedup_by(|a, b| a.real == b.real);
+        let _guards = targets
+            .iter()
+            .map(|t| self.path_lock(t))
+            .collect::<Result<Vec<_>>>()?;
+        let mut changed = Vec::new();
+        for step in &plan.steps {
+            if !unchanged(step.target(), step.base())? {
+                changed.push(step.target().display.clone());
+            }
+        }
+        if !changed.is_empty() {
+            return Err(Error::new(
+                ErrorCode::BaseChanged,
+                format!(
+                    "Patch refused, nothing written: {} changed on disk after the patch was planned. Read {} again and redo the patch.",
+                    changed.join(", "),
+                    if changed.len() == 1 { "it" } else { "them" }
+                ),
+            )
+            .with_path(&changed[0]));
+        }
+        let out = last_step(&plan.result)?;
+        let mut done: Vec<&str> = Vec::new();
+        for step in &plan.steps {
+            let outcome = match step {
+                Step::Write(edit) => self.write(edit, |_| Ok(())),
+                Step::Remove { target, base } => {
+                    remove_atomically(target, base, self.options.lock_timeout)
+                }
+            };
+            if let Err(mut err) = outcome {
+                let written = if done.is_empty() {
+                    "nothing was written".to_owned()
+                } else {
+                    format!("already changed: {}", done.join(", "))
+                };
+                err.message = format!(
+                    "Patch stopped at {} ({written}): {}",
+                    step.target().display,
+                    err.message
+                );
+                return Err(err);
+            }
+            done.push(&step.target().display);
+        }
+        Ok(out)
+    }
+}
+
+fn file_result(
+    kind: FileKind,
+    path: String,
+    absolute: String,
+    moved: Option<(String, String)>,
+    plan: &EditPlan,
+    existed: bool,
+) -> FileResult {
+    let r = plan.result();
+    let (move_path, move_absolute) = match moved {
+        Some((p, a)) => (Some(p), Some(a)),
+        None => (None, None),
+    };
+    FileResult {
+        kind,
+        path,
+        absolute,
+        move_path,
+        move_absolute,
+        rev: Some(r.rev.clone()),
+        previous_rev: existed.then(|| r.previous_rev.clone()),
+        diff: r.diff.clone(),
+        additions: r.additions,
+        deletions: r.deletions,
+        output: r.output.clone(),
+        problems: r.problems.clone(),
+    }
+}

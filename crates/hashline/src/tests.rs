@@ -1,0 +1,7 @@
+//! Property and scenario tests across modules: the reference model's
+//! invariants, line endings, stale refs against stored versions.
+
+mod invariants;
+mod line_endings;
+mod model;
+mod stored_versions;

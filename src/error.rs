@@ -1,0 +1,64 @@
+//! Engine errors as JS errors: `code` and the structured fields on a real
+//! `Error`, and a panic turned into `INTERNAL` instead of a crash of the
+//! host process.
+
+use hashline::ErrorCode;
+use napi::bindgen_prelude::*;
+use napi_derive::napi;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+/// Runs `f`, turning an engine error into a JS `Error` with `code` and
+/// structured fields, and a panic into an `INTERNAL` error rather than a
+/// crash of the host process.
+pub(crate) fn guard<T>(env: &Env, f: impl FnOnce() -> hashline::Result<T>) -> Result<T> {
+    let outcome = catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|panic| {
+        let what = panic
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown panic".into());
+        Err(hashline::Error::new(
+            ErrorCode::Internal,
+            format!("Internal error in hashline ({what}). Please report it."),
+        ))
+    });
+    outcome.map_err(|err| to_js_error(env, err))
+}
+
+#[napi(object, js_name = "Mismatch")]
+pub struct BindingMismatch {
+    pub line: f64,
+    pub expected: String,
+    pub actual: Option<String>,
+}
+
+fn to_js_error(env: &Env, err: hashline::Error) -> Error {
+    let build = || -> Result<Error> {
+        let mut object =
+            env.create_error(Error::new(Status::GenericFailure, err.message.clone()))?;
+        object.set("code", err.code.as_str())?;
+        let mismatches: Vec<BindingMismatch> = err
+            .mismatches
+            .iter()
+            .map(|m| BindingMismatch {
+                line: m.line as f64,
+                expected: m.expected.clone(),
+                actual: m.actual.clone(),
+            })
+            .collect();
+        object.set("mismatches", mismatches)?;
+        if let Some(suggestion) = &err.suggestion {
+            object.set("suggestion", suggestion.as_str())?;
+        }
+        if let Some(path) = &err.path {
+            object.set("path", path.as_str())?;
+        }
+        Ok(Error::from(object.to_unknown()))
+    };
+    build().unwrap_or_else(|_| {
+        Error::new(
+            Status::GenericFailure,
+            format!("{}: {}", err.code, err.message),
+        )
+    })
+}

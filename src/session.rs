@@ -1,0 +1,269 @@
+//! The `Hashline` class: a session over one root, and the edit plans it
+//! makes. Arguments are read by `args`, errors mapped by `error`.
+
+use crate::args::{self, CallOptions, HashlineOptions, ReadOptions};
+use crate::check;
+use crate::error::guard;
+use hashline::ErrorCode;
+use napi::bindgen_prelude::*;
+use napi_derive::napi;
+
+#[napi(object)]
+pub struct ReadView {
+    pub text: String,
+    pub path: String,
+    pub rev: String,
+    pub total_lines: u32,
+    pub start_line: u32,
+    pub end_line: u32,
+}
+
+#[napi(object, js_name = "EditResult")]
+pub struct BindingEditResult {
+    /// What the model should read: fresh refs around each change, shift hints, notes.
+    pub output: String,
+    pub path: String,
+    pub rev: String,
+    pub previous_rev: String,
+    /// A unified diff for UIs.
+    pub diff: String,
+    pub additions: u32,
+    pub deletions: u32,
+    /// What the edit broke that was not broken before, on the lines it wrote.
+    pub problems: Vec<check::BindingProblem>,
+}
+
+impl From<&hashline::EditResult> for BindingEditResult {
+    fn from(r: &hashline::EditResult) -> Self {
+        BindingEditResult {
+            output: r.output.clone(),
+            path: r.path.clone(),
+            rev: r.rev.clone(),
+            previous_rev: r.previous_rev.clone(),
+            diff: r.diff.clone(),
+            additions: r.additions as u32,
+            deletions: r.deletions as u32,
+            problems: check::problems(&r.problems),
+        }
+    }
+}
+
+#[napi(object)]
+pub struct TagResult {
+    pub rev: String,
+    pub total_lines: u32,
+    /// The ref of each shown line, or null where the text shown is not the file's line.
+    pub refs: Vec<Option<String>>,
+}
+
+/// An edit computed and checked but not written.
+#[napi]
+pub struct EditPlan {
+    pub(crate) inner: hashline::EditPlan,
+}
+
+#[napi]
+impl EditPlan {
+    #[napi(getter)]
+    pub fn output(&self) -> &str {
+        &self.inner.result().output
+    }
+
+    #[napi(getter)]
+    pub fn path(&self) -> &str {
+        &self.inner.result().path
+    }
+
+    #[napi(getter)]
+    pub fn rev(&self) -> &str {
+        &self.inner.result().rev
+    }
+
+    #[napi(getter)]
+    pub fn previous_rev(&self) -> &str {
+        &self.inner.result().previous_rev
+    }
+
+    #[napi(getter)]
+    pub fn diff(&self) -> &str {
+        &self.inner.result().diff
+    }
+
+    #[napi(getter)]
+    pub fn additions(&self) -> u32 {
+        self.inner.result().additions as u32
+    }
+
+    #[napi(getter)]
+    pub fn deletions(&self) -> u32 {
+        self.inner.result().deletions as u32
+    }
+}
+
+/// A session: a root, options, and the recent versions of the files it read
+/// and wrote (so refs from an earlier view stay usable).
+#[napi]
+pub struct Hashline {
+    pub(crate) inner: hashline::Hashline,
+}
+
+#[napi]
+impl Hashline {
+    #[napi(constructor)]
+    pub fn new(
+        env: Env,
+        #[napi(ts_arg_type = "HashlineOptions | undefined | null")] options: Option<Unknown>,
+    ) -> Result<Self> {
+        guard(&env, || {
+            let o = HashlineOptions::read(&env, options)?;
+            let root = match o.root {
+                Some(root) => root.into(),
+                None => std::env::current_dir().map_err(|e| {
+                    hashline::Error::new(
+                        ErrorCode::Io,
+                        format!("The current folder cannot be read: {e}"),
+                    )
+                })?,
+            };
+            let mut opts = hashline::Options::new(root);
+            if let Some(max) = args::count(o.max_file_bytes, "options.maxFileBytes", 1.0)? {
+                opts.max_file_bytes = max as u64;
+            }
+            opts.allow_outside_root = o.allow_outside_root.unwrap_or(false);
+            opts.cleanup = o.cleanup.unwrap_or(true);
+            opts.seen_guard = o.seen_guard.unwrap_or(true);
+            opts.store_dir = o.store_dir.map(Into::into);
+            if let Some(ms) = args::count(o.lock_timeout_ms, "options.lockTimeoutMs", 0.0)? {
+                opts.lock_timeout = std::time::Duration::from_millis(ms as u64);
+            }
+            Ok(Hashline {
+                inner: hashline::Hashline::new(opts)?,
+            })
+        })
+    }
+
+    /// The canonical root folder.
+    #[napi(getter)]
+    pub fn root(&self) -> String {
+        self.inner.root().display().to_string()
+    }
+
+    /// A tagged view of the file: `LINE#HASH#ANCHOR|content` lines under a header with the REV.
+    #[napi]
+    pub fn read(
+        &self,
+        env: Env,
+        #[napi(ts_arg_type = "string")] path: Option<Unknown>,
+        #[napi(ts_arg_type = "ReadOptions | undefined | null")] options: Option<Unknown>,
+    ) -> Result<ReadView> {
+        guard(&env, || {
+            let path = args::path(&env, path)?;
+            let o = ReadOptions::read(&env, options)?;
+            let offset = args::count(o.offset, "options.offset", 1.0)?;
+            let limit = args::count(o.limit, "options.limit", 1.0)?;
+            let outside = o.allow_outside_root.unwrap_or(false);
+            let read = self.inner.read(&path, offset, limit, outside)?;
+            Ok(ReadView {
+                text: read.view.text,
+                path: read.path,
+                rev: read.view.rev,
+                total_lines: read.view.total_lines as u32,
+                start_line: read.view.start_line as u32,
+                end_line: read.view.end_line as u32,
+            })
+        })
+    }
+
+    /// Refs for lines another viewer displayed, computed from the file itself.
+    #[napi]
+    pub fn tag(
+        &self,
+        env: Env,
+        #[napi(ts_arg_type = "string")] path: Unknown,
+        #[napi(ts_arg_type = "Array<ShownLine>")] lines: Unknown,
+        #[napi(ts_arg_type = "CallOptions | undefined | null")] options: Option<Unknown>,
+    ) -> Result<TagResult> {
+        guard(&env, || {
+            let path = args::path(&env, Some(path))?;
+            let shown = args::shown_lines(&env, Some(lines))?;
+            let outside = CallOptions::outside(&env, options)?;
+            let tagged = self.inner.tag(&path, &shown, outside)?;
+            Ok(TagResult {
+                rev: tagged.rev,
+                total_lines: tagged.total_lines as u32,
+                refs: tagged.refs,
+            })
+        })
+    }
+
+    /// Checks and computes an edit without writing it.
+    #[napi]
+    pub fn plan(
+        &self,
+        env: Env,
+        #[napi(ts_arg_type = "string")] path: Option<Unknown>,
+        #[napi(ts_arg_type = "EditRequest")] request: Option<Unknown>,
+        #[napi(ts_arg_type = "CallOptions | undefined | null")] options: Option<Unknown>,
+    ) -> Result<EditPlan> {
+        guard(&env, || {
+            let path = args::path(&env, path)?;
+            let request = args::request(&env, request)?;
+            let outside = CallOptions::outside(&env, options)?;
+            Ok(EditPlan {
+                inner: self.inner.plan(&path, &request, outside)?,
+            })
+        })
+    }
+
+    /// Writes a plan; throws `BASE_CHANGED` if the file changed since it was planned.
+    #[napi(ts_return_type = "EditResult")]
+    pub fn commit<'env>(
+        &self,
+        env: &'env Env,
+        #[napi(ts_arg_type = "EditPlan")] plan: Unknown,
+    ) -> Result<Unknown<'env>> {
+        guard(env, || {
+            let plan = args::plan(env, Some(plan))?;
+            self.inner
+                .commit_with(&plan.inner, |result| result_to_js(env, result))
+        })
+    }
+
+    /// Plans and writes in one step.
+    #[napi(ts_return_type = "EditResult")]
+    pub fn edit<'env>(
+        &self,
+        env: &'env Env,
+        #[napi(ts_arg_type = "string")] path: Option<Unknown>,
+        #[napi(ts_arg_type = "EditRequest")] request: Option<Unknown>,
+        #[napi(ts_arg_type = "CallOptions | undefined | null")] options: Option<Unknown>,
+    ) -> Result<Unknown<'env>> {
+        guard(env, || {
+            let path = args::path(env, path)?;
+            let request = args::request(env, request)?;
+            let outside = CallOptions::outside(env, options)?;
+            self.inner
+                .edit_with(&path, &request, outside, |result| result_to_js(env, result))
+        })
+    }
+}
+
+/// An edit's result as a JS value, made while the file is still unwritten:
+/// if the conversion fails, the edit fails with the file as it was.
+pub(crate) fn result_to_js<'env>(
+    env: &'env Env,
+    result: &hashline::EditResult,
+) -> hashline::Result<Unknown<'env>> {
+    BindingEditResult::from(result)
+        .into_unknown(env)
+        .map_err(|e| {
+            hashline::Error::new(
+                ErrorCode::Internal,
+                format!(
+                    "The result of the edit could not be handed over ({}); nothing was written.",
+                    e.reason
+                ),
+            )
+            .with_path(&result.path)
+        })
+}

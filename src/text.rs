@@ -1,0 +1,146 @@
+//! Functions over text the caller holds: views, edits, refs and hashes, with
+//! no file and no session.
+
+use crate::args::{self, FormatViewOptions};
+use crate::error::guard;
+use napi::bindgen_prelude::*;
+use napi_derive::napi;
+
+/// A tagged view of text the caller holds.
+#[napi]
+pub fn format_view(
+    env: Env,
+    #[napi(ts_arg_type = "string")] text: Unknown,
+    #[napi(ts_arg_type = "FormatViewOptions | undefined | null")] options: Option<Unknown>,
+) -> Result<String> {
+    guard(&env, || {
+        let text =
+            args::required_string(&env, Some(text), "text", "the text to show, as a string")?;
+        let o = FormatViewOptions::read(&env, options)?;
+        let offset = args::count(o.offset, "options.offset", 1.0)?;
+        let limit = args::count(o.limit, "options.limit", 1.0)?;
+        let path = o.path.as_deref().unwrap_or("text");
+        Ok(hashline::format_view(&text, path, offset, limit)?.text)
+    })
+}
+
+#[napi(object)]
+pub struct TextEditResult {
+    pub text: String,
+    pub output: String,
+    pub rev: String,
+    pub previous_rev: String,
+    pub diff: String,
+    pub additions: u32,
+    pub deletions: u32,
+}
+
+/// Applies an edit request to text the caller holds; no file, no store.
+#[napi]
+pub fn apply_edits(
+    env: Env,
+    #[napi(ts_arg_type = "string")] text: Unknown,
+    #[napi(ts_arg_type = "EditRequest")] request: Option<Unknown>,
+) -> Result<TextEditResult> {
+    guard(&env, || {
+        let text =
+            args::required_string(&env, Some(text), "text", "the text to edit, as a string")?;
+        let request = args::request(&env, request)?;
+        let (text, edited) = hashline::apply_to_text(&text, &request, true)?;
+        Ok(TextEditResult {
+            text,
+            output: edited.summary.output,
+            rev: edited.rev,
+            previous_rev: edited.previous_rev,
+            diff: edited.summary.diff,
+            additions: edited.summary.additions as u32,
+            deletions: edited.summary.deletions as u32,
+        })
+    })
+}
+
+#[napi(object)]
+pub struct ParsedRef {
+    pub line: u32,
+    pub hash: String,
+    pub anchor: Option<String>,
+}
+
+/// Parses a ref as models write it (tolerant); throws `INVALID_REF` otherwise.
+#[napi]
+pub fn parse_ref(
+    env: Env,
+    #[napi(ts_arg_type = "string")] reference: Unknown,
+) -> Result<ParsedRef> {
+    guard(&env, || {
+        let reference = args::required_string(
+            &env,
+            Some(reference),
+            "reference",
+            "a ref such as 12#A3F#9BC",
+        )?;
+        let parsed = hashline::Ref::parse(&reference)?;
+        Ok(ParsedRef {
+            line: u32::try_from(parsed.line).unwrap_or(u32::MAX),
+            hash: parsed.hash.to_string(),
+            anchor: parsed.anchor.map(|a| a.to_string()),
+        })
+    })
+}
+
+/// HASH: 3 hex digits of SHA-1 of the line (trailing spaces and tabs ignored).
+#[napi]
+pub fn line_hash(env: Env, #[napi(ts_arg_type = "string")] line: Unknown) -> Result<String> {
+    guard(&env, || {
+        let line = args::required_string(&env, Some(line), "line", "the text of a line")?;
+        Ok(hashline::line_hash(&line).to_string())
+    })
+}
+
+/// ANCHOR: 3 hex digits of SHA-1 of `prev ␞ line ␞ next` (a missing neighbour is empty).
+#[napi]
+pub fn anchor_hash(
+    env: Env,
+    #[napi(ts_arg_type = "string | undefined | null")] prev: Unknown,
+    #[napi(ts_arg_type = "string")] line: Unknown,
+    #[napi(ts_arg_type = "string | undefined | null")] next: Option<Unknown>,
+) -> Result<String> {
+    guard(&env, || {
+        let prev = args::string(&env, Some(prev), "prev")?;
+        let line = args::required_string(&env, Some(line), "line", "the text of a line")?;
+        let next = args::string(&env, next, "next")?;
+        Ok(hashline::anchor_hash(prev.as_deref(), &line, next.as_deref()).to_string())
+    })
+}
+
+/// REV: 8 hex digits of SHA-1 of the canonical text (BOM removed, line endings as LF).
+#[napi]
+pub fn rev(env: Env, #[napi(ts_arg_type = "string")] text: Unknown) -> Result<String> {
+    guard(&env, || {
+        let text = args::required_string(&env, Some(text), "text", "the text, as a string")?;
+        Ok(hashline::Document::from_text(&text).rev().to_owned())
+    })
+}
+
+#[napi(object)]
+pub struct StripResult {
+    pub text: String,
+    /// How many lines lost a view prefix (0: text unchanged).
+    pub stripped: u32,
+}
+
+/// Removes echoed view prefixes (`12#A3F#9BC|`) from text, only when every non-empty line carries one.
+#[napi]
+pub fn strip_view_prefixes(
+    env: Env,
+    #[napi(ts_arg_type = "string")] text: Unknown,
+) -> Result<StripResult> {
+    guard(&env, || {
+        let text = args::required_string(&env, Some(text), "text", "the text, as a string")?;
+        let (text, stripped) = hashline::strip_view_prefixes_text(&text);
+        Ok(StripResult {
+            text,
+            stripped: stripped as u32,
+        })
+    })
+}
