@@ -244,3 +244,29 @@ test('under Bun the arguments are read exactly as under Node', (t) => {
   t.regex(runs[0]['a sparse content array on a polluted Array.prototype'].message, /holds null/)
   t.is(runs[0]['characters outside the BMP'].ok, Buffer.from('b\nb\n🚀 𝔘\n').toString('hex'))
 })
+
+test('text arguments read back byte for byte on the ASCII path and the UTF-16 path, and a lone surrogate is refused at its index', (t) => {
+  // Pieces that take each path: ASCII only, other BMP characters, pairs,
+  // and lone surrogates, which no UTF-8 can hold.
+  const pieces = ['a', 'Z', ' ', '\t', '~', 'é', 'ÿ', 'Ā', '日', '\uFFFF', '🎉', '\u{10FFFF}', '\uD800', '\uDFFF']
+  let seed = 7
+  const random = (n) => {
+    seed = (seed * 1103515245 + 12345) % 2147483648
+    return seed % n
+  }
+  for (let run = 0; run < 400; run++) {
+    const length = random(40)
+    let line = ''
+    for (let i = 0; i < length; i++) line += pieces[random(run % 3 === 0 ? 5 : pieces.length)]
+    const lone = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.exec(line)
+    if (lone) {
+      const err = t.throws(() => applyEdits('x\n', { oldString: 'x', newString: line }))
+      t.is(err?.code, 'INVALID_REQUEST')
+      t.true(err?.message.includes(`at index ${lone.index}`), err?.message)
+    } else {
+      const { text } = applyEdits('x\n', { oldString: 'x', newString: line })
+      t.is(text, `${line}\n`)
+      t.is(Buffer.from(text, 'utf8').toString('utf8'), `${line}\n`)
+    }
+  }
+})
