@@ -33,3 +33,10 @@ test('a ref without ANCHOR whose HASH another line shares is refused for the sha
   t.is(err?.code, 'HASH_MISMATCH')
   t.regex(String(err?.message), /whose HASH other lines of text share/)
 })
+
+test('content made only of copies of both neighbours is written whole, with both notes, never half of it', (t) => {
+  const r = edit(['<section>', '<p>old</p>', '</section>'], (refs) => [{ op: 'replace', ref: refs[2], content: '<section>\n</section>' }])
+  t.is(r.text, '<section>\n<section>\n</section>\n</section>\n')
+  t.regex(r.output, /its first content line repeats line 1 just before it and was kept/)
+  t.regex(r.output, /its last content line repeats line 3 just after it and was kept/)
+})

@@ -223,3 +223,12 @@ test('with storeDir, a new session remaps refs from a view an earlier session sh
   later.edit('f.txt', { operations: [{ op: 'replace', ref: refs[3], content: 'THREE' }] })
   t.is(readFileSync(file, 'utf8'), 'zero\none\ntwo\nTHREE\n')
 })
+
+test('prepend and append on a missing file create it in the only order there is, whatever the order of the batch', (t) => {
+  const dir = scratch(t)
+  const hl = new Hashline({ root: dir })
+  hl.edit('new.txt', { operations: [{ op: 'append', content: 'last' }, { op: 'prepend', content: 'first' }] })
+  t.is(readFileSync(join(dir, 'new.txt'), 'utf8'), 'first\nlast\n')
+  const err = t.throws(() => hl.edit('other.txt', { operations: [{ op: 'prepend', content: 'a' }, { op: 'prepend', content: 'b' }] }))
+  t.is(err?.code, 'CONFLICT')
+})

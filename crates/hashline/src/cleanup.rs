@@ -126,7 +126,8 @@ pub struct Replaced<'a, B: FnOnce() -> i64> {
 /// Trims a replace's content that repeats the line just before or after the
 /// replaced lines. `before`/`after` are those neighbours, `replaced` the old
 /// lines. A repeated line is dropped only when it is not blank, the range
-/// did not already start (or end) with that same line, some content stays,
+/// did not already start (or end) with that same line, some content stays
+/// (content made only of both neighbours is kept whole),
 /// and, where the dropped lines open or close brackets, dropping them leaves
 /// the content exactly as balanced as the lines it replaces. Returns which
 /// echoes were removed.
@@ -146,7 +147,9 @@ pub fn trim_boundary_echo<B: FnOnce() -> i64>(
     };
     let lead = is_echo(content.first(), before, replaced.first);
     let tail = is_echo(content.last(), after, replaced.last);
-    if !lead && !tail {
+    // Content that is nothing but the two neighbours has no reading in
+    // which only one of them is an echo: it is kept whole.
+    if !lead && !tail || lead && tail && content.len() <= 2 {
         return Vec::new();
     }
     let target = (replaced.balance)();

@@ -318,4 +318,68 @@ mod tests {
         let err = apply_to_text(text, &request, false).unwrap_err();
         assert_eq!(err.code, ErrorCode::NoChange);
     }
+
+    #[test]
+    fn content_made_only_of_both_neighbours_is_written_as_given_never_half_stripped() {
+        let text = "a\nb\nc\n";
+        let doc = Document::from_text(text);
+        let request = Request::Operations {
+            operations: vec![Operation::new(
+                OpKind::Replace,
+                Some(&Ref::of_line(&doc, 1).to_string()),
+                None,
+                "a\nc",
+            )],
+            rev: None,
+        };
+        let (out, edited) = apply_to_text(text, &request, true).unwrap();
+        assert_eq!(out, "a\na\nc\nc\n");
+        assert!(edited
+            .summary
+            .output
+            .contains("repeats line 1 just before it and was kept"));
+        assert!(edited
+            .summary
+            .output
+            .contains("repeats line 3 just after it and was kept"));
+    }
+
+    #[test]
+    fn prepend_and_append_on_an_empty_or_missing_file_apply_in_the_only_order() {
+        for text in ["", "\u{FEFF}"] {
+            for order in [
+                [OpKind::Append, OpKind::Prepend],
+                [OpKind::Prepend, OpKind::Append],
+            ] {
+                let request = Request::Operations {
+                    operations: order
+                        .iter()
+                        .map(|&kind| {
+                            let content = if kind == OpKind::Prepend {
+                                "first"
+                            } else {
+                                "last"
+                            };
+                            Operation::new(kind, None, None, content)
+                        })
+                        .collect(),
+                    rev: None,
+                };
+                let (out, _) = apply_to_text(text, &request, true).unwrap();
+                assert_eq!(out.trim_start_matches('\u{FEFF}'), "first\nlast\n");
+            }
+        }
+        // Two prepends still have no order.
+        let request = Request::Operations {
+            operations: vec![
+                Operation::new(OpKind::Prepend, None, None, "x"),
+                Operation::new(OpKind::Prepend, None, None, "y"),
+            ],
+            rev: None,
+        };
+        assert_eq!(
+            apply_to_text("", &request, true).unwrap_err().code,
+            ErrorCode::Conflict
+        );
+    }
 }

@@ -226,8 +226,17 @@ fn collapse_identical(items: Vec<Item>) -> (Vec<Item>, usize) {
         .zip(first_of_its_kind)
         .filter_map(|(item, first)| first.then_some(item))
         .collect();
-    // Inserts go before a replace that starts at the same place.
-    kept.sort_by_key(|i| (i.range.start, !i.range.is_empty(), i.op));
+    // Inserts go before a replace that starts at the same place; in an
+    // empty file the start and the end of the file are one place, and a
+    // prepend goes before an append whatever their order in the batch.
+    kept.sort_by_key(|i| {
+        let place = match i.kind {
+            OpKind::Prepend => 0,
+            OpKind::Append => 2,
+            _ => 1,
+        };
+        (i.range.start, !i.range.is_empty(), place, i.op)
+    });
     (kept, collapsed)
 }
 
@@ -280,7 +289,8 @@ fn check_conflicts(ctx: &PlanContext<'_>, items: &[Item]) -> Result<()> {
     }
     let inserts: Vec<&Item> = items.iter().filter(|i| i.range.is_empty()).collect();
     for pair in inserts.windows(2) {
-        if pair[0].range.start == pair[1].range.start {
+        let start_and_end = pair[0].kind == OpKind::Prepend && pair[1].kind == OpKind::Append;
+        if pair[0].range.start == pair[1].range.start && !start_and_end {
             return conflict(
                 pair[0],
                 pair[1],

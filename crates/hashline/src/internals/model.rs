@@ -571,8 +571,16 @@ pub fn expected(case: &Case, session: bool) -> Expected {
                     && !range.range.is_empty()
                     && insert.anchor.is_some_and(|x| range.range.contains(&x))
             };
-            let same_place =
-                a.range.is_empty() && b.range.is_empty() && a.range.start == b.range.start;
+            // In an empty file the start and the end are one place, and a
+            // prepend then an append is the only order there is.
+            let start_and_end = matches!(
+                (a.kind, b.kind),
+                (OpKind::Prepend, OpKind::Append) | (OpKind::Append, OpKind::Prepend)
+            );
+            let same_place = a.range.is_empty()
+                && b.range.is_empty()
+                && a.range.start == b.range.start
+                && !start_and_end;
             if overlap || inside(a, b) || inside(b, a) || same_place {
                 return Err(ErrorCode::Conflict);
             }
@@ -593,10 +601,12 @@ pub fn expected(case: &Case, session: bool) -> Expected {
     let mut kept = vec![None; n];
     let mut i = 0;
     loop {
-        if let Some(insert) = items
+        let mut inserts: Vec<&Item> = items
             .iter()
-            .find(|it| it.range.is_empty() && it.range.start == i)
-        {
+            .filter(|it| it.range.is_empty() && it.range.start == i)
+            .collect();
+        inserts.sort_by_key(|it| it.kind == OpKind::Append);
+        for insert in inserts {
             out.extend(insert.lines.iter().cloned());
         }
         if i == n {
