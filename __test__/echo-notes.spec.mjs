@@ -40,3 +40,17 @@ test('content made only of copies of both neighbours is written whole, with both
   t.regex(r.output, /its first content line repeats line 1 just before it and was kept/)
   t.regex(r.output, /its last content line repeats line 3 just after it and was kept/)
 })
+
+test("content that opens and closes its own element keeps its closer, though the parent's closer follows", (t) => {
+  for (const [open, close] of [['<div class="a">', '</div>'], ['<section>', '</section>'], ['<Card title={x}>', '</Card>']]) {
+    const r = edit([open, '  <p>old</p>', close], (refs) => [{ op: 'replace', ref: refs[2], content: `  ${open}\n    <p>new</p>\n${close}` }])
+    t.is(r.text, `${open}\n  ${open}\n    <p>new</p>\n${close}\n${close}\n`)
+    t.regex(r.output, /its last content line repeats line 3 just after it and was kept/)
+  }
+})
+
+test('a markup closer echoed after a range that had it is still dropped', (t) => {
+  const r = edit(['<ul>', '  <li>a</li>', '</ul>', 'x'], (refs) => [{ op: 'replace', ref: refs[2], content: '  <li>b</li>\n</ul>' }])
+  t.is(r.text, '<ul>\n  <li>b</li>\n</ul>\nx\n')
+  t.regex(r.output, /dropped its last content line, a copy of line 3/)
+})

@@ -91,18 +91,67 @@ pub fn strip_view_prefixes_text(text: &str) -> (String, usize) {
     (out, stripped)
 }
 
-/// Net count of opening minus closing brackets, ignoring strings roughly:
-/// enough to tell whether dropping an echoed line keeps a block balanced.
+/// Net count of opening minus closing brackets and markup tags, ignoring
+/// strings roughly: enough to tell whether dropping an echoed line keeps a
+/// block, or an element, balanced.
 pub fn bracket_balance<'a>(lines: impl IntoIterator<Item = &'a str>) -> i64 {
     lines
         .into_iter()
-        .flat_map(str::chars)
-        .map(|c| match c {
-            '{' | '(' | '[' => 1,
-            '}' | ')' | ']' => -1,
-            _ => 0,
+        .map(|line| {
+            let brackets: i64 = line
+                .chars()
+                .map(|c| match c {
+                    '{' | '(' | '[' => 1,
+                    '}' | ')' | ']' => -1,
+                    _ => 0,
+                })
+                .sum();
+            brackets + tag_balance(line)
         })
         .sum()
+}
+
+/// HTML elements that never have a closing tag.
+const VOID_ELEMENTS: &[&str] = &[
+    "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track",
+    "wbr",
+];
+
+/// Opening minus closing markup tags in a line (`<div …>` +1, `</div>` -1;
+/// self-closing tags, void elements, comments and declarations 0). A tag
+/// counts only when its `>` is on the same line, so comparisons such as
+/// `a < b` or `i<n` are not tags.
+fn tag_balance(line: &str) -> i64 {
+    let bytes = line.as_bytes();
+    let mut balance = 0;
+    let mut i = 0;
+    while let Some(at) = memchr::memchr(b'<', &bytes[i..]) {
+        let start = i + at + 1;
+        i = start;
+        let closing = bytes.get(start) == Some(&b'/');
+        let name_start = start + usize::from(closing);
+        let name_len = bytes[name_start..]
+            .iter()
+            .take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b':'))
+            .count();
+        if name_len == 0 || !bytes[name_start].is_ascii_alphabetic() {
+            continue;
+        }
+        let Some(end) = memchr::memchr(b'>', &bytes[name_start + name_len..]) else {
+            continue;
+        };
+        let end = name_start + name_len + end;
+        let name = &line[name_start..name_start + name_len];
+        let self_closing = bytes[end - 1] == b'/';
+        let void = VOID_ELEMENTS.iter().any(|v| v.eq_ignore_ascii_case(name));
+        if closing {
+            balance -= 1;
+        } else if !self_closing && !void {
+            balance += 1;
+        }
+        i = end + 1;
+    }
+    balance
 }
 
 /// Which boundary echo was removed from an operation's content.
@@ -210,6 +259,21 @@ impl<'a> RunningBalance<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn markup_tags_count_in_the_balance_and_comparisons_do_not() {
+        assert_eq!(bracket_balance(["<div class=\"a\">"]), 1);
+        assert_eq!(bracket_balance(["</div>"]), -1);
+        assert_eq!(bracket_balance(["<p>text</p>"]), 0);
+        assert_eq!(
+            bracket_balance(["<br>", "<img src=\"x\">", "<Foo />", "<!-- c -->"]),
+            0
+        );
+        assert_eq!(bracket_balance(["<Card title={x}>"]), 1);
+        assert_eq!(bracket_balance(["if a < b && c > d {"]), 1);
+        assert_eq!(bracket_balance(["for (i = 0; i<n; i++) {"]), 1);
+        assert_eq!(bracket_balance(["x << 2 >> 1"]), 0);
+    }
 
     fn v(lines: &[&str]) -> Vec<String> {
         lines.iter().map(|s| s.to_string()).collect()
