@@ -11,6 +11,7 @@ pub mod args;
 pub mod check;
 pub mod patch;
 mod search;
+pub mod store;
 
 /// Runs `f`, turning an engine error into a JS `Error` with `code` and
 /// structured fields, and a panic into an `INTERNAL` error rather than a
@@ -193,6 +194,9 @@ impl Hashline {
             opts.cleanup = o.cleanup.unwrap_or(true);
             opts.seen_guard = o.seen_guard.unwrap_or(true);
             opts.store_dir = o.store_dir.map(Into::into);
+            if let Some(max) = args::count(o.store_max_bytes, "options.storeMaxBytes", 0.0)? {
+                opts.store.max_disk_bytes = max as u64;
+            }
             if let Some(ms) = args::count(o.lock_timeout_ms, "options.lockTimeoutMs", 0.0)? {
                 opts.lock_timeout = std::time::Duration::from_millis(ms as u64);
             }
