@@ -8,7 +8,6 @@
 // when needed), since every call pays for what is loaded.
 import fs from "node:fs"
 import { createRequire } from "node:module"
-import os from "node:os"
 import path from "node:path"
 import { parseArgs } from "node:util"
 
@@ -187,7 +186,9 @@ const exitCode = (code) => (Object.hasOwn(EXIT_CODES, code) ? EXIT_CODES[code] :
 function defaultStoreDir() {
   if (process.env.XDG_CACHE_HOME) return path.join(process.env.XDG_CACHE_HOME, "hashline")
   if (process.platform === "win32" && process.env.LOCALAPPDATA) return path.join(process.env.LOCALAPPDATA, "hashline")
-  return path.join(os.homedir(), ".cache", "hashline")
+  // HOME is what os.homedir() reads first; node:os is loaded only without it.
+  const home = process.env.HOME || /** @type {typeof import("node:os")} */ (require("node:os")).homedir()
+  return path.join(home, ".cache", "hashline")
 }
 
 /**
