@@ -109,8 +109,9 @@ matching PATTERN (Rust regex syntax, as rg), each hit with its ref. Files that
 ${COMMON}`,
   mcp: `Usage: hashline mcp [--root DIR] [--store DIR] [--store-max-bytes N]
 
-Serves the read, edit and grep tools over MCP on stdio, inside the root.
-Versions are kept in memory unless --store or $HASHLINE_STORE is given.
+Serves the read, edit and grep tools over MCP on stdio, inside the root
+(default: the working directory), against which the tools' relative paths
+resolve. Versions are kept in memory unless --store or $HASHLINE_STORE is given.
 
 ${COMMON}`,
   cache: `Usage: hashline cache clear [--store DIR]
@@ -391,7 +392,9 @@ async function run(argv) {
   if (command === "cache" && rest[0] !== "clear") throw usage(`cache takes clear, got ${JSON.stringify(rest[0])}.`, command)
 
   const cwd = process.cwd()
-  const root = values.root === undefined ? defaultRoot(cwd) : path.resolve(values.root)
+  // The MCP server keeps the folder it was started in, as hashline-mcp does:
+  // a model's relative paths resolve against its root.
+  const root = values.root !== undefined ? path.resolve(values.root) : command === "mcp" ? cwd : defaultRoot(cwd)
   // Without --root, paths are the user's, relative to where they stand (the
   // engine takes them relative to the root); with it, relative to that root.
   const here = values.root === undefined ? path.relative(root, cwd) : ""
