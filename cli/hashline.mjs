@@ -19,9 +19,9 @@ import { parseArgs } from "node:util"
 const require = createRequire(import.meta.url)
 
 const COMMON = `Options of every command:
-  --root DIR    the folder paths may lead into and nothing outside it is touched; relative
-                paths resolve against DIR (default: the enclosing git work tree, else the
-                working directory; relative paths then resolve against the working directory)
+  --root DIR    nothing outside DIR is read or written, and relative paths resolve against
+                it (default: the enclosing git work tree, else the working directory; paths
+                then resolve against the working directory)
   --store DIR   where versions are kept between invocations (default: $HASHLINE_STORE,
                 else $XDG_CACHE_HOME/hashline or ~/.cache/hashline)
   --store-max-bytes N

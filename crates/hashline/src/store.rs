@@ -526,6 +526,9 @@ fn store_files(dir: &Path) -> Vec<(PathBuf, fs::Metadata)> {
 /// its time is the later of theirs. Another process may remove the same
 /// files at the same time: a file already gone is simply skipped.
 fn sweep(dir: &Path, max: u64) {
+    if !usable_dir(dir, false) {
+        return;
+    }
     let mut versions: HashMap<String, (std::time::SystemTime, u64, Vec<PathBuf>)> = HashMap::new();
     let mut total = 0u64;
     for (file, meta) in store_files(dir) {
