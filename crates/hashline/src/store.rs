@@ -499,10 +499,12 @@ fn set_now(file: &Path) -> std::io::Result<()> {
     handle.set_modified(std::time::SystemTime::now())
 }
 
-/// The store's own files in `dir`: plain files of the current user's with a
-/// store suffix (a link, a pipe, another user's file or anything else is
-/// never looked at, counted or removed).
-fn store_files(dir: &Path) -> Vec<(PathBuf, fs::Metadata)> {
+/// The store's own files in `dir` whose names start with `prefix`: plain
+/// files of the current user's with a store suffix (a link, a pipe, another
+/// user's file or anything else is never looked at, counted or removed).
+/// Names are matched before anything is asked of the file system, so that
+/// looking up one path's versions costs no call per other file.
+fn store_files(dir: &Path, prefix: &str) -> Vec<(PathBuf, fs::Metadata)> {
     let Ok(entries) = fs::read_dir(dir) else {
         return Vec::new();
     };
@@ -511,7 +513,7 @@ fn store_files(dir: &Path) -> Vec<(PathBuf, fs::Metadata)> {
         .filter(|e| {
             let name = e.file_name();
             let name = name.to_string_lossy();
-            name.ends_with(DISK_SUFFIX) || name.ends_with(TEXT_SUFFIX)
+            name.starts_with(prefix) && (name.ends_with(DISK_SUFFIX) || name.ends_with(TEXT_SUFFIX))
         })
         .filter_map(|e| {
             // The entry's own metadata: a link is not followed.
@@ -531,7 +533,7 @@ fn sweep(dir: &Path, max: u64) {
     }
     let mut versions: HashMap<String, (std::time::SystemTime, u64, Vec<PathBuf>)> = HashMap::new();
     let mut total = 0u64;
-    for (file, meta) in store_files(dir) {
+    for (file, meta) in store_files(dir, "") {
         let name = file.file_name().unwrap_or_default().to_string_lossy();
         let stem = name
             .strip_suffix(DISK_SUFFIX)
@@ -586,7 +588,7 @@ pub fn clear(dir: &Path) -> std::io::Result<Cleared> {
         Ok(_) => {}
     }
     let mut cleared = Cleared::default();
-    for (file, meta) in store_files(dir) {
+    for (file, meta) in store_files(dir, "") {
         if fs::remove_file(&file).is_ok() {
             cleared.files += 1;
             cleared.bytes += meta.len();
@@ -597,12 +599,9 @@ pub fn clear(dir: &Path) -> std::io::Result<Cleared> {
 
 /// The version headers of one path.
 fn versions_on_disk(dir: &Path, key: &str) -> Vec<(PathBuf, std::time::SystemTime)> {
-    store_files(dir)
+    store_files(dir, key)
         .into_iter()
-        .filter(|(file, _)| {
-            let name = file.file_name().unwrap_or_default().to_string_lossy();
-            name.starts_with(key) && name.ends_with(DISK_SUFFIX)
-        })
+        .filter(|(file, _)| file.to_string_lossy().ends_with(DISK_SUFFIX))
         .filter_map(|(file, meta)| Some((file, meta.modified().ok()?)))
         .collect()
 }
