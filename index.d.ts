@@ -72,6 +72,12 @@ export interface CallOptions {
   allowOutsideRoot?: boolean
 }
 
+/**
+ * Empties a store folder (a `storeDir`) of the versions kept there; nothing
+ * else in it is touched. A missing folder is already empty.
+ */
+export declare function clearStore(dir: string): StoreCleared
+
 export interface EditRequest {
   operations?: Array<Operation>
   /** The REV of the view the refs were copied from. */
@@ -125,6 +131,11 @@ export interface HashlineOptions {
    * process can remap refs from an earlier one's view (for command lines).
    */
   storeDir?: string
+  /**
+   * The most bytes `storeDir` may hold; the versions used longest ago go
+   * first (default 256 MiB).
+   */
+  storeMaxBytes?: number
   /**
    * How long a write waits for another write of the same folder or file
    * before it fails with `LOCKED` (default 10000).
@@ -344,6 +355,13 @@ export interface SkippedFiles {
   unreadable: number
   /** The first few of them by name. */
   files: Array<SkippedFile>
+}
+
+export interface StoreCleared {
+  /** Files removed. */
+  files: number
+  /** Bytes they held. */
+  bytes: number
 }
 
 export interface StripResult {

@@ -840,6 +840,7 @@ module.exports.Hashline = nativeBinding.Hashline
 module.exports.PatchPlan = nativeBinding.PatchPlan
 module.exports.anchorHash = nativeBinding.anchorHash
 module.exports.applyEdits = nativeBinding.applyEdits
+module.exports.clearStore = nativeBinding.clearStore
 module.exports.formatView = nativeBinding.formatView
 module.exports.lineHash = nativeBinding.lineHash
 module.exports.parseRef = nativeBinding.parseRef

@@ -250,6 +250,7 @@ test('text arguments read back byte for byte on the ASCII path and the UTF-16 pa
   // and lone surrogates, which no UTF-8 can hold.
   const pieces = ['a', 'Z', ' ', '\t', '~', 'é', 'ÿ', 'Ā', '日', '\uFFFF', '🎉', '\u{10FFFF}', '\uD800', '\uDFFF']
   let seed = 7
+  /** @param {number} n */
   const random = (n) => {
     seed = (seed * 1103515245 + 12345) % 2147483648
     return seed % n
@@ -260,7 +261,7 @@ test('text arguments read back byte for byte on the ASCII path and the UTF-16 pa
     for (let i = 0; i < length; i++) line += pieces[random(run % 3 === 0 ? 5 : pieces.length)]
     const lone = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.exec(line)
     if (lone) {
-      const err = t.throws(() => applyEdits('x\n', { oldString: 'x', newString: line }))
+      const err = /** @type {any} */ (t.throws(() => applyEdits('x\n', { oldString: 'x', newString: line })))
       t.is(err?.code, 'INVALID_REQUEST')
       t.true(err?.message.includes(`at index ${lone.index}`), err?.message)
     } else {

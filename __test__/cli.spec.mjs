@@ -3,7 +3,7 @@
 // shell-only agent runs it: versions kept on disk between calls, JSON output,
 // exit codes per error kind, and batches over several files.
 import test from "ava"
-import { spawnSync } from "node:child_process"
+import { spawn, spawnSync } from "node:child_process"
 import fs from "node:fs"
 import path from "node:path"
 import { fileURLToPath } from "node:url"
@@ -79,7 +79,7 @@ test("without the store of the first read, the same chained edit is rejected wit
   const elsewhere = path.join(scratch(t), "other-store")
   const stale = hashline(["edit", "a.txt", "--ops", JSON.stringify([{ op: "replace", ref: refs[3], content: "THREE" }])], { cwd: root, store: elsewhere })
   t.is(stale.status, 1)
-  t.regex(stale.stderr, /^Edit rejected, nothing written/)
+  t.regex(stale.stderr, /^hashline: Edit rejected, nothing written/)
   t.is(fs.readFileSync(path.join(root, "a.txt"), "utf8"), "zero\none\ntwo\nthree\n")
 })
 
@@ -183,7 +183,7 @@ test("apply checks every entry before writing any: one bad entry leaves all file
   ]
   const out = hashline(["apply"], { cwd: root, store, input: JSON.stringify(batch) })
   t.is(out.status, 1)
-  t.regex(out.stderr, /^Batch rejected, nothing written: 3 of 4 entries failed\./)
+  t.regex(out.stderr, /^hashline: Batch rejected, nothing written: 3 of 4 entries failed\./)
   t.regex(out.stderr, /^\[1\] b\.txt: Edit rejected/m)
   t.regex(out.stderr, /^\[2\] a\.txt: a\.txt is the file of entry 0 too/m)
   t.regex(out.stderr, /^\[3\] \.\.\/c\.txt: .*outside the project root/m)
@@ -215,9 +215,143 @@ test("without its native module the command line says why and exits with 5", (t)
   const result = spawnSync(process.execPath, [path.join(copy, "cli", "hashline.mjs"), "read", "a.txt"], { cwd: copy, encoding: "utf8", timeout: 30_000 })
   t.is(result.status, 5)
   // One line: what was detected, the package looked for, and the fixes.
-  t.regex(result.stderr, /^The hashline native module could not be loaded on \S+ \S+.*: .*hashline-\S+@\d+\.\d+\.\d+.*npm install hashline-\S+.*build the binary from a clone.*\n$/)
+  t.regex(result.stderr, /^hashline: The hashline native module could not be loaded on \S+ \S+.*: .*hashline-\S+@\d+\.\d+\.\d+.*npm install hashline-\S+.*build the binary from a clone.*\n$/)
   t.is(result.stderr.split("\n").length, 2)
   const json = spawnSync(process.execPath, [path.join(copy, "cli", "hashline.mjs"), "read", "a.txt", "--json"], { cwd: copy, encoding: "utf8", timeout: 30_000 })
   t.is(json.status, 5)
   t.is(JSON.parse(json.stdout).error.code, "NATIVE_MODULE_MISSING")
+})
+
+test("each command has its own --help, and help COMMAND says the same", (t) => {
+  const { root, store } = project(t, {})
+  for (const command of ["read", "edit", "apply", "grep", "mcp", "cache"]) {
+    const help = hashline([command, "--help"], { cwd: root, store })
+    t.is(help.status, 0)
+    t.true(help.stdout.startsWith(`Usage: hashline ${command}`), help.stdout)
+    t.is(hashline(["help", command], { cwd: root, store }).stdout, help.stdout)
+  }
+  t.regex(hashline(["read", "--help"], { cwd: root, store }).stdout, /--offset N/)
+  t.notRegex(hashline(["read", "--help"], { cwd: root, store }).stdout, /--max-count/)
+  t.regex(hashline(["--help"], { cwd: root, store }).stdout, /^Usage: hashline <command>/)
+})
+
+test("--version and -V print the version", (t) => {
+  const { root, store } = project(t, {})
+  const { version } = JSON.parse(fs.readFileSync(path.join(path.dirname(CLI), "..", "package.json"), "utf8"))
+  for (const flag of ["--version", "-V"]) t.like(hashline([flag], { cwd: root, store }), { status: 0, stdout: `${version}\n` })
+})
+
+test("a reader that closes the pipe early ends the command quietly with exit 0", async (t) => {
+  const { root, store } = project(t, { "big.txt": Array.from({ length: 200_000 }, (_, i) => `line ${i}`).join("\n") })
+  const child = spawn(process.execPath, [CLI, "read", "big.txt", "--limit", "200000"], { cwd: root, env: { ...process.env, HASHLINE_STORE: store } })
+  let stderr = ""
+  child.stderr.on("data", (chunk) => (stderr += chunk))
+  // Like `| head -1`: the first chunk, then the pipe is closed.
+  child.stdout.once("data", () => child.stdout.destroy())
+  const code = await new Promise((resolve) => child.on("close", resolve))
+  t.is(stderr, "")
+  t.is(code, 0)
+})
+
+test("errors go to stderr after hashline:", (t) => {
+  const { root, store } = project(t, { "a.txt": "a\n" })
+  const missing = hashline(["read", "missing.txt"], { cwd: root, store })
+  t.is(missing.stdout, "")
+  t.regex(missing.stderr, /^hashline: .*missing\.txt/)
+  const stale = hashline(["edit", "a.txt", "--ops", JSON.stringify([{ op: "delete", ref: "1#AAA#BBB" }])], { cwd: root, store })
+  t.regex(stale.stderr, /^hashline: Edit rejected/)
+  // The lines to cite are left as the engine wrote them.
+  t.regex(stale.stderr, /^>>> 1#[0-9A-F]{3}#[0-9A-F]{3}\|a$/m)
+})
+
+test("usage errors exit 64 every time: bad numbers, unknown flags, missing arguments and values", (t) => {
+  const { root, store } = project(t, { "a.txt": "a\n" })
+  const cases = [
+    ["read", "a.txt", "--offset", "abc"],
+    ["read", "a.txt", "--limit", "0"],
+    ["read", "a.txt", "--limit", "-3"],
+    ["read", "a.txt", "--offset"],
+    ["read", "a.txt", "--frob"],
+    ["grep", "a", "-m", "x"],
+    ["grep", "a", "-C", "1.5"],
+    ["grep"],
+    ["edit"],
+    ["cache"],
+    ["cache", "empty"],
+    ["read", "a.txt", "--store-max-bytes", "lots"],
+    ["read", "a.txt", "--rev", "X"],
+    [],
+  ]
+  for (const args of cases) {
+    const result = hashline(args, { cwd: root, store })
+    t.is(result.status, 64, `${args.join(" ")}: ${result.stderr}`)
+    t.regex(result.stderr, /^hashline: /)
+  }
+  t.is(hashline(["read", "a.txt"], { cwd: root, store, env: { HASHLINE_STORE_MAX_BYTES: "a lot" } }).status, 64)
+})
+
+test("inside a git work tree the root is its top: ../f works from a subfolder, and outside it is still refused", (t) => {
+  const { root, store } = project(t, { "f.txt": "f\n", "sub/g.txt": "g\n", ".git/HEAD": "ref: refs/heads/main\n" })
+  const sub = path.join(root, "sub")
+  const read = hashline(["read", "../f.txt"], { cwd: sub, store })
+  t.is(read.status, 0, read.stderr)
+  t.regex(read.stdout, /^f\.txt REV:/)
+  const refs = refsOf(read.stdout)
+  const edit = hashline(["edit", "../f.txt", "--ops", JSON.stringify([{ op: "replace", ref: refs[1], content: "F" }])], { cwd: sub, store })
+  t.is(edit.status, 0, edit.stderr)
+  t.is(fs.readFileSync(path.join(root, "f.txt"), "utf8"), "F\n")
+  t.regex(hashline(["read", "g.txt"], { cwd: sub, store }).stdout, /^sub\/g\.txt REV:/)
+  // grep searches where the user stands, as rg does.
+  const grep = hashline(["grep", "^[a-zA-Z]$"], { cwd: sub, store })
+  t.regex(grep.stdout, /sub\/g\.txt/)
+  t.notRegex(grep.stdout, /f\.txt/)
+  t.is(hashline(["read", "../../outside.txt"], { cwd: sub, store }).status, 4)
+})
+
+test("outside a git work tree the root is the working directory", (t) => {
+  const { root, store } = project(t, { "sub/g.txt": "g\n", "f.txt": "f\n" })
+  const sub = path.join(root, "sub")
+  t.is(hashline(["read", "g.txt"], { cwd: sub, store }).status, 0)
+  t.is(hashline(["read", "../f.txt"], { cwd: sub, store }).status, 4)
+})
+
+/** The bytes of the store folder's files. */
+const storeBytes = (/** @type {string} */ store) => fs.readdirSync(store).reduce((sum, name) => sum + fs.statSync(path.join(store, name)).size, 0)
+
+test("reading and grepping unchanged files writes no second copy of them to the store", (t) => {
+  const files = Object.fromEntries(Array.from({ length: 5 }, (_, i) => [`f${i}.txt`, `${"x\n".repeat(5000)}needle ${i}\n`]))
+  const { root, store } = project(t, files)
+  /** Each file of the store: its inode and size. */
+  const listing = () => Object.fromEntries(fs.readdirSync(store).map((name) => [name, fs.statSync(path.join(store, name))]))
+  hashline(["grep", "needle"], { cwd: root, store })
+  const copies = Object.entries(listing()).filter(([, stat]) => stat.size > 10_000)
+  t.is(copies.length, 5)
+  // Other lines of the same versions shown: the copies stay as they were.
+  for (const name of Object.keys(files)) hashline(["read", name], { cwd: root, store })
+  const after = listing()
+  for (const [name, stat] of copies) t.is(after[name]?.ino, stat.ino, name)
+  t.is(Object.values(after).filter((stat) => stat.size > 10_000).length, 5)
+  // The same again: nothing is written at all.
+  const names = (/** @type {Record<string, fs.Stats>} */ l) => Object.entries(l).map(([name, stat]) => `${name} ${stat.ino} ${stat.size}`).sort()
+  for (const name of Object.keys(files)) hashline(["read", name], { cwd: root, store })
+  hashline(["grep", "needle"], { cwd: root, store })
+  t.deepEqual(names(listing()), names(after))
+})
+
+test("--store-max-bytes and $HASHLINE_STORE_MAX_BYTES cap the store, and cache clear empties it and says what it removed", (t) => {
+  const files = Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`f${i}.txt`, `${i}\n${"y".repeat(20_000)}\n`]))
+  const { root, store } = project(t, files)
+  for (const name of Object.keys(files)) hashline(["read", name, "--store-max-bytes", "64K"], { cwd: root, store })
+  t.true(storeBytes(store) <= 64 * 1024 * 1.1, `${storeBytes(store)}`)
+  for (const name of Object.keys(files)) hashline(["read", name], { cwd: root, store, env: { HASHLINE_STORE_MAX_BYTES: "40000" } })
+  t.true(storeBytes(store) <= 40_000 * 1.1, `${storeBytes(store)}`)
+
+  const bytes = storeBytes(store)
+  const count = fs.readdirSync(store).length
+  fs.writeFileSync(path.join(store, "mine.txt"), "kept")
+  const cleared = hashline(["cache", "clear", "--json"], { cwd: root, store })
+  t.is(cleared.status, 0, cleared.stderr)
+  t.like(JSON.parse(cleared.stdout), { ok: true, store, files: count, bytes })
+  t.deepEqual(fs.readdirSync(store), ["mine.txt"])
+  t.regex(hashline(["cache", "clear"], { cwd: root, store }).stdout, /^Removed 0 files \(0 bytes\) from the store /)
 })

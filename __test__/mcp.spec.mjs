@@ -8,8 +8,10 @@ import path from "node:path"
 import { PassThrough } from "node:stream"
 import { fileURLToPath } from "node:url"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { EDIT_DESCRIPTION, EDIT_SCHEMA, GREP_DESCRIPTION, GREP_SCHEMA, READ_DESCRIPTION, READ_SCHEMA } from "../lib/definitions.mjs"
+import { OUTPUT_SCHEMAS } from "../mcp/results.mjs"
 import { createServer } from "../mcp/server.mjs"
 import { IdScanner, LineTransport } from "../mcp/transport.mjs"
 import * as helpers from "./helpers.mjs"
@@ -46,8 +48,8 @@ async function connect(t, files) {
    * @param {Record<string, unknown>} args
    */
   const call = async (name, args) => {
-    const result = /** @type {{ content: Array<{ type: string, text: string }>, isError?: boolean }} */ (await client.callTool({ name, arguments: args }))
-    return { text: result.content.map((c) => c.text).join(""), isError: result.isError === true }
+    const result = /** @type {{ content: Array<{ type: string, text: string }>, structuredContent?: any, isError?: boolean }} */ (await client.callTool({ name, arguments: args }))
+    return { text: result.content.map((c) => c.text).join(""), structured: result.structuredContent, isError: result.isError === true }
   }
   return { root, outside, client, call }
 }
@@ -129,6 +131,55 @@ test("a rejected edit is a tool error carrying the repair text", async (t) => {
   const unknown = await call("write", {})
   t.true(unknown.isError)
   t.regex(unknown.text, /Unknown tool write\. The tools are read, edit, grep\./)
+})
+
+test("every tool declares its output schema and states all four hints", async (t) => {
+  const { client } = await connect(t, {})
+  const { tools } = await client.listTools()
+  for (const tool of tools) {
+    t.deepEqual(tool.outputSchema, OUTPUT_SCHEMAS[/** @type {keyof typeof OUTPUT_SCHEMAS} */ (tool.name)], tool.name)
+    for (const hint of ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"]) {
+      t.is(typeof tool.annotations?.[/** @type {"readOnlyHint"} */ (hint)], "boolean", `${tool.name} ${hint}`)
+    }
+  }
+  const hints = Object.fromEntries(tools.map((tool) => [tool.name, tool.annotations]))
+  t.like(hints, {
+    read: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    edit: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+    grep: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  })
+})
+
+test("read, edit and grep return structured content beside the text, which the SDK client checks against the output schema", async (t) => {
+  const { call } = await connect(t, { "a.txt": "one\ntwo\nthree\n", "b.txt": "two more\n" })
+  const read = await call("read", { filePath: "a.txt", offset: 2 })
+  t.like(read.structured, { ok: true, path: "a.txt", totalLines: 3, startLine: 2, endLine: 3 })
+  t.deepEqual(read.structured.lines, [
+    { line: 2, ref: refsOf(read.text)[2], text: "two" },
+    { line: 3, ref: refsOf(read.text)[3], text: "three" },
+  ])
+  t.regex(read.text, new RegExp(`REV:${read.structured.rev}`))
+
+  const edit = await call("edit", { filePath: "a.txt", operations: [{ op: "replace", ref: read.structured.lines[0].ref, content: "TWO" }] })
+  t.like(edit.structured, { ok: true, path: "a.txt", previousRev: read.structured.rev, additions: 1, deletions: 1 })
+  t.regex(edit.structured.diff, /^-two$/m)
+  t.is(edit.structured.output, undefined)
+
+  const grep = await call("grep", { pattern: "two", include: "*.txt" })
+  t.like(grep.structured, { ok: true, shown: 1, files: 1, more: 0, stopped: false })
+  t.like(grep.structured.hits[0], { path: "b.txt", line: 1, text: "two more" })
+  t.regex(grep.text, new RegExp(`${grep.structured.hits[0].ref.replace(/[#]/g, "#")}\\|two more`))
+})
+
+test("a failed call's structured content carries the error code, message and mismatches", async (t) => {
+  const { call } = await connect(t, { "a.txt": "a\nb\n" })
+  const stale = await call("edit", { filePath: "a.txt", operations: [{ op: "delete", ref: "2#AAA#BBB" }] })
+  t.true(stale.isError)
+  t.like(stale.structured, { ok: false, error: { code: "HASH_MISMATCH", path: "a.txt", message: stale.text } })
+  t.like(stale.structured.error.mismatches[0], { line: 2, expected: "2#AAA#BBB" })
+  t.like((await call("read", { filePath: "missing.txt" })).structured, { ok: false, error: { code: "NOT_FOUND" } })
+  t.like((await call("grep", { pattern: "(" })).structured, { ok: false, error: { code: "INVALID_REQUEST" } })
+  t.like((await call("read", { filePath: "../x" })).structured, { ok: false, error: { code: "OUTSIDE_ROOT" } })
 })
 
 /**
@@ -214,10 +265,23 @@ test("a 16 MB tools/call is answered, and the next call on the same connection t
   const big = "0123456789abcdefghijklmnopqrstuvwxyz_=\n".repeat(400_000)
   const edit = await call("edit", { filePath: "big.txt", oldString: "", newString: big })
   t.false(edit.isError, edit.text.slice(0, 500))
+  t.like(edit.structured, { ok: true, path: "big.txt", additions: 400_000 })
+  t.is(edit.structured.diff, undefined)
   t.is(fs.statSync(path.join(root, "big.txt")).size, Buffer.byteLength(big))
   const read = await call("read", { filePath: "small.txt" })
   t.false(read.isError)
   t.regex(read.text, /\|small$/m)
+})
+
+test("the server answers with the latest protocol version it knows, or the client's own if it supports that", async (t) => {
+  const { request } = rawServer(t, {})
+  /** @param {number} id @param {string} version */
+  const negotiate = async (id, version) =>
+    (await request(id, "initialize", { protocolVersion: version, capabilities: {}, clientInfo: { name: "raw", version: "1" } })).result?.protocolVersion
+  t.is(LATEST_PROTOCOL_VERSION, "2025-11-25")
+  t.is(await negotiate(1, LATEST_PROTOCOL_VERSION), LATEST_PROTOCOL_VERSION)
+  t.is(await negotiate(2, "2099-01-01"), LATEST_PROTOCOL_VERSION)
+  t.is(await negotiate(3, "2025-06-18"), "2025-06-18")
 })
 
 test("a line that is not JSON-RPC gets a JSON-RPC error, and the server keeps serving", async (t) => {

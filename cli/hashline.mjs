@@ -3,13 +3,13 @@
 // The command line: read, edit, apply and grep for agents that only have a
 // shell, and `mcp` to serve the same tools over MCP. Versions are kept in a
 // cache folder between invocations, so refs from one read stay usable for a
-// chain of edits made by separate processes.
+// chain of edits made by separate processes. Each command loads only what it
+// uses (the request checks, the batch logic and the MCP server are imported
+// when needed), since every call pays for what is loaded.
+import fs from "node:fs"
 import { createRequire } from "node:module"
-import os from "node:os"
 import path from "node:path"
 import { parseArgs } from "node:util"
-import { describeType, parseEditArguments, parseReadArguments } from "../lib/definitions.mjs"
-import { applyBatch, errorInfo } from "../lib/batch.mjs"
 
 /**
  * @typedef {import("../index.js").Hashline} Hashline
@@ -17,6 +17,29 @@ import { applyBatch, errorInfo } from "../lib/batch.mjs"
  */
 
 const require = createRequire(import.meta.url)
+
+const COMMON = `Options of every command:
+  --root DIR    nothing outside DIR is read or written, and relative paths resolve against
+                it (default: the enclosing git work tree, else the working directory; paths
+                then resolve against the working directory)
+  --store DIR   where versions are kept between invocations (default: $HASHLINE_STORE,
+                else $XDG_CACHE_HOME/hashline or ~/.cache/hashline)
+  --store-max-bytes N
+                the most the store may hold, e.g. 500M (default: $HASHLINE_STORE_MAX_BYTES,
+                else 256M); the versions used longest ago are removed first
+  --json        print results and errors as one JSON object on stdout
+  -h, --help    show help
+`
+
+const EXIT_CODES_TEXT = `Exit codes: 0 done; 1 refs stale or lines unseen (HASH_MISMATCH, UNSEEN_LINES,
+BASE_CHANGED); 2 invalid request (INVALID_REQUEST, INVALID_REF, OUT_OF_RANGE,
+CONFLICT, NO_CHANGE, OLD_STRING_NOT_FOUND, OLD_STRING_AMBIGUOUS,
+CONTEXT_NOT_FOUND, CONTEXT_AMBIGUOUS); 3 file not
+editable (NOT_FOUND, NOT_A_FILE, NOT_UTF8, BINARY, TOO_LARGE); 4 refused
+(OUTSIDE_ROOT, PERMISSION); 5 other failure (IO, LOCKED, INTERNAL, native
+module missing); 64 wrong command line (USAGE). Errors are printed on stderr
+after "hashline: ". A closed output pipe (hashline read f | head) ends with 0.
+`
 
 const USAGE = `Usage: hashline <command> [options]
 
@@ -26,12 +49,55 @@ Commands:
                                         array, or {"oldString","newString"}) from --ops or stdin
   apply [--ops JSON]                    edit several files: [{"path":P,"operations":[...]}, ...]
                                         from --ops or stdin; all are checked before any is written
-  grep PATTERN [PATH...] [flags]        search the files under each PATH (default: the root) for
-                                        lines matching PATTERN (Rust regex syntax), hits with refs;
-                                        files .gitignore lists, hidden and binary files are skipped
+  grep PATTERN [PATH...] [flags]        search the files under each PATH for lines matching
+                                        PATTERN, hits with refs (as rg: -i -F -w -v -g -m -C)
   mcp                                   serve read, edit and grep over MCP on stdio
+  cache clear                           remove every version kept in the store
 
-grep flags:
+Run hashline COMMAND --help for a command's options.
+
+${COMMON}  -V, --version show the version
+
+${EXIT_CODES_TEXT}`
+
+/** Each command's help. */
+const HELP = /** @type {Record<string, string>} */ ({
+  read: `Usage: hashline read FILE [--offset N] [--limit N]
+
+Shows FILE with a ref (LINE#HASH#ANCHOR) before each line, under a header with
+its REV. An edit cites those refs; later edits from other processes can still
+cite them, since the version shown is kept in the store.
+
+  --offset N    first line to show, 1-based (default 1)
+  --limit N     lines to show (default 2000)
+
+${COMMON}`,
+  edit: `Usage: hashline edit FILE [--ops JSON] [--rev REV]
+
+Edits FILE by citing refs. The request comes from --ops or stdin: an object
+{"operations":[{"op":"replace","ref":"12#A3F#9BC","content":"..."}, ...]},
+just the array of operations, or {"oldString":"...","newString":"..."}.
+Operations: replace, delete, insert_before, insert_after, prepend, append.
+
+  --ops JSON    the request (default: read from stdin)
+  --rev REV     the REV the refs were read from, so that refs of an older view
+                are remapped or refused rather than guessed
+
+${COMMON}`,
+  apply: `Usage: hashline apply [--ops JSON]
+
+Edits several files: [{"path":P,"operations":[...]}, ...] from --ops or stdin.
+Every entry is checked before any file is written; one bad entry writes nothing.
+
+  --ops JSON    the batch (default: read from stdin)
+
+${COMMON}`,
+  grep: `Usage: hashline grep PATTERN [PATH...] [flags]
+
+Searches the files under each PATH (default: the working directory) for lines
+matching PATTERN (Rust regex syntax, as rg), each hit with its ref. Files that
+.gitignore lists, hidden files and binary files are skipped, as rg does.
+
   -i, --ignore-case     ignore case              -F, --fixed-strings   PATTERN is plain text
   -w, --word-regexp     whole words only         -v, --invert-match    lines not matching
   -g, --glob GLOB       search only files matching GLOB; !GLOB leaves files out (repeatable;
@@ -40,24 +106,22 @@ grep flags:
   -C, --context N       show N lines before and after each hit, with refs
   --hidden              search hidden files and folders too
 
-Options:
-  --root DIR    relative paths resolve against DIR and nothing outside it is touched
-                (default: the working directory)
-  --store DIR   where versions are kept between invocations (default: $HASHLINE_STORE,
-                else $XDG_CACHE_HOME/hashline or ~/.cache/hashline; mcp keeps them in
-                memory unless --store or $HASHLINE_STORE is given)
-  --json        print results and errors as one JSON object on stdout
-  -h, --help    show this help
-  -V, --version show the version
+${COMMON}`,
+  mcp: `Usage: hashline mcp [--root DIR] [--store DIR] [--store-max-bytes N]
 
-Exit codes: 0 done; 1 refs stale or lines unseen (HASH_MISMATCH, UNSEEN_LINES,
-BASE_CHANGED); 2 invalid request (INVALID_REQUEST, INVALID_REF, OUT_OF_RANGE,
-CONFLICT, NO_CHANGE, OLD_STRING_NOT_FOUND, OLD_STRING_AMBIGUOUS,
-CONTEXT_NOT_FOUND, CONTEXT_AMBIGUOUS); 3 file not
-editable (NOT_FOUND, NOT_A_FILE, NOT_UTF8, BINARY, TOO_LARGE); 4 refused
-(OUTSIDE_ROOT, PERMISSION); 5 other failure (IO, LOCKED, INTERNAL, native
-module missing); 64 wrong command line (USAGE).
-`
+Serves the read, edit and grep tools over MCP on stdio, inside the root
+(default: the working directory), against which the tools' relative paths
+resolve. Versions are kept in memory unless --store or $HASHLINE_STORE is given.
+
+${COMMON}`,
+  cache: `Usage: hashline cache clear [--store DIR]
+
+Removes every version kept in the store folder and says how many files and
+bytes that was. Refs shown before can then no longer be remapped after the
+file changes; refs to an unchanged file keep working.
+
+${COMMON}`,
+})
 
 /** The exit status for each error code; anything else is 5. */
 const EXIT_CODES = /** @type {Record<string, number>} */ ({
@@ -87,15 +151,17 @@ const EXIT_CODES = /** @type {Record<string, number>} */ ({
   USAGE: 64,
 })
 
-/** Options each command accepts, besides --root, --store, --json and --help. */
+/** Options each command accepts, besides the common ones. */
 const COMMAND_OPTIONS = /** @type {Record<string, string[]>} */ ({
   read: ["offset", "limit"],
   edit: ["ops", "rev"],
   apply: ["ops"],
   grep: ["ignore-case", "fixed-strings", "word-regexp", "invert-match", "glob", "include", "max-count", "context", "hidden"],
   mcp: [],
+  cache: [],
 })
-const POSITIONALS = /** @type {Record<string, [number, number]>} */ ({ read: [1, 1], edit: [1, 1], apply: [0, 0], grep: [1, Infinity], mcp: [0, 0] })
+const COMMON_OPTIONS = ["root", "store", "store-max-bytes", "json", "help"]
+const POSITIONALS = /** @type {Record<string, [number, number]>} */ ({ read: [1, 1], edit: [1, 1], apply: [0, 0], grep: [1, Infinity], mcp: [0, 0], cache: [1, 1] })
 
 class Failure extends Error {
   /**
@@ -108,8 +174,11 @@ class Failure extends Error {
   }
 }
 
-/** @param {string} message */
-const usage = (message) => new Failure("USAGE", `${message}\nRun hashline --help for the commands and options.`)
+/**
+ * @param {string} message
+ * @param {string} [command]
+ */
+const usage = (message, command) => new Failure("USAGE", `${message}\nRun hashline ${command ? `${command} ` : ""}--help for the ${command ? "command's options" : "commands and options"}.`)
 
 /** @param {string} code */
 const exitCode = (code) => (Object.hasOwn(EXIT_CODES, code) ? EXIT_CODES[code] : 5)
@@ -118,7 +187,21 @@ const exitCode = (code) => (Object.hasOwn(EXIT_CODES, code) ? EXIT_CODES[code] :
 function defaultStoreDir() {
   if (process.env.XDG_CACHE_HOME) return path.join(process.env.XDG_CACHE_HOME, "hashline")
   if (process.platform === "win32" && process.env.LOCALAPPDATA) return path.join(process.env.LOCALAPPDATA, "hashline")
-  return path.join(os.homedir(), ".cache", "hashline")
+  // HOME is what os.homedir() reads first; node:os is loaded only without it.
+  const home = process.env.HOME || /** @type {typeof import("node:os")} */ (require("node:os")).homedir()
+  return path.join(home, ".cache", "hashline")
+}
+
+/**
+ * The git work tree `dir` is in (the nearest folder up with a `.git`, a
+ * folder or, in a linked work tree or submodule, a file), or `dir` outside one.
+ * @param {string} dir
+ */
+function defaultRoot(dir) {
+  for (let at = dir; ; at = path.dirname(at)) {
+    if (fs.existsSync(path.join(at, ".git"))) return at
+    if (path.dirname(at) === at) return dir
+  }
 }
 
 /** @returns {typeof import("../index.js")} */
@@ -144,12 +227,13 @@ async function readStdin() {
  * The JSON a command takes, from --ops or else stdin.
  * @param {string | undefined} ops
  * @param {string} what
+ * @param {string} command
  * @returns {Promise<unknown>}
  */
-async function requestJson(ops, what) {
+async function requestJson(ops, what, command) {
   let text = ops
   if (text === undefined) {
-    if (process.stdin.isTTY) throw usage(`give the ${what} as JSON on stdin or with --ops.`)
+    if (process.stdin.isTTY) throw usage(`give the ${what} as JSON on stdin or with --ops.`, command)
     text = await readStdin()
   }
   if (text.trim() === "") throw new Failure("INVALID_REQUEST", `The ${what} is empty; expected JSON.`)
@@ -167,7 +251,8 @@ async function requestJson(ops, what) {
  * @param {string} filePath
  * @param {string | undefined} rev
  */
-function editArguments(json, filePath, rev) {
+async function editArguments(json, filePath, rev) {
+  const { describeType, parseEditArguments } = await import("../lib/definitions.mjs")
   const body = Array.isArray(json) ? { operations: json } : json
   if (!body || typeof body !== "object") {
     throw new Failure("INVALID_REQUEST", `The request must be an object like {"operations":[...]} or an array of operations, got ${describeType(body)}.`)
@@ -187,9 +272,10 @@ const editJson = (r) => ({ path: r.path, rev: r.rev, previousRev: r.previousRev,
 /**
  * @param {Hashline} engine
  * @param {unknown} batch
- * @returns {Outcome}
+ * @returns {Promise<Outcome>}
  */
-function apply(engine, batch) {
+async function apply(engine, batch) {
+  const { applyBatch } = await import("../lib/batch.mjs")
   const result = applyBatch(engine, batch)
   const stdout = result.written.map((r) => `${r.output}\n`).join("\n")
   if (result.ok) return { stdout, json: { ok: true, results: result.written.map(editJson) } }
@@ -210,6 +296,38 @@ function apply(engine, batch) {
 }
 
 /**
+ * A count given on the command line: a wrong one is a usage error.
+ * @param {string | undefined} value
+ * @param {string} flag
+ * @param {number} min
+ * @param {string} command
+ */
+function number(value, flag, min, command) {
+  if (value === undefined) return undefined
+  if (!/^\d+$/.test(value) || Number(value) < min || !Number.isSafeInteger(Number(value))) {
+    throw usage(`${flag} takes a whole number of at least ${min}, got ${JSON.stringify(value)}.`, command)
+  }
+  return Number(value)
+}
+
+/**
+ * A size in bytes, with an optional K, M or G (powers of 1024).
+ * @param {string | undefined} value
+ * @param {string} where
+ * @param {string} command
+ */
+function bytes(value, where, command) {
+  if (value === undefined) return undefined
+  const m = /^(\d+)([KMG]?)$/i.exec(value.trim())
+  const n = m ? Number(m[1]) * 1024 ** " KMG".indexOf((m[2] || " ").toUpperCase()) : NaN
+  if (!Number.isSafeInteger(n)) throw usage(`${where} takes a number of bytes such as 500M, got ${JSON.stringify(value)}.`, command)
+  return n
+}
+
+/** @param {number} n */
+const size = (n) => (n >= 1 << 20 ? `${(n / (1 << 20)).toFixed(1)} MiB` : n >= 1024 ? `${(n / 1024).toFixed(1)} KiB` : `${n} bytes`)
+
+/**
  * @param {string[]} argv
  * @returns {Promise<Outcome | "serving">}
  */
@@ -223,6 +341,7 @@ async function run(argv) {
       options: {
         root: { type: "string" },
         store: { type: "string" },
+        "store-max-bytes": { type: "string" },
         json: { type: "boolean" },
         offset: { type: "string" },
         limit: { type: "string" },
@@ -242,56 +361,86 @@ async function run(argv) {
       },
     })
   } catch (err) {
-    throw usage(err instanceof Error ? err.message : String(err))
+    const command = argv.find((a) => Object.hasOwn(HELP, a))
+    throw usage(err instanceof Error ? err.message : String(err), command)
   }
   const { values, positionals } = parsed
-  if (values.help) return { stdout: USAGE, json: { ok: true, usage: USAGE } }
+  const [command, ...rest] = positionals
+  const known = command !== undefined && Object.hasOwn(COMMAND_OPTIONS, command)
+  if (values.help || command === "help") {
+    const topic = command === "help" ? rest[0] : command
+    const text = topic !== undefined && Object.hasOwn(HELP, topic) ? HELP[topic] : USAGE
+    return { stdout: text, json: { ok: true, usage: text } }
+  }
   if (values.version) {
     const { version } = require("../package.json")
     return { stdout: `${version}\n`, json: { ok: true, version } }
   }
-  const [command, ...rest] = positionals
-  if (!command) throw usage("give a command: read, edit, apply, grep or mcp.")
-  const allowed = Object.hasOwn(COMMAND_OPTIONS, command) ? COMMAND_OPTIONS[command] : undefined
-  if (!allowed) throw usage(`unknown command ${command}; the commands are read, edit, apply, grep and mcp.`)
+  if (!command) throw usage("give a command: read, edit, apply, grep, mcp or cache.")
+  if (!known) throw usage(`unknown command ${command}; the commands are read, edit, apply, grep, mcp and cache.`)
+  const allowed = COMMAND_OPTIONS[command]
   for (const [name, value] of Object.entries(values)) {
-    if (value !== undefined && !["root", "store", "json"].includes(name) && !allowed.includes(name)) {
-      throw usage(`${command} takes no --${name}.`)
+    if (value !== undefined && !COMMON_OPTIONS.includes(name) && !allowed.includes(name)) {
+      throw usage(`${command} takes no --${name}.`, command)
     }
   }
   const [min, max] = POSITIONALS[command]
   if (rest.length < min || rest.length > max) {
-    throw usage(`${command} takes ${min === max ? `${min === 0 ? "no" : min}` : max === Infinity ? `at least ${min}` : `${min} to ${max}`} argument${(max === Infinity ? min : max) === 1 ? "" : "s"}, got ${rest.length}: ${USAGE.split("\n").find((l) => l.trimStart().startsWith(command))?.trim()}`)
+    const count = min === max ? `${min === 0 ? "no" : min}` : max === Infinity ? `at least ${min}` : `${min} to ${max}`
+    throw usage(`${command} takes ${count} argument${(max === Infinity ? min : max) === 1 ? "" : "s"}, got ${rest.length}: ${HELP[command].split("\n")[0].replace("Usage: ", "")}`, command)
   }
+  if (command === "cache" && rest[0] !== "clear") throw usage(`cache takes clear, got ${JSON.stringify(rest[0])}.`, command)
 
-  const root = path.resolve(values.root ?? ".")
-  const store = values.store ?? (process.env.HASHLINE_STORE || undefined)
-  const { Hashline } = nativeModule()
+  const cwd = process.cwd()
+  // The MCP server keeps the folder it was started in, as hashline-mcp does:
+  // a model's relative paths resolve against its root.
+  const root = values.root !== undefined ? path.resolve(values.root) : command === "mcp" ? cwd : defaultRoot(cwd)
+  // Without --root, paths are the user's, relative to where they stand (the
+  // engine takes them relative to the root); with it, relative to that root.
+  const here = values.root === undefined ? path.relative(root, cwd) : ""
+  /** @param {string} p */
+  const given = (p) => (path.isAbsolute(p) || here === "" ? p : path.join(here, p))
+  const storeGiven = values.store ?? (process.env.HASHLINE_STORE || undefined)
+  const storeMaxBytes =
+    bytes(values["store-max-bytes"], "--store-max-bytes", command) ?? bytes(process.env.HASHLINE_STORE_MAX_BYTES || undefined, "$HASHLINE_STORE_MAX_BYTES", command)
+  const storeDir = path.resolve(storeGiven ?? defaultStoreDir())
+  const offset = number(values.offset, "--offset", 1, command)
+  const limit = number(values.limit, "--limit", 1, command)
+  const maxResults = number(values["max-count"], "-m/--max-count", 1, command)
+  const context = number(values.context, "-C/--context", 0, command)
+
+  const native = nativeModule()
+  if (command === "cache") {
+    const cleared = native.clearStore(storeDir)
+    return {
+      stdout: `Removed ${cleared.files} file${cleared.files === 1 ? "" : "s"} (${size(cleared.bytes)}) from the store ${storeDir}.\n`,
+      json: { ok: true, store: storeDir, ...cleared },
+    }
+  }
   if (command === "mcp") {
     const { serveMcp } = await import("./mcp.mjs")
-    await serveMcp({ root, storeDir: store === undefined ? undefined : path.resolve(store) })
+    await serveMcp({ root, storeDir: storeGiven === undefined ? undefined : path.resolve(storeGiven), storeMaxBytes })
     return "serving"
   }
 
-  const engine = new Hashline({ root, storeDir: path.resolve(store ?? defaultStoreDir()) })
+  const engine = new native.Hashline({ root, storeDir, storeMaxBytes })
 
   if (command === "read") {
-    const { filePath, ...range } = parseReadArguments({ filePath: rest[0], offset: values.offset, limit: values.limit })
-    const view = engine.read(filePath, range)
+    const view = engine.read(given(rest[0]), { offset, limit })
     return { stdout: view.text, json: { ok: true, ...view } }
   }
   if (command === "edit") {
-    const { filePath, request } = editArguments(await requestJson(values.ops, "request"), rest[0], values.rev)
+    const { filePath, request } = await editArguments(await requestJson(values.ops, "request", command), given(rest[0]), values.rev)
     const result = engine.edit(filePath, request)
     return { stdout: `${result.output}\n`, json: { ok: true, ...editJson(result) } }
   }
   if (command === "apply") {
-    return apply(engine, await requestJson(values.ops, "batch"))
+    return apply(engine, await requestJson(values.ops, "batch", command))
   }
   const [pattern, ...paths] = rest
   const globs = [...(values.glob ?? []), ...(values.include ?? [])]
   const found = engine.search(pattern, {
-    path: paths,
+    path: paths.length > 0 ? paths.map(given) : here === "" ? [] : [here],
     include: globs.filter((g) => !g.startsWith("!")),
     exclude: globs.filter((g) => g.startsWith("!")).map((g) => g.slice(1)),
     ignoreCase: values["ignore-case"],
@@ -299,26 +448,26 @@ async function run(argv) {
     word: values["word-regexp"],
     invert: values["invert-match"],
     hidden: values.hidden,
-    maxResults: number(values["max-count"], "-m/--max-count", 1),
-    context: number(values.context, "-C/--context", 0),
+    maxResults,
+    context,
   })
   const { text, ...structured } = found
   return { stdout: text, json: { ok: true, ...structured } }
 }
 
 /**
- * A flag's count.
- * @param {string | undefined} value
- * @param {string} flag
- * @param {number} min
+ * An error as the command line prints it: after `hashline: `, as other tools
+ * do; the lines after the first are left as they are, since they may hold
+ * refs to copy.
+ * @param {string} message
  */
-function number(value, flag, min) {
-  if (value === undefined) return undefined
-  if (!/^\s*\d+\s*$/.test(value) || Number(value) < min) {
-    throw new Failure("INVALID_REQUEST", `${flag} takes a whole number of at least ${min}, got ${JSON.stringify(value)}.`)
-  }
-  return Number(value)
-}
+const errorText = (message) => `hashline: ${message.replace(/\n+$/, "")}\n`
+
+// A reader that stops early (`| head`) is no failure of the command.
+process.stdout.on("error", (err) => {
+  if (/** @type {NodeJS.ErrnoException} */ (err).code === "EPIPE") process.exit(0)
+  throw err
+})
 
 const argv = process.argv.slice(2)
 const json = argv.includes("--json")
@@ -326,12 +475,13 @@ try {
   const outcome = await run(argv)
   if (outcome !== "serving") {
     process.stdout.write(json ? `${JSON.stringify(outcome.json)}\n` : outcome.stdout)
-    if (!json && outcome.stderr) process.stderr.write(outcome.stderr)
+    if (!json && outcome.stderr) process.stderr.write(errorText(outcome.stderr))
     process.exitCode = outcome.code ?? 0
   }
 } catch (err) {
+  const { errorInfo } = await import("../lib/batch.mjs")
   const info = errorInfo(err)
   if (json) process.stdout.write(`${JSON.stringify({ ok: false, error: info })}\n`)
-  else process.stderr.write(`${info.message}\n`)
+  else process.stderr.write(errorText(info.message))
   process.exitCode = exitCode(info.code)
 }

@@ -57,7 +57,7 @@ function handOverCommand(version) {
  * Serves MCP on stdio until the client closes it; resolves once serving (or
  * the process it handed over to) has started, and sets the exit code when a
  * hand-over ends.
- * @param {{ root: string, storeDir?: string }} options
+ * @param {{ root: string, storeDir?: string, storeMaxBytes?: number }} options
  */
 export async function serveMcp(options) {
   let server
@@ -72,7 +72,13 @@ export async function serveMcp(options) {
   }
   const { version } = require("../package.json")
   const [command, prefix] = handOverCommand(version)
-  const args = [...prefix, "--root", options.root, ...(options.storeDir === undefined ? [] : ["--store", options.storeDir])]
+  const args = [
+    ...prefix,
+    "--root",
+    options.root,
+    ...(options.storeDir === undefined ? [] : ["--store", options.storeDir]),
+    ...(options.storeMaxBytes === undefined ? [] : ["--store-max-bytes", String(options.storeMaxBytes)]),
+  ]
   const child = spawn(command, args, { stdio: "inherit" })
   for (const signal of /** @type {const} */ (["SIGINT", "SIGTERM"])) process.on(signal, () => child.kill(signal))
   await new Promise((resolve, reject) => {

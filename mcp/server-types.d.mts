@@ -6,6 +6,8 @@ export interface ServerOptions {
   root?: string
   /** Keep versions on disk in this folder (default: in memory). */
   storeDir?: string
+  /** The most bytes `storeDir` may hold; the versions used longest ago go first (default 256 MiB). */
+  storeMaxBytes?: number
   /** Files larger than this are refused (default 16 MiB). */
   maxFileBytes?: number
 }

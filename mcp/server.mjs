@@ -2,19 +2,33 @@
 // The MCP server: the read, edit and grep tools over one engine, sandboxed to
 // a root. It is built on the SDK's low-level Server so that the tool list
 // carries the shared JSON schemas verbatim and the arguments reach the shared
-// checks, whose errors tell the model how to call the tool.
+// checks, whose errors tell the model how to call the tool. Each result is
+// the text for the model and the same result as structured content.
 import { createRequire } from "node:module"
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js"
 import { INSTRUCTION, MARKER } from "../lib/instruction.mjs"
-import { createTools } from "../lib/tools.mjs"
+import { errorInfo } from "../lib/batch.mjs"
+import {
+  EDIT_DESCRIPTION,
+  EDIT_SCHEMA,
+  GREP_DESCRIPTION,
+  GREP_SCHEMA,
+  READ_DESCRIPTION,
+  READ_SCHEMA,
+  parseEditArguments,
+  parseGrepArguments,
+  parseReadArguments,
+} from "../lib/definitions.mjs"
+import { OUTPUT_SCHEMAS, editContent, errorContent, grepContent, readContent } from "./results.mjs"
 import { LineTransport } from "./transport.mjs"
 
 /**
  * @typedef {import("./server-types.d.mts").ServerOptions} ServerOptions
  */
 
-const { version } = /** @type {{ version: string }} */ (createRequire(import.meta.url)("../package.json"))
+const require = createRequire(import.meta.url)
+const { version } = /** @type {{ version: string }} */ (require("../package.json"))
 
 // The same explanation the OpenCode plugin gives, without its marker tags.
 const INSTRUCTIONS = INSTRUCTION.split("\n")
@@ -24,10 +38,61 @@ const INSTRUCTIONS = INSTRUCTION.split("\n")
 /** The engine's file size limit when none is given. */
 const DEFAULT_MAX_FILE_BYTES = 16 * 1024 * 1024
 
+// Every hint stated, since a client assumes the riskiest value of one left
+// out. Nothing leaves the root, so no tool reaches an open world; an edit
+// replaces lines, and the same edit sent twice is refused the second time.
 const ANNOTATIONS = {
-  read: { title: "Read a file with refs", readOnlyHint: true, openWorldHint: false },
+  read: { title: "Read a file with refs", readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   edit: { title: "Edit a file by citing refs", readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
-  grep: { title: "Search files, hits with refs", readOnlyHint: true, openWorldHint: false },
+  grep: { title: "Search files, hits with refs", readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+}
+
+/**
+ * @typedef {{ text: string, structured: Record<string, unknown> }} ToolOutput
+ * @typedef {{ name: "read" | "edit" | "grep", description: string, inputSchema: object, run(args: unknown): ToolOutput }} Tool
+ */
+
+/**
+ * The three tools over one engine, so that what read and grep show is known
+ * to edit.
+ * @param {ServerOptions} options
+ * @returns {Tool[]}
+ */
+function tools(options) {
+  const native = /** @type {typeof import("../index.js")} */ (require("../lib/native.cjs"))
+  const engine = new native.Hashline({ ...options, allowOutsideRoot: false })
+  return [
+    {
+      name: "read",
+      description: READ_DESCRIPTION,
+      inputSchema: READ_SCHEMA,
+      run(args) {
+        const { filePath, ...range } = parseReadArguments(args)
+        const view = engine.read(filePath, range)
+        return { text: view.text, structured: readContent(view) }
+      },
+    },
+    {
+      name: "edit",
+      description: EDIT_DESCRIPTION,
+      inputSchema: EDIT_SCHEMA,
+      run(args) {
+        const { filePath, request } = parseEditArguments(args)
+        const result = engine.edit(filePath, request)
+        return { text: result.output, structured: editContent(result) }
+      },
+    },
+    {
+      name: "grep",
+      description: GREP_DESCRIPTION,
+      inputSchema: GREP_SCHEMA,
+      run(args) {
+        const { pattern, options: search } = parseGrepArguments(args)
+        const result = engine.search(pattern, search)
+        return { text: result.text, structured: grepContent(result) }
+      },
+    },
+  ]
 }
 
 /**
@@ -36,8 +101,7 @@ const ANNOTATIONS = {
  * @param {ServerOptions} [options]
  */
 export function createServer(options = {}) {
-  const tools = createTools({ ...options, allowOutsideRoot: false })
-  const list = [tools.read, tools.edit, tools.grep]
+  const list = tools(options)
   const server = new Server({ name: "hashline", version }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS })
 
   // The protocol has the client initialize before anything but a ping.
@@ -50,7 +114,13 @@ export function createServer(options = {}) {
   server.setRequestHandler(ListToolsRequestSchema, async () => {
     initialized()
     return {
-      tools: list.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema, annotations: ANNOTATIONS[/** @type {keyof typeof ANNOTATIONS} */ (t.name)] })),
+      tools: list.map((t) => ({
+        name: t.name,
+        description: t.description,
+        inputSchema: structuredClone(t.inputSchema),
+        outputSchema: structuredClone(OUTPUT_SCHEMAS[t.name]),
+        annotations: ANNOTATIONS[t.name],
+      })),
     }
   })
 
@@ -61,10 +131,12 @@ export function createServer(options = {}) {
       return { content: [{ type: "text", text: `Unknown tool ${request.params.name}. The tools are ${list.map((t) => t.name).join(", ")}.` }], isError: true }
     }
     try {
-      return { content: [{ type: "text", text: await found.execute(request.params.arguments ?? {}) }] }
+      const { text, structured } = found.run(request.params.arguments ?? {})
+      return { content: [{ type: "text", text }], structuredContent: structured }
     } catch (err) {
       // The engine's message is the repair text written for the model.
-      return { content: [{ type: "text", text: err instanceof Error ? err.message : String(err) }], isError: true }
+      const error = errorInfo(err)
+      return { content: [{ type: "text", text: error.message }], structuredContent: errorContent(error), isError: true }
     }
   })
   return server

@@ -808,6 +808,9 @@ pub struct HashlineOptions {
     /// Also keep the recent versions of files in this folder, so that a later
     /// process can remap refs from an earlier one's view (for command lines).
     pub store_dir: Option<String>,
+    /// The most bytes `storeDir` may hold; the versions used longest ago go
+    /// first (default 256 MiB).
+    pub store_max_bytes: Option<f64>,
     /// How long a write waits for another write of the same folder or file
     /// before it fails with `LOCKED` (default 10000).
     pub lock_timeout_ms: Option<f64>,
@@ -823,6 +826,7 @@ impl HashlineOptions {
             cleanup: o.bool("cleanup")?,
             seen_guard: o.bool("seenGuard")?,
             store_dir: o.string("storeDir")?,
+            store_max_bytes: o.number("storeMaxBytes")?,
             lock_timeout_ms: o.number("lockTimeoutMs")?,
         })
     }

@@ -133,6 +133,9 @@ impl Hashline {
             opts.cleanup = o.cleanup.unwrap_or(true);
             opts.seen_guard = o.seen_guard.unwrap_or(true);
             opts.store_dir = o.store_dir.map(Into::into);
+            if let Some(max) = args::count(o.store_max_bytes, "options.storeMaxBytes", 0.0)? {
+                opts.store.max_disk_bytes = max as u64;
+            }
             if let Some(ms) = args::count(o.lock_timeout_ms, "options.lockTimeoutMs", 0.0)? {
                 opts.lock_timeout = std::time::Duration::from_millis(ms as u64);
             }

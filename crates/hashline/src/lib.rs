@@ -84,7 +84,7 @@ pub use search::{SearchHit, SearchLine, SearchOptions, SearchResult, Skipped, Sk
 pub use session::{
     EditPlan, EditResult, Hashline, Options, ReadResult, ShownLine, Tagged, MAX_RESULT_BYTES,
 };
-pub use store::StoreLimits;
+pub use store::{clear as clear_store, Cleared, StoreLimits};
 pub use text::Document;
 pub use view::View;
 

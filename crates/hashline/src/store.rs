@@ -8,6 +8,13 @@
 //! parse, whose text does not hash to its REV, or whose line map or seen
 //! lines do not fit its text is skipped and reported once. A line map read
 //! back is only a hint (see `LineMap::hint`).
+//!
+//! On disk a version is two files named by the file's key and its REV: the
+//! text (`.hlt`), written once, and a small header (`.hlv`: path, seen lines,
+//! parent) rewritten when more of the version is shown. Reading or searching
+//! an unchanged file therefore writes no copy of it. The folder as a whole
+//! is kept under a byte cap shared by every process using it: versions last
+//! used longest ago (by their files' times, which a use refreshes) go first.
 
 use crate::hash::rev;
 use crate::remap::LineMap;
@@ -22,8 +29,20 @@ use std::sync::Arc;
 
 /// Versions of one file kept on disk; older ones are pruned.
 const DISK_VERSIONS_PER_FILE: usize = 16;
-const DISK_MAGIC: &str = "hashline-version 1";
+const DISK_MAGIC: &str = "hashline-version 2";
+/// Versions written before texts were kept apart: ignored, and left to the
+/// byte cap to remove.
+const OLD_DISK_MAGIC: &str = "hashline-version 1";
 const DISK_SUFFIX: &str = ".hlv";
+const TEXT_SUFFIX: &str = ".hlt";
+/// The store folder is swept for its byte cap once this share of the cap has
+/// been written since the last sweep (and at a process's first write), so
+/// that a grep writing many versions lists the folder a few times, not once
+/// per file; the folder can pass its cap by about this share between sweeps.
+const SWEEP_SHARE: usize = 16;
+
+/// The store folder's default byte cap.
+pub const DEFAULT_MAX_DISK_BYTES: u64 = 256 << 20;
 
 /// How much the version store keeps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -34,6 +53,8 @@ pub struct StoreLimits {
     pub max_bytes: usize,
     /// Larger documents are not kept at all.
     pub max_version_bytes: usize,
+    /// The most the store folder may hold, across every process using it.
+    pub max_disk_bytes: u64,
 }
 
 impl Default for StoreLimits {
@@ -42,6 +63,7 @@ impl Default for StoreLimits {
             max_versions: 64,
             max_bytes: 128 << 20,
             max_version_bytes: 32 << 20,
+            max_disk_bytes: DEFAULT_MAX_DISK_BYTES,
         }
     }
 }
@@ -91,6 +113,11 @@ pub struct Store {
     loaded: HashSet<PathBuf>,
     /// Damaged versions found on disk per path, not yet reported.
     damaged: HashMap<PathBuf, usize>,
+    /// Versions on disk whose time this process refreshed already.
+    refreshed: HashSet<(PathBuf, String)>,
+    /// Bytes written to disk since the folder was last swept; `None` before
+    /// this process's first write.
+    written: Option<u64>,
 }
 
 impl Store {
@@ -102,6 +129,8 @@ impl Store {
             dir: None,
             loaded: HashSet::new(),
             damaged: HashMap::new(),
+            refreshed: HashSet::new(),
+            written: None,
         }
     }
 
@@ -148,6 +177,8 @@ impl Store {
                     add_range(&mut entry.version.seen, lines.clone());
                 }
                 if entry.version.seen == before {
+                    let path = entry.path.clone();
+                    self.refresh(&path, rev);
                     return;
                 }
                 index
@@ -170,13 +201,42 @@ impl Store {
                 self.entries.len() - 1
             }
         };
-        if let Some(dir) = &self.dir {
-            let entry = &self.entries[index];
-            // The store is a cache: a version that cannot be written only
-            // means fewer refs can be recovered later, never a wrong edit.
-            let _ = save(dir, &entry.path, &entry.version);
-        }
+        self.save(index);
         self.evict();
+    }
+
+    /// Writes the entry at `index` to disk, if this store has a folder.
+    fn save(&mut self, index: usize) {
+        let Some(dir) = &self.dir else {
+            return;
+        };
+        let entry = &self.entries[index];
+        // The store is a cache: a version that cannot be written only means
+        // fewer refs can be recovered later, never a wrong edit.
+        let written = save(dir, &entry.path, &entry.version).unwrap_or(0);
+        self.refreshed
+            .insert((entry.path.clone(), entry.version.rev.clone()));
+        let since = self.written.map_or(u64::MAX, |w| w.saturating_add(written));
+        if since >= self.limits.max_disk_bytes / SWEEP_SHARE as u64 {
+            sweep(dir, self.limits.max_disk_bytes);
+            self.written = Some(0);
+        } else {
+            self.written = Some(since);
+        }
+    }
+
+    /// Marks the version `rev` of `path` on disk as just used (once per
+    /// process), so that the byte cap removes versions nobody uses first.
+    fn refresh(&mut self, path: &Path, rev: &str) {
+        let Some(dir) = &self.dir else {
+            return;
+        };
+        if self.refreshed.insert((path.to_owned(), rev.to_owned())) {
+            let stem = format!("{}-{rev}", file_key(path));
+            for suffix in [DISK_SUFFIX, TEXT_SUFFIX] {
+                let _ = set_now(&dir.join(format!("{stem}{suffix}")));
+            }
+        }
     }
 
     /// Marks a version as just used, so that the version a model read stays
@@ -191,22 +251,21 @@ impl Store {
         {
             entry.last_used = clock;
         }
+        self.refresh(path, rev);
     }
 
     /// Records that version `rev` of `path` was made from `parent` by an
     /// edit (the version must be recorded already).
     pub fn link(&mut self, path: &Path, rev: &str, parent: Parent) {
-        let Some(entry) = self
+        let Some(index) = self
             .entries
-            .iter_mut()
-            .find(|e| e.version.rev == rev && e.path == path)
+            .iter()
+            .position(|e| e.version.rev == rev && e.path == path)
         else {
             return;
         };
-        entry.version.parent = Some(parent);
-        if let Some(dir) = &self.dir {
-            let _ = save(dir, &entry.path, &entry.version);
-        }
+        self.entries[index].version.parent = Some(parent);
+        self.save(index);
     }
 
     /// Brings the versions of `path` kept on disk into memory (as least
@@ -351,11 +410,12 @@ fn usable_dir(dir: &Path, create: bool) -> bool {
     }
 }
 
-/// One version per file: a header (magic, path, seen ranges) and the
-/// canonical text. Written to a temporary file and renamed, so concurrent
-/// processes never read half a version; the file is the user's alone
-/// (0600, as temporary files are made).
-fn save(dir: &Path, path: &Path, version: &Version) -> std::io::Result<()> {
+/// One version as two files: its text, written only if missing (a REV
+/// names one text), and a header (magic, path, seen ranges, parent). Each is
+/// written to a temporary file and renamed, so concurrent processes never
+/// read half of one; both are the user's alone (0600, as temporary files are
+/// made). Returns the bytes written.
+fn save(dir: &Path, path: &Path, version: &Version) -> std::io::Result<u64> {
     if !usable_dir(dir, true) {
         return Err(std::io::Error::new(
             std::io::ErrorKind::PermissionDenied,
@@ -363,6 +423,20 @@ fn save(dir: &Path, path: &Path, version: &Version) -> std::io::Result<()> {
         ));
     }
     let key = file_key(path);
+    let stem = format!("{key}-{}", version.rev);
+    let mut written = 0;
+    let text_file = dir.join(format!("{stem}{TEXT_SUFFIX}"));
+    let text = version.doc.text();
+    // A damaged text is caught by its hash when read back; one that is
+    // there with the right length is kept rather than written again.
+    let present = fs::symlink_metadata(&text_file)
+        .is_ok_and(|m| m.is_file() && owned(&m) && m.len() == text.len() as u64);
+    if present {
+        let _ = set_now(&text_file);
+    } else {
+        write_atomic(dir, &text_file, text.as_bytes())?;
+        written += text.len() as u64;
+    }
     let seen: Vec<String> = version
         .seen
         .iter()
@@ -380,23 +454,52 @@ fn save(dir: &Path, path: &Path, version: &Version) -> std::io::Result<()> {
         }
         None => String::new(),
     };
-    let mut temp = tempfile::NamedTempFile::new_in(dir)?;
-    write!(
-        temp,
+    let header = format!(
         "{DISK_MAGIC}\n{}\n{}\n{parent}\n",
         path.to_string_lossy(),
         seen.join(",")
+    );
+    write_atomic(
+        dir,
+        &dir.join(format!("{stem}{DISK_SUFFIX}")),
+        header.as_bytes(),
     )?;
-    temp.write_all(version.doc.text().as_bytes())?;
-    temp.persist(dir.join(format!("{key}-{}{DISK_SUFFIX}", version.rev)))
-        .map_err(|e| e.error)?;
+    written += header.len() as u64;
     prune(dir, &key);
+    Ok(written)
+}
+
+fn write_atomic(dir: &Path, file: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let mut temp = tempfile::NamedTempFile::new_in(dir)?;
+    temp.write_all(bytes)?;
+    temp.persist(file).map_err(|e| e.error)?;
     Ok(())
 }
 
-/// The version files of one path: plain files of the current user's (a
-/// link, a pipe or another user's file is not looked at).
-fn versions_on_disk(dir: &Path, key: &str) -> Vec<(PathBuf, std::time::SystemTime)> {
+/// Sets a store file's modification time to now: the time the byte cap
+/// orders versions by. The file is opened without following a link.
+fn set_now(file: &Path) -> std::io::Result<()> {
+    #[cfg(unix)]
+    let handle = {
+        use rustix::fs::{Mode, OFlags};
+        let flags = OFlags::WRONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
+        fs::File::from(rustix::fs::open(file, flags, Mode::empty())?)
+    };
+    #[cfg(not(unix))]
+    let handle = fs::OpenOptions::new().write(true).open(file)?;
+    let meta = handle.metadata()?;
+    if !meta.is_file() || !owned(&meta) {
+        return Ok(());
+    }
+    handle.set_modified(std::time::SystemTime::now())
+}
+
+/// The store's own files in `dir` whose names start with `prefix`: plain
+/// files of the current user's with a store suffix (a link, a pipe, another
+/// user's file or anything else is never looked at, counted or removed).
+/// Names are matched before anything is asked of the file system, so that
+/// looking up one path's versions costs no call per other file.
+fn store_files(dir: &Path, prefix: &str) -> Vec<(PathBuf, fs::Metadata)> {
     let Ok(entries) = fs::read_dir(dir) else {
         return Vec::new();
     };
@@ -405,13 +508,98 @@ fn versions_on_disk(dir: &Path, key: &str) -> Vec<(PathBuf, std::time::SystemTim
         .filter(|e| {
             let name = e.file_name();
             let name = name.to_string_lossy();
-            name.starts_with(key) && name.ends_with(DISK_SUFFIX)
+            name.starts_with(prefix) && (name.ends_with(DISK_SUFFIX) || name.ends_with(TEXT_SUFFIX))
         })
         .filter_map(|e| {
             // The entry's own metadata: a link is not followed.
             let meta = e.metadata().ok()?;
-            (meta.is_file() && owned(&meta)).then_some((e.path(), meta.modified().ok()?))
+            (meta.is_file() && owned(&meta)).then_some((e.path(), meta))
         })
+        .collect()
+}
+
+/// Removes the versions used longest ago until the folder's store files
+/// hold at most `max` bytes. A version's header and text go together, and
+/// its time is the later of theirs. Another process may remove the same
+/// files at the same time: a file already gone is simply skipped.
+fn sweep(dir: &Path, max: u64) {
+    if !usable_dir(dir, false) {
+        return;
+    }
+    let mut versions: HashMap<String, (std::time::SystemTime, u64, Vec<PathBuf>)> = HashMap::new();
+    let mut total = 0u64;
+    for (file, meta) in store_files(dir, "") {
+        let name = file.file_name().unwrap_or_default().to_string_lossy();
+        let stem = name
+            .strip_suffix(DISK_SUFFIX)
+            .or_else(|| name.strip_suffix(TEXT_SUFFIX))
+            .unwrap_or(&name)
+            .to_owned();
+        let time = meta.modified().unwrap_or(std::time::UNIX_EPOCH);
+        let version = versions
+            .entry(stem)
+            .or_insert((std::time::UNIX_EPOCH, 0, Vec::new()));
+        version.0 = version.0.max(time);
+        version.1 += meta.len();
+        version.2.push(file);
+        total += meta.len();
+    }
+    if total <= max {
+        return;
+    }
+    let mut oldest_first: Vec<_> = versions.into_values().collect();
+    oldest_first.sort_by_key(|(time, _, _)| *time);
+    for (_, bytes, files) in oldest_first {
+        if total <= max {
+            break;
+        }
+        for file in files {
+            let _ = fs::remove_file(file);
+        }
+        total = total.saturating_sub(bytes);
+    }
+}
+
+/// What `clear` removed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Cleared {
+    /// Files removed.
+    pub files: usize,
+    /// Bytes they held.
+    pub bytes: u64,
+}
+
+/// Empties the store folder `dir` of the current user's versions (nothing
+/// else in it is touched). A folder that is missing is already empty; one
+/// that is not the user's is refused.
+pub fn clear(dir: &Path) -> std::io::Result<Cleared> {
+    match fs::symlink_metadata(dir) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Cleared::default()),
+        Err(e) => return Err(e),
+        Ok(meta) if !meta.is_dir() || !owned(&meta) => {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::PermissionDenied,
+                "the store folder is not a folder of the current user's",
+            ))
+        }
+        Ok(_) => {}
+    }
+    let mut cleared = Cleared::default();
+    for (file, meta) in store_files(dir, "") {
+        if fs::remove_file(&file).is_ok() {
+            cleared.files += 1;
+            cleared.bytes += meta.len();
+        }
+    }
+    Ok(cleared)
+}
+
+/// The version headers of one path.
+fn versions_on_disk(dir: &Path, key: &str) -> Vec<(PathBuf, std::time::SystemTime)> {
+    store_files(dir, key)
+        .into_iter()
+        .filter(|(file, _)| file.to_string_lossy().ends_with(DISK_SUFFIX))
+        .filter_map(|(file, meta)| Some((file, meta.modified().ok()?)))
         .collect()
 }
 
@@ -422,6 +610,7 @@ fn prune(dir: &Path, key: &str) {
     }
     files.sort_by_key(|(_, modified)| std::cmp::Reverse(*modified));
     for (file, _) in files.into_iter().skip(DISK_VERSIONS_PER_FILE) {
+        let _ = fs::remove_file(file.with_extension(&TEXT_SUFFIX[1..]));
         let _ = fs::remove_file(file);
     }
 }
@@ -457,39 +646,53 @@ fn read_owned(file: &Path, max: u64) -> Option<Vec<u8>> {
     (bytes.len() as u64 <= max).then_some(bytes)
 }
 
-/// Reads one version file of `path`.
+/// Reads one version of `path`: its header and its text.
 fn read_version(file: &Path, wanted: &str, max_text: usize) -> Loaded {
-    // Room for the header: the path, seen ranges and a line map of a text
-    // of up to `max_text` bytes.
-    let max = (max_text as u64).saturating_mul(3).saturating_add(1 << 20);
-    let Some(bytes) = read_owned(file, max) else {
+    // Room for the path, seen ranges and a line map of a text of up to
+    // `max_text` bytes.
+    let max = (max_text as u64).saturating_mul(2).saturating_add(1 << 20);
+    let Some(header) = read_owned(file, max) else {
         return Loaded::Ignored;
     };
-    match parse_version(file, &bytes, wanted) {
-        Some(version) if version.doc.text().len() <= max_text => Loaded::Version(version),
-        Some(_) => Loaded::Ignored,
+    if header.starts_with(OLD_DISK_MAGIC.as_bytes()) {
+        return Loaded::Ignored;
+    }
+    let text_file = file.with_extension(&TEXT_SUFFIX[1..]);
+    // A text removed by the byte cap (perhaps by another process just now)
+    // leaves a version that is simply gone.
+    if fs::symlink_metadata(&text_file).is_err() {
+        return Loaded::Ignored;
+    }
+    let Some(text) = read_owned(&text_file, max_text as u64) else {
+        return Loaded::Ignored;
+    };
+    match parse_version(file, &header, &text, wanted) {
+        Some(version) => Loaded::Version(version),
         None => Loaded::Damaged,
     }
 }
 
-/// A version file's contents, or `None` if anything in it is damaged: the
-/// header, a text that does not hash to the REV in the file's name, seen
-/// ranges or a line map that do not fit the text.
-fn parse_version(file: &Path, bytes: &[u8], wanted: &str) -> Option<Version> {
+/// A version from its header and text, or `None` if anything in it is
+/// damaged: the header, a text that does not hash to the REV in the file's
+/// name, seen ranges or a line map that do not fit the text.
+fn parse_version(file: &Path, header: &[u8], text: &[u8], wanted: &str) -> Option<Version> {
     let name = file.file_name()?.to_string_lossy().into_owned();
     let file_rev = name
         .strip_suffix(DISK_SUFFIX)?
         .rsplit('-')
         .next()?
         .to_owned();
-    let content = std::str::from_utf8(bytes).ok()?;
-    let mut parts = content.splitn(5, '\n');
+    let header = std::str::from_utf8(header).ok()?;
+    let mut parts = header.splitn(5, '\n');
     if parts.next()? != DISK_MAGIC || parts.next()? != wanted {
         return None;
     }
     let seen_line = parts.next()?;
     let parent_line = parts.next()?;
-    let text = parts.next().unwrap_or("");
+    if !parts.next()?.is_empty() {
+        return None;
+    }
+    let text = std::str::from_utf8(text).ok()?;
     if rev(text) != file_rev {
         return None;
     }
@@ -651,6 +854,7 @@ mod tests {
             max_versions: 2,
             max_bytes: 1 << 20,
             max_version_bytes: 4,
+            ..StoreLimits::default()
         });
         let p = Path::new("/r/a");
         store.record(p, "R1", &doc("1\n"), 0..1);
@@ -660,5 +864,128 @@ mod tests {
         store.record(p, "BIG", &doc("too large\n"), 0..1);
         let revs: Vec<String> = store.versions(p).into_iter().map(|v| v.rev).collect();
         assert_eq!(revs, ["R3", "R1"]);
+    }
+
+    fn disk_files(dir: &Path) -> Vec<(String, u64)> {
+        let mut files: Vec<(String, u64)> = fs::read_dir(dir)
+            .unwrap()
+            .flatten()
+            .map(|e| {
+                let meta = e.metadata().unwrap();
+                (e.file_name().to_string_lossy().into_owned(), meta.len())
+            })
+            .collect();
+        files.sort();
+        files
+    }
+
+    #[cfg(unix)]
+    fn inode(file: &Path) -> u64 {
+        use std::os::unix::fs::MetadataExt;
+        fs::metadata(file).unwrap().ino()
+    }
+
+    fn persistent(dir: &Path, max_disk_bytes: u64) -> Store {
+        Store::persistent(
+            StoreLimits {
+                max_disk_bytes,
+                ..StoreLimits::default()
+            },
+            dir.to_owned(),
+        )
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn showing_an_unchanged_version_again_writes_no_copy_of_its_text() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = Path::new("/r/a.txt");
+        let text = "x\n".repeat(1000);
+        let r = rev(&text);
+        persistent(dir.path(), 1 << 30).record(p, &r, &doc(&text), 0..10);
+        let before = disk_files(dir.path());
+        let text_file = dir.path().join(format!("{}-{r}{TEXT_SUFFIX}", file_key(p)));
+        let text_inode = inode(&text_file);
+
+        // The same lines in a later process: nothing is written.
+        persistent(dir.path(), 1 << 30).record(p, &r, &doc(&text), 0..10);
+        assert_eq!(disk_files(dir.path()), before);
+        assert_eq!(inode(&text_file), text_inode);
+
+        // More lines shown: only the small header is rewritten.
+        persistent(dir.path(), 1 << 30).record(p, &r, &doc(&text), 10..20);
+        assert_eq!(inode(&text_file), text_inode);
+        let after = disk_files(dir.path());
+        assert_eq!(after.len(), 2);
+        let header = after
+            .iter()
+            .find(|(n, _)| n.ends_with(DISK_SUFFIX))
+            .unwrap();
+        assert!(header.1 < 100, "{after:?}");
+        assert_eq!(
+            persistent(dir.path(), 1 << 30).versions(p)[0].seen,
+            vec![0..20]
+        );
+    }
+
+    #[test]
+    fn the_store_folder_stays_under_its_byte_cap_across_processes_least_recently_used_out_first() {
+        let dir = tempfile::tempdir().unwrap();
+        let cap = 64 << 10;
+        let text = |i: usize| format!("{i}\n{}", "y".repeat(4000));
+        let keep = Path::new("/r/keep.txt");
+        let kept = text(0);
+        persistent(dir.path(), cap).record(keep, &rev(&kept), &doc(&kept), 0..1);
+        for i in 1..60 {
+            let p = PathBuf::from(format!("/r/{i}.txt"));
+            let t = text(i);
+            // A separate process per file, as command-line runs are.
+            persistent(dir.path(), cap).record(&p, &rev(&t), &doc(&t), 0..1);
+            // The kept file is read again now and then.
+            if i % 5 == 0 {
+                std::thread::sleep(std::time::Duration::from_millis(5));
+                persistent(dir.path(), cap).record(keep, &rev(&kept), &doc(&kept), 0..1);
+            }
+        }
+        let total: u64 = disk_files(dir.path()).iter().map(|(_, n)| n).sum();
+        assert!(total <= cap + cap / SWEEP_SHARE as u64 + 8192, "{total}");
+        assert_eq!(persistent(dir.path(), cap).versions(keep).len(), 1);
+        assert!(persistent(dir.path(), cap)
+            .versions(Path::new("/r/1.txt"))
+            .is_empty());
+    }
+
+    #[test]
+    fn a_version_whose_text_was_removed_is_gone_without_a_damage_note() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = Path::new("/r/a.txt");
+        persistent(dir.path(), 1 << 30).record(p, &rev("x\n"), &doc("x\n"), 0..1);
+        for (name, _) in disk_files(dir.path()) {
+            if name.ends_with(TEXT_SUFFIX) {
+                fs::remove_file(dir.path().join(name)).unwrap();
+            }
+        }
+        let mut later = persistent(dir.path(), 1 << 30);
+        assert!(later.versions(p).is_empty());
+        assert!(later.take_damage_note(p).is_none());
+    }
+
+    #[test]
+    fn clear_removes_the_store_files_alone_and_counts_them() {
+        let dir = tempfile::tempdir().unwrap();
+        persistent(dir.path(), 1 << 30).record(Path::new("/r/a"), &rev("x\n"), &doc("x\n"), 0..1);
+        persistent(dir.path(), 1 << 30).record(Path::new("/r/b"), &rev("y\n"), &doc("y\n"), 0..1);
+        fs::write(dir.path().join("notes.txt"), "mine").unwrap();
+        let bytes: u64 = disk_files(dir.path())
+            .iter()
+            .filter(|(n, _)| n != "notes.txt")
+            .map(|(_, n)| n)
+            .sum();
+        assert_eq!(clear(dir.path()).unwrap(), Cleared { files: 4, bytes });
+        assert_eq!(disk_files(dir.path()), [("notes.txt".to_owned(), 4)]);
+        assert_eq!(
+            clear(&dir.path().join("missing")).unwrap(),
+            Cleared::default()
+        );
     }
 }

@@ -1,0 +1,96 @@
+// @ts-check
+// The command line's cost per call after Node's start: `hashline read` of a
+// 200-line file (the target: at most 5 ms more than Node doing nothing), and
+// a few other calls, against a baseline measured in the same run. Each call
+// is a new process; `measure.mjs` times it from inside, from the first line
+// of the command line's loading to the process's exit, so Node's own start
+// (the same for any script) is left out. Wall times of whole processes, with
+// `node -e ''` as their baseline, are shown beside. Rounds run every case
+// once, in turn, so that load from other processes falls on all alike.
+//
+//   node bench/cli/run.mjs [--binding path/to/index.js] [--runs N]
+//
+// --binding  the loader whose command line (../cli next to it) is run
+//            (default: the package's own; a release build, such as the copy
+//            `bench/search/run.mjs --build-release` makes, is what users run)
+
+import { spawnSync } from "node:child_process"
+import fs from "node:fs"
+import os from "node:os"
+import path from "node:path"
+import { fileURLToPath } from "node:url"
+
+const here = path.dirname(fileURLToPath(import.meta.url))
+const repo = path.resolve(here, "..", "..")
+
+/** @param {string[]} argv */
+function options(argv) {
+  const o = { binding: path.join(repo, "index.js"), runs: 30 }
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] === "--binding") o.binding = path.resolve(argv[++i])
+    else if (argv[i] === "--runs") o.runs = Number(argv[++i])
+    else throw new Error(`unknown argument ${argv[i]}`)
+  }
+  if (!Number.isInteger(o.runs) || o.runs < 1) throw new Error("--runs takes a whole number of at least 1")
+  return o
+}
+
+/** @param {number[]} xs */
+function median(xs) {
+  const s = [...xs].sort((a, b) => a - b)
+  const m = s.length >> 1
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2
+}
+
+function main() {
+  const opts = options(process.argv.slice(2))
+  const cli = path.join(path.dirname(opts.binding), "cli", "hashline.mjs")
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), "hashline-bench-cli-"))
+  const env = { ...process.env, HASHLINE_STORE: path.join(work, "store") }
+  fs.writeFileSync(path.join(work, "f200.txt"), Array.from({ length: 200 }, (_, i) => `  const value${i} = compute(${i}, "line ${i}")\n`).join(""))
+  const measure = path.join(here, "measure.mjs")
+  const cases = [
+    { name: "nothing (baseline)", args: [measure, "--baseline"] },
+    { name: "`hashline read` of a 200-line file", args: [measure, cli, "read", "f200.txt"] },
+    { name: "`hashline read --help`", args: [measure, cli, "read", "--help"] },
+    { name: "`hashline grep` in one 200-line file", args: [measure, cli, "grep", "value1\\d", "f200.txt"] },
+  ]
+  const wall = [
+    { name: "`node -e ''` (baseline)", args: ["-e", ""] },
+    { name: "`node cli/hashline.mjs read` of a 200-line file", args: [cli, "read", "f200.txt"] },
+  ]
+  /** @type {number[][]} */
+  const inside = cases.map(() => [])
+  /** @type {number[][]} */
+  const whole = wall.map(() => [])
+  for (let round = -1; round < opts.runs; round++) {
+    cases.forEach((c, i) => {
+      const r = spawnSync(process.execPath, c.args, { cwd: work, env, encoding: "utf8" })
+      const m = /MEASURE (\S+)/.exec(r.stderr)
+      if (r.status !== 0 || !m) throw new Error(`${c.name} failed (${r.status}): ${r.stderr}`)
+      if (round >= 0) inside[i].push(Number(m[1]))
+    })
+    wall.forEach((c, i) => {
+      const start = performance.now()
+      const r = spawnSync(process.execPath, c.args, { cwd: work, env })
+      if (r.status !== 0) throw new Error(`${c.name} failed (${r.status})`)
+      if (round >= 0) whole[i].push(performance.now() - start)
+    })
+  }
+  fs.rmSync(work, { recursive: true, force: true })
+
+  const ms = (/** @type {number} */ n) => `${n.toFixed(1)} ms`
+  process.stdout.write(`# Command line: time per call\n\n`)
+  process.stdout.write(`Node ${process.version}; ${os.cpus().length} cores, load ${os.loadavg().map((l) => l.toFixed(1)).join(" ")}; `)
+  process.stdout.write(`binding ${path.relative(repo, opts.binding)}; ${opts.runs} rounds after a warm-up, medians.\n\n`)
+  process.stdout.write("| call | after Node's start | beyond the baseline |\n|---|---:|---:|\n")
+  const base = median(inside[0])
+  cases.forEach((c, i) => process.stdout.write(`| ${c.name} | ${ms(median(inside[i]))} | ${i === 0 ? "" : ms(median(inside[i]) - base)} |\n`))
+  const read = median(inside[1]) - base
+  process.stdout.write(`\nTarget: \`read\` of a 200-line file within 5 ms after Node's start: ${read <= 5 ? "**met**" : "**missed**"} (${ms(read)}).\n\n`)
+  process.stdout.write("| whole process | wall time | beyond `node -e ''` |\n|---|---:|---:|\n")
+  const wallBase = median(whole[0])
+  wall.forEach((c, i) => process.stdout.write(`| ${c.name} | ${ms(median(whole[i]))} | ${i === 0 ? "" : ms(median(whole[i]) - wallBase)} |\n`))
+}
+
+main()

@@ -1,0 +1,163 @@
+// @ts-check
+// What the MCP tools return besides their text: `structuredContent` in the
+// shape each tool's `outputSchema` declares, so that a client can take the
+// path, REV, lines, hits and, on an error, its code and mismatches without
+// parsing the text written for the model.
+
+/**
+ * @typedef {import("../index.js").ReadView} ReadView
+ * @typedef {import("../index.js").EditResult} EditResult
+ * @typedef {import("../index.js").SearchResult} SearchResult
+ * @typedef {import("../lib/batch.mjs").ErrorInfo} ErrorInfo
+ */
+
+// Past this size the diff is left out of the structured content: the text
+// carries it already, and a message holding it twice would pass what
+// clients read in one message.
+const DIFF_BYTES = 256 * 1024
+
+const REF = { type: "string", description: "The line's ref, LINE#HASH#ANCHOR, as an edit cites it." }
+
+const LINE = {
+  type: "object",
+  properties: {
+    line: { type: "integer", description: "1-based line number." },
+    ref: REF,
+    text: { type: "string", description: "The line as shown (a line longer than 2000 characters is cut, with a note)." },
+  },
+  required: ["line", "ref", "text"],
+}
+
+const ERROR = {
+  type: "object",
+  description: "Why the call failed; nothing was written.",
+  properties: {
+    code: { type: "string", description: "A stable error code, e.g. HASH_MISMATCH, NOT_FOUND, OUTSIDE_ROOT, INVALID_REQUEST." },
+    message: { type: "string", description: "What went wrong and how to retry, as the text content says." },
+    path: { type: "string" },
+    mismatches: {
+      type: "array",
+      description: "Cited refs that no longer match: the ref sent and the line's current ref.",
+      items: {
+        type: "object",
+        properties: { line: { type: "integer" }, expected: { type: "string" }, actual: { type: ["string", "null"] } },
+        required: ["line", "expected"],
+      },
+    },
+    suggestion: {},
+  },
+  required: ["code", "message"],
+}
+
+/**
+ * An output schema: `ok`, then the result's fields when true, `error` when false.
+ * @param {Record<string, unknown>} properties
+ */
+const schema = (properties) => ({
+  type: "object",
+  properties: { ok: { type: "boolean", description: "false when the call failed and `error` says why." }, ...properties, error: ERROR },
+  required: ["ok"],
+})
+
+const HIT_LINE = { ...LINE, properties: { ...LINE.properties, truncated: { type: "boolean" } } }
+
+export const OUTPUT_SCHEMAS = {
+  read: schema({
+    path: { type: "string" },
+    rev: { type: "string", description: "The REV of the version shown: 8 hex digits." },
+    totalLines: { type: "integer" },
+    startLine: { type: "integer" },
+    endLine: { type: "integer" },
+    lines: { type: "array", items: LINE },
+  }),
+  edit: schema({
+    path: { type: "string" },
+    rev: { type: "string", description: "The REV of the file as written." },
+    previousRev: { type: "string" },
+    additions: { type: "integer" },
+    deletions: { type: "integer" },
+    diff: { type: "string", description: `The unified diff of the edit; left out past ${DIFF_BYTES / 1024} KiB (the text content shows it, cut to fit).` },
+    problems: {
+      type: "array",
+      description: "Problems a checker found in the lines written, with the refs to fix them.",
+      items: {
+        type: "object",
+        properties: {
+          line: { type: "integer" },
+          column: { type: "integer" },
+          endColumn: { type: "integer" },
+          severity: { type: "string" },
+          message: { type: "string" },
+          ref: REF,
+        },
+        required: ["line", "severity", "message", "ref"],
+      },
+    },
+  }),
+  grep: schema({
+    hits: {
+      type: "array",
+      items: {
+        type: "object",
+        properties: {
+          path: { type: "string" },
+          rev: { type: "string" },
+          ...HIT_LINE.properties,
+          before: { type: "array", items: HIT_LINE },
+          after: { type: "array", items: HIT_LINE },
+        },
+        required: ["path", "rev", "line", "ref", "text"],
+      },
+    },
+    shown: { type: "integer", description: "Hits shown." },
+    files: { type: "integer", description: "Files with hits shown." },
+    more: { type: "integer", description: "Hits found past the limit and not shown." },
+    stopped: { type: "boolean", description: "The search stopped at the limit." },
+    skipped: {
+      type: "object",
+      description: "Files not searched, by reason.",
+      properties: {
+        binary: { type: "integer" },
+        notUtf8: { type: "integer" },
+        tooLarge: { type: "integer" },
+        unreadable: { type: "integer" },
+        files: { type: "array", items: { type: "object", properties: { path: { type: "string" }, reason: { type: "string" } }, required: ["path", "reason"] } },
+      },
+    },
+  }),
+}
+
+/**
+ * The lines of a view with their refs. The view shows one `REF|content`
+ * line per file line from `startLine` to `endLine`, after its header line;
+ * a file line holds no line break, so the view's lines map one to one.
+ * @param {ReadView} view
+ */
+function viewLines(view) {
+  const shown = view.text.split("\n").slice(1, 1 + Math.max(0, view.endLine - view.startLine + 1))
+  return shown.map((entry, i) => {
+    const bar = entry.indexOf("|")
+    return { line: view.startLine + i, ref: entry.slice(0, bar), text: entry.slice(bar + 1) }
+  })
+}
+
+/** @param {ReadView} view */
+export function readContent(view) {
+  const { text, ...fields } = view
+  return { ok: true, ...fields, lines: viewLines(view) }
+}
+
+/** @param {EditResult} result */
+export function editContent(result) {
+  const { output, diff, ...fields } = result
+  return { ok: true, ...fields, ...(Buffer.byteLength(diff) <= DIFF_BYTES ? { diff } : {}) }
+}
+
+/** @param {SearchResult} result */
+export function grepContent(result) {
+  const { text, ...fields } = result
+  return { ok: true, ...fields }
+}
+
+/** @param {ErrorInfo} error */
+export const errorContent = (error) => ({ ok: false, error })
