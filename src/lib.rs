@@ -193,6 +193,9 @@ impl Hashline {
             opts.cleanup = o.cleanup.unwrap_or(true);
             opts.seen_guard = o.seen_guard.unwrap_or(true);
             opts.store_dir = o.store_dir.map(Into::into);
+            if let Some(view) = args::view(o.view.as_deref(), "options.view")? {
+                opts.view = view;
+            }
             if let Some(ms) = args::count(o.lock_timeout_ms, "options.lockTimeoutMs", 0.0)? {
                 opts.lock_timeout = std::time::Duration::from_millis(ms as u64);
             }
@@ -208,7 +211,8 @@ impl Hashline {
         self.inner.root().display().to_string()
     }
 
-    /// A tagged view of the file: `LINE#HASH#ANCHOR|content` lines under a header with the REV.
+    /// A tagged view of the file: `LINEab content` (lean) or
+    /// `LINE#HASH#ANCHOR|content` (full) lines under a header with the REV.
     #[napi]
     pub fn read(
         &self,
@@ -222,7 +226,10 @@ impl Hashline {
             let offset = args::count(o.offset, "options.offset", 1.0)?;
             let limit = args::count(o.limit, "options.limit", 1.0)?;
             let outside = o.allow_outside_root.unwrap_or(false);
-            let read = self.inner.read(&path, offset, limit, outside)?;
+            let read = match args::view(o.view.as_deref(), "options.view")? {
+                Some(style) => self.inner.read_in(&path, offset, limit, outside, style)?,
+                None => self.inner.read(&path, offset, limit, outside)?,
+            };
             Ok(ReadView {
                 text: read.view.text,
                 path: read.path,
@@ -340,7 +347,8 @@ pub fn format_view(
         let offset = args::count(o.offset, "options.offset", 1.0)?;
         let limit = args::count(o.limit, "options.limit", 1.0)?;
         let path = o.path.as_deref().unwrap_or("text");
-        Ok(hashline::format_view(&text, path, offset, limit)?.text)
+        let style = args::view(o.view.as_deref(), "options.view")?.unwrap_or_default();
+        Ok(hashline::format_view(&text, path, offset, limit, style)?.text)
     })
 }
 
@@ -382,8 +390,11 @@ pub fn apply_edits(
 #[napi(object)]
 pub struct ParsedRef {
     pub line: u32,
-    pub hash: String,
+    /// The HASH of a full ref.
+    pub hash: Option<String>,
     pub anchor: Option<String>,
+    /// The two letters of a lean ref.
+    pub pair: Option<String>,
 }
 
 /// Parses a ref as models write it (tolerant); throws `INVALID_REF` otherwise.
@@ -402,8 +413,12 @@ pub fn parse_ref(
         let parsed = hashline::Ref::parse(&reference)?;
         Ok(ParsedRef {
             line: u32::try_from(parsed.line).unwrap_or(u32::MAX),
-            hash: parsed.hash.to_string(),
-            anchor: parsed.anchor.map(|a| a.to_string()),
+            hash: parsed.hash().map(|h| h.to_string()),
+            anchor: parsed.anchor().map(|a| a.to_string()),
+            pair: match parsed.tag {
+                hashline::RefTag::Pair(tag) => Some(String::from_utf8_lossy(&tag).into_owned()),
+                hashline::RefTag::Full { .. } => None,
+            },
         })
     })
 }

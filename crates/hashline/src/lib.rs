@@ -11,6 +11,7 @@ pub mod edit;
 pub mod error;
 pub mod file;
 pub mod hash;
+pub mod lean;
 pub mod lock;
 pub mod patch;
 pub mod plan;
@@ -31,8 +32,9 @@ pub use check::{Problem, Severity};
 pub use edit::{apply_to_text, Edited};
 pub use error::{Error, ErrorCode, Mismatch, Result};
 pub use hash::{anchor_hash, line_hash, rev, Tag};
+pub use lean::{pair_tag, ViewStyle};
 pub use patch::{FileKind, FileResult, PatchPlan, PatchResult};
-pub use reference::Ref;
+pub use reference::{Ref, RefTag};
 pub use request::{OpKind, Operation, Request, Value};
 pub use search::{SearchHit, SearchLine, SearchOptions, SearchResult, Skipped, SkippedFile};
 pub use session::{EditPlan, EditResult, Hashline, Options, ReadResult, ShownLine, Tagged};
@@ -45,6 +47,7 @@ pub fn format_view(
     path: &str,
     offset: Option<usize>,
     limit: Option<usize>,
+    style: ViewStyle,
 ) -> Result<View> {
-    view::render(&Document::from_text(text), path, offset, limit)
+    view::render(&Document::from_text(text), path, offset, limit, style)
 }
