@@ -10,6 +10,7 @@ import path from "node:path"
 import { parseArgs } from "node:util"
 import { describeType, parseEditArguments, parseReadArguments } from "../lib/definitions.mjs"
 import { applyBatch, errorInfo } from "../lib/batch.mjs"
+import { viewOption } from "../lib/view.mjs"
 
 /**
  * @typedef {import("../index.js").Hashline} Hashline
@@ -46,6 +47,8 @@ Options:
   --store DIR   where versions are kept between invocations (default: $HASHLINE_STORE,
                 else $XDG_CACHE_HOME/hashline or ~/.cache/hashline; mcp keeps them in
                 memory unless --store or $HASHLINE_STORE is given)
+  --view STYLE  how refs are shown: lean (12ab content, the default) or full
+                (12#A3F#9BC|content); both are accepted in edits (default: $HASHLINE_VIEW)
   --json        print results and errors as one JSON object on stdout
   -h, --help    show this help
   -V, --version show the version
@@ -223,6 +226,7 @@ async function run(argv) {
       options: {
         root: { type: "string" },
         store: { type: "string" },
+        view: { type: "string" },
         json: { type: "boolean" },
         offset: { type: "string" },
         limit: { type: "string" },
@@ -255,7 +259,7 @@ async function run(argv) {
   const allowed = Object.hasOwn(COMMAND_OPTIONS, command) ? COMMAND_OPTIONS[command] : undefined
   if (!allowed) throw usage(`unknown command ${command}; the commands are read, edit, apply, grep and mcp.`)
   for (const [name, value] of Object.entries(values)) {
-    if (value !== undefined && !["root", "store", "json"].includes(name) && !allowed.includes(name)) {
+    if (value !== undefined && !["root", "store", "view", "json"].includes(name) && !allowed.includes(name)) {
       throw usage(`${command} takes no --${name}.`)
     }
   }
@@ -266,14 +270,20 @@ async function run(argv) {
 
   const root = path.resolve(values.root ?? ".")
   const store = values.store ?? (process.env.HASHLINE_STORE || undefined)
+  let view
+  try {
+    view = viewOption(values.view)
+  } catch (err) {
+    throw usage(err instanceof Error ? err.message : String(err))
+  }
   const { Hashline } = nativeModule()
   if (command === "mcp") {
     const { serveMcp } = await import("./mcp.mjs")
-    await serveMcp({ root, storeDir: store === undefined ? undefined : path.resolve(store) })
+    await serveMcp({ root, storeDir: store === undefined ? undefined : path.resolve(store), ...(view ? { view } : {}) })
     return "serving"
   }
 
-  const engine = new Hashline({ root, storeDir: path.resolve(store ?? defaultStoreDir()) })
+  const engine = new Hashline({ root, storeDir: path.resolve(store ?? defaultStoreDir()), ...(view ? { view } : {}) })
 
   if (command === "read") {
     const { filePath, ...range } = parseReadArguments({ filePath: rest[0], offset: values.offset, limit: values.limit })
