@@ -9,7 +9,10 @@ import path from "node:path"
 import { fileURLToPath } from "node:url"
 import { createTools } from "../lib/tools.mjs"
 import { tagGrepOutput, tagReadOutput } from "../opencode/view.mjs"
-import { binding, refsOf, scratch, thrown } from "./helpers.mjs"
+import { binding, refsOf, scratch, thrown as thrownAny } from "./helpers.mjs"
+
+/** @param {import("ava").ExecutionContext} t @param {() => unknown} fn @returns {{ code?: string, message: string }} */
+const thrown = (t, fn) => /** @type {any} */ (thrownAny(t, fn)) ?? { message: "" }
 
 delete process.env.HASHLINE_VIEW
 const CLI = fileURLToPath(new URL("../cli/hashline.mjs", import.meta.url))
