@@ -121,3 +121,17 @@ test("the plugin tags OpenCode's read and grep output in the engine's view", (t)
   session.edit("a.txt", { operations: [{ op: "replace", ref, content: "TWO" }] })
   t.is(fs.readFileSync(path.join(root, "a.txt"), "utf8"), "one\nTWO\n")
 })
+
+test("the OpenCode plugin's view option picks the view its read tagging shows", async (t) => {
+  const plugin = (await import("../opencode/plugin.mjs")).default
+  /** @param {string} root @param {Record<string, unknown>} options */
+  const tagged = async (root, options) => {
+    const server = /** @type {(input: any, options: Record<string, unknown>) => Promise<any>} */ (plugin.server)
+    const hooks = await server({ directory: root, worktree: root }, options)
+    const output = { title: "", output: `<path>${path.join(root, "a.txt")}</path>\n<type>file</type>\n<content>\n1: one\n\n(End of file - total 1 lines)\n</content>`, metadata: {} }
+    await hooks["tool.execute.after"]({ tool: "read", sessionID: "s", callID: "r", args: {} }, output)
+    return output.output
+  }
+  t.regex(await tagged(project(t, { "a.txt": "one\n" }), { view: "full" }), /^1#[0-9A-F]{3}#[0-9A-F]{3}\|one$/m)
+  t.regex(await tagged(project(t, { "a.txt": "one\n" }), {}), /^1[n-z][a-z] one$/m)
+})
