@@ -9,6 +9,7 @@
 
 use crate::error::{Error, ErrorCode};
 use crate::hash::hashed_text;
+use crate::reference::{Ref, RefTag};
 use crate::report::window;
 use crate::text::Document;
 use sha1::{Digest, Sha1};
@@ -102,6 +103,31 @@ pub(crate) fn unvouched(doc: &Document, path: &str, rev: &str, lines: &[usize]) 
     .with_path(path);
     err.shown = shown;
     err
+}
+
+/// For a lean ref that does not hold: when the line above or below carries
+/// its tag, a hint that the line number was typed one off; else nothing.
+/// Parity keeps such a tag from ever validating at the wrong number.
+pub(crate) fn one_off_hint(doc: &Document, reference: &Ref) -> String {
+    let RefTag::Pair(tag) = reference.tag else {
+        return String::new();
+    };
+    let index = reference.line - 1;
+    let meant: Vec<String> = [index.checked_sub(1), index.checked_add(1)]
+        .into_iter()
+        .flatten()
+        .filter(|&i| i < doc.line_count() && pair_tag(i + 1, doc.line(i)) == tag)
+        .map(|i| format!("{} ({})", i + 1, Ref::pair_of_line(doc, i)))
+        .collect();
+    if meant.is_empty() {
+        return String::new();
+    }
+    format!(
+        " The tag {} belongs to line{} {}: did you type the line number one off?",
+        String::from_utf8_lossy(&tag),
+        if meant.len() == 1 { "" } else { "s" },
+        meant.join(" and ")
+    )
 }
 
 /// A view prefix at the start of a line of content.

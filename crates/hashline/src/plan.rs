@@ -633,6 +633,7 @@ fn mismatch_error(
                 current_ref(ctx.doc, moved)
             );
         }
+        detail.push_str(&crate::lean::one_off_hint(ctx.doc, &c.reference));
         details.push(detail);
         mismatches.push(Mismatch {
             line: c.reference.line,

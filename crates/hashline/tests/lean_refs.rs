@@ -161,7 +161,17 @@ fn a_line_number_typed_one_off_in_a_run_of_identical_lines_is_rejected() {
                 )],
                 Some(&rev),
             );
-            assert!(apply_to_text(text, &request, true).is_err(), "{wrong}{own}");
+            let err = apply_to_text(text, &request, true).unwrap_err();
+            assert!(
+                matches!(err.code, ErrorCode::HashMismatch | ErrorCode::OutOfRange),
+                "{wrong}{own}"
+            );
+            assert!(
+                err.message.contains(&format!("({}{own})", i + 1))
+                    || err.message.contains("past the end"),
+                "{}",
+                err.message
+            );
         }
     }
 }
