@@ -43,7 +43,10 @@ export declare class Hashline {
   constructor(options?: HashlineOptions | undefined | null)
   /** The canonical root folder. */
   get root(): string
-  /** A tagged view of the file: `LINE#HASH#ANCHOR|content` lines under a header with the REV. */
+  /**
+   * A tagged view of the file: `LINEab content` (lean) or
+   * `LINE#HASH#ANCHOR|content` (full) lines under a header with the REV.
+   */
   read(path?: string, options?: ReadOptions | undefined | null): ReadView
   /** Refs for lines another viewer displayed, computed from the file itself. */
   tag(path: string, lines: Array<ShownLine>, options?: CallOptions | undefined | null): TagResult
@@ -110,6 +113,8 @@ export interface FormatViewOptions {
   path?: string
   offset?: number
   limit?: number
+  /** "lean" (default) or "full". */
+  view?: 'lean' | 'full'
 }
 
 export interface HashlineOptions {
@@ -141,6 +146,12 @@ export interface HashlineOptions {
    * before it fails with `LOCKED` (default 10000).
    */
   lockTimeoutMs?: number
+  /**
+   * How views, results and rejections show refs: "lean" (`12ab content`,
+   * the default) or "full" (`12#A3F#9BC|content`). Both kinds of refs
+   * are accepted whichever is chosen.
+   */
+  view?: 'lean' | 'full'
 }
 
 /** HASH: 3 hex digits of SHA-1 of the line (trailing spaces and tabs ignored). */
@@ -165,8 +176,11 @@ export interface Operation {
 
 export interface ParsedRef {
   line: number
-  hash: string
+  /** The HASH of a full ref. */
+  hash?: string
   anchor?: string
+  /** The two letters of a lean ref. */
+  pair?: string
 }
 
 /** Parses a ref as models write it (tolerant); throws `INVALID_REF` otherwise. */
@@ -229,6 +243,8 @@ export interface ReadOptions {
   /** Number of lines to show (default 2000). */
   limit?: number
   allowOutsideRoot?: boolean
+  /** "lean" or "full" (default: the session's). */
+  view?: 'lean' | 'full'
 }
 
 export interface ReadView {

@@ -21,7 +21,7 @@ test('an edit whose output and diff would be larger than the bound is written, w
   const big = 9 << 20
   const file = join(dir, 'big.txt')
   writeFileSync(file, `${'a'.repeat(big)}\n${'b'.repeat(big)}\nend\n`)
-  const hl = new Hashline({ root: dir, maxFileBytes: 64 << 20 })
+  const hl = new Hashline({ view: 'full', root: dir, maxFileBytes: 64 << 20 })
   const refs = refsOf(hl.read('big.txt').text)
   const result = hl.edit('big.txt', { operations: [{ op: 'replace', ref: refs[1], through: refs[2], content: 'small' }] })
   t.is(readFileSync(file, 'utf8'), 'small\nend\n')
@@ -40,7 +40,7 @@ test('a result that fits is returned whole', (t) => {
   const dir = scratch(t)
   const line = 'x'.repeat(4 << 20)
   writeFileSync(join(dir, 'f.txt'), `${line}\n`)
-  const hl = new Hashline({ root: dir })
+  const hl = new Hashline({ view: 'full', root: dir })
   const refs = refsOf(hl.read('f.txt').text)
   const result = hl.edit('f.txt', { operations: [{ op: 'insert_after', ref: refs[1], content: 'y' }] })
   t.is(result.diff, `--- a/f.txt\n+++ b/f.txt\n@@ -1 +1,2 @@\n ${line}\n+y\n`)

@@ -11,6 +11,9 @@ import { createTools } from "../lib/ai.mjs"
 import { EDIT_DESCRIPTION, EDIT_SCHEMA } from "../lib/definitions.mjs"
 import * as helpers from "./helpers.mjs"
 
+// These tests pin the full view's text; the lean view, the default, has its own in lean.spec.mjs.
+process.env.HASHLINE_VIEW = "full"
+
 const { scratch } = helpers
 /**
  * The refs of a view's lines, by line number.

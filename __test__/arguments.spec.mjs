@@ -34,7 +34,7 @@ function setup(t) {
   mkdirSync(root)
   writeFileSync(join(root, 'f.txt'), 'b\nb\nc\nd\n')
   writeFileSync(join(parent, 'secret.txt'), 'secret\n')
-  const hl = new Hashline({ root })
+  const hl = new Hashline({ view: 'full', root })
   const refs = refsOf(hl.read('f.txt').text)
   return { parent, root, hl, refs, secret: join(parent, 'secret.txt') }
 }
@@ -93,17 +93,17 @@ const polluted = [
   ['ref', '1#000#000', 'an append takes no ref', (s) => s.hl.plan('f.txt', { operations: [{ op: 'append', content: 'x' }] }).diff],
   ['allowOutsideRoot', true, 'a read with options stays inside the root', (s) => s.hl.read(s.secret, {}).text],
   ['allowOutsideRoot', true, 'a plan with options stays inside the root', (s) => s.hl.plan(s.secret, { operations: [{ op: 'append', content: 'x' }] }, {}).diff],
-  ['allowOutsideRoot', true, 'a new engine stays inside the root', (s) => new Hashline({ root: s.root }).read(s.secret).text],
+  ['allowOutsideRoot', true, 'a new engine stays inside the root', (s) => new Hashline({ view: 'full', root: s.root }).read(s.secret).text],
   ['offset', 3, 'a read with options starts at line 1', (s) => s.hl.read('f.txt', {}).text],
   ['limit', 1, 'a read with options shows every line', (s) => s.hl.read('f.txt', {}).text],
-  ['maxFileBytes', 1, 'a new engine keeps the default size limit', (s) => new Hashline({ root: s.root }).read('f.txt').text],
-  ['root', '/', 'a new engine without a root works in the current folder', () => new Hashline({}).root],
+  ['maxFileBytes', 1, 'a new engine keeps the default size limit', (s) => new Hashline({ view: 'full', root: s.root }).read('f.txt').text],
+  ['root', '/', 'a new engine without a root works in the current folder', () => new Hashline({ view: 'full' }).root],
   [
     'storeDir',
     STORE,
     'a new engine keeps versions in memory',
     (s) => {
-      new Hashline({ root: s.root }).read('f.txt')
+      new Hashline({ view: 'full', root: s.root }).read('f.txt')
       return existsSync(STORE)
     },
   ],
@@ -113,13 +113,13 @@ const polluted = [
     false,
     'an edit on lines no view showed is still refused',
     (s) => {
-      const hl = new Hashline({ root: s.root })
+      const hl = new Hashline({ view: 'full', root: s.root })
       hl.read('f.txt', { limit: 1 })
       return hl.plan('f.txt', { operations: [{ op: 'delete', ref: s.refs[4] }] }).diff
     },
   ],
-  ['path', 'EVIL', 'formatView names the text "text"', () => formatView('a\n', {})],
-  ['limit', 1, 'formatView shows every line', () => formatView('a\nb\n', {})],
+  ['path', 'EVIL', 'formatView names the text "text"', () => formatView('a\n', { view: 'full' })],
+  ['limit', 1, 'formatView shows every line', () => formatView('a\nb\n', { view: 'full' })],
   ['truncated', true, 'a shown line is compared whole', (s) => s.hl.tag('f.txt', [{ line: 3, text: 'c' }, { line: 4, text: '' }]).refs],
   ['hidden', true, 'a search skips hidden files', (s) => {
     writeFileSync(join(s.root, '.hidden.txt'), 'b\n')
@@ -188,7 +188,7 @@ test('characters outside the BMP, held by JS as surrogate pairs, are written as 
   s.hl.edit('🚀-ü.txt', { oldString: '', newString: text })
   t.true(readdirSync(s.root).includes('🚀-ü.txt'))
   t.deepEqual(readFileSync(join(s.root, '🚀-ü.txt')), Buffer.from(text, 'utf8'))
-  t.is(formatView(`${text}\n`, { path: '🚀' }).split('\n')[0].slice(0, 2), '🚀')
+  t.is(formatView(`${text}\n`, { path: '🚀', view: 'full' }).split('\n')[0].slice(0, 2), '🚀')
 })
 
 test('a getter that returns a value is read once, as the value it returned', (t) => {

@@ -8,6 +8,9 @@ import path from "node:path"
 import { applyBatch } from "../lib/batch.mjs"
 import * as helpers from "./helpers.mjs"
 
+// These tests pin the full view's text; the lean view, the default, has its own in lean.spec.mjs.
+process.env.HASHLINE_VIEW = "full"
+
 const { binding, scratch } = helpers
 /**
  * The refs of a view's lines, by line number.
@@ -28,7 +31,7 @@ function project(t, files) {
 test("two names of one file in a batch are rejected before anything is written", (t) => {
   const root = project(t, { "a.txt": "a\n", "b.txt": "b\n" })
   fs.symlinkSync(path.join(root, "a.txt"), path.join(root, "alias.txt"))
-  const engine = new binding.Hashline({ root })
+  const engine = new binding.Hashline({ view: "full", root })
   const result = applyBatch(engine, [
     { path: "b.txt", operations: [{ op: "append", content: "c" }] },
     { path: "a.txt", operations: [{ op: "append", content: "x" }] },
@@ -42,7 +45,7 @@ test("two names of one file in a batch are rejected before anything is written",
 
 test("a file changed by someone else between check and write stops the batch there: earlier files stay written, later ones are not", (t) => {
   const root = project(t, { "a.txt": "a\n", "b.txt": "b\n", "c.txt": "c\n" })
-  const real = new binding.Hashline({ root })
+  const real = new binding.Hashline({ view: "full", root })
   const b = refsOf(real.read("b.txt").text)
   // A writer that changes the very line b.txt's edit names, after the check.
   const engine = {
@@ -69,7 +72,7 @@ test("a file changed by someone else between check and write stops the batch the
 })
 
 test("a batch that is not a non-empty array is an INVALID_REQUEST", (t) => {
-  const engine = new binding.Hashline({ root: scratch(t) })
+  const engine = new binding.Hashline({ view: "full", root: scratch(t) })
   for (const batch of [[], {}, "x", null]) {
     t.is(/** @type {any} */ (t.throws(() => applyBatch(engine, batch))).code, "INVALID_REQUEST")
   }

@@ -26,7 +26,7 @@ function edit(t, text, build, options = {}) {
   const dir = scratch(t)
   const file = join(dir, 'f.txt')
   writeFileSync(file, text)
-  const hl = new Hashline({ root: dir, ...options })
+  const hl = new Hashline({ view: 'full', root: dir, ...options })
   const refs = refsOf(hl.read('f.txt').text)
   const result = hl.edit('f.txt', { operations: build(refs) })
   return { text: readFileSync(file, 'utf8'), output: result.output, refs }

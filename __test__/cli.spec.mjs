@@ -9,6 +9,9 @@ import path from "node:path"
 import { fileURLToPath } from "node:url"
 import * as helpers from "./helpers.mjs"
 
+// These tests pin the full view's text; the lean view, the default, has its own in lean.spec.mjs.
+process.env.HASHLINE_VIEW = "full"
+
 const { scratch } = helpers
 /**
  * The refs of a view's lines, by line number.

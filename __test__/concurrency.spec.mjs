@@ -58,7 +58,7 @@ test(`${WORKERS} processes making ${EDITS} edits each from one shared read: each
   const initial = ['# shared file', ...Array.from({ length: WORKERS }, (_, w) => [header(w), `-- end ${w} --`]).flat(), '# end']
   writeFileSync(join(dir, 'shared.txt'), `${initial.join('\n')}\n`)
 
-  const view = new Hashline({ root: dir }).read('shared.txt')
+  const view = new Hashline({ view: 'full', root: dir }).read('shared.txt')
   const refs = refsOf(view.text)
   const editors = Array.from({ length: WORKERS }, (_, w) =>
     startEditor({ root: dir, path: 'shared.txt', worker: w, count: EDITS, ref: refs[2 + 2 * w] }))
@@ -89,7 +89,7 @@ test(`${WORKERS} processes making ${EDITS} edits each from one shared read: each
 test(`one session making ${EDITS} edits from one read: every edit lands, because the refs of the read stay usable`, (t) => {
   const dir = scratch(t)
   writeFileSync(join(dir, 'log.txt'), '# log\n== entries ==\n# end\n')
-  const hl = new Hashline({ root: dir })
+  const hl = new Hashline({ view: 'full', root: dir })
   const ref = refsOf(hl.read('log.txt').text)[2]
   /** @type {Record<string, number>} */
   const rejected = {}

@@ -78,7 +78,7 @@ test(`a writer killed with SIGKILL ${KILLS} times always leaves the old or the n
       if (temporaries(dir).length > 0) temporariesFound++
       // The next edit of the folder, by another session, continues the
       // sequence and must sweep whatever the killed write left.
-      const hl = new Hashline({ root: dir })
+      const hl = new Hashline({ view: 'full', root: dir })
       const refs = refsOf(hl.read('f.txt', { limit: 1 }).text)
       const end = hl.read('f.txt', { offset: text.split('\n').length - 1, limit: 1 })
       const through = refsOf(end.text)[end.totalLines]

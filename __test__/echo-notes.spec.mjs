@@ -6,7 +6,7 @@ const { applyEdits, formatView, lineHash } = binding
 /** @param {string[]} lines @param {(refs: Record<number, string>) => object[]} ops */
 function edit(lines, ops) {
   const text = lines.join('\n') + '\n'
-  return applyEdits(text, { operations: ops(refsOf(formatView(text))) })
+  return applyEdits(text, { operations: ops(refsOf(formatView(text, { view: 'full' }))) })
 }
 
 test('content that starts with a copy of the blank line before it keeps it and says so', (t) => {

@@ -10,7 +10,7 @@ function setup(t, bytes, name = 'f.txt') {
   const dir = scratch(t)
   const file = join(dir, name)
   writeFileSync(file, bytes)
-  const hl = new Hashline({ root: dir })
+  const hl = new Hashline({ view: 'full', root: dir })
   const view = hl.read(name)
   return { dir, file, hl, view, refs: refsOf(view.text), read: () => readFileSync(file) }
 }
@@ -89,7 +89,7 @@ test('the result gives fresh refs for the changed region, the removed lines and 
 
 test('append and prepend create a missing file and its parent folders', (t) => {
   const dir = scratch(t)
-  const hl = new Hashline({ root: dir })
+  const hl = new Hashline({ view: 'full', root: dir })
   const result = hl.edit('new/deep/file.md', { operations: [{ op: 'append', content: '# Title\n' }] })
   t.is(readFileSync(join(dir, 'new/deep/file.md'), 'utf8'), '# Title\n')
   t.regex(result.output, /^Created new\/deep\/file\.md with 1 operation/)
@@ -158,7 +158,7 @@ test('content that repeats the line before the range is trimmed and reported', (
 test('cleanup: false leaves content exactly as sent', (t) => {
   const dir = scratch(t)
   writeFileSync(join(dir, 'f.txt'), 'a\nb\n')
-  const hl = new Hashline({ root: dir, cleanup: false })
+  const hl = new Hashline({ view: 'full', root: dir, cleanup: false })
   const refs = refsOf(hl.read('f.txt').text)
   hl.edit('f.txt', { operations: [{ op: 'replace', ref: refs[2], content: '1#ABC#DEF|x' }] })
   t.is(readFileSync(join(dir, 'f.txt'), 'utf8'), 'a\n1#ABC#DEF|x\n')
@@ -185,7 +185,7 @@ test('the fallback with replaceAll is literal: $& stays $&', (t) => {
 
 test('the fallback with an empty oldString creates a missing file with exactly newString', (t) => {
   const dir = scratch(t)
-  const hl = new Hashline({ root: dir })
+  const hl = new Hashline({ view: 'full', root: dir })
   hl.edit('n.txt', { oldString: '', newString: 'line one\nline two' })
   t.is(readFileSync(join(dir, 'n.txt'), 'utf8'), 'line one\nline two')
 })
@@ -212,14 +212,14 @@ test('with storeDir, a new session remaps refs from a view an earlier session sh
   const storeDir = join(scratch(t), 'store')
   const file = join(dir, 'f.txt')
   writeFileSync(file, 'one\ntwo\nthree\n')
-  const first = new Hashline({ root: dir, storeDir })
+  const first = new Hashline({ view: 'full', root: dir, storeDir })
   const refs = refsOf(first.read('f.txt').text)
   first.edit('f.txt', { operations: [{ op: 'prepend', content: 'zero' }] })
 
-  const withoutStore = new Hashline({ root: dir })
+  const withoutStore = new Hashline({ view: 'full', root: dir })
   t.is(t.throws(() => withoutStore.edit('f.txt', { operations: [{ op: 'replace', ref: refs[3], content: 'THREE' }] })).code, 'HASH_MISMATCH')
 
-  const later = new Hashline({ root: dir, storeDir })
+  const later = new Hashline({ view: 'full', root: dir, storeDir })
   later.edit('f.txt', { operations: [{ op: 'replace', ref: refs[3], content: 'THREE' }] })
   t.is(readFileSync(file, 'utf8'), 'zero\none\ntwo\nTHREE\n')
 })

@@ -11,7 +11,7 @@ function setup(t, text = 'a\nb\nc\nd\n') {
   const dir = scratch(t)
   const file = join(dir, 'f.txt')
   writeFileSync(file, text)
-  const hl = new Hashline({ root: dir })
+  const hl = new Hashline({ view: 'full', root: dir })
   const refs = refsOf(hl.read('f.txt').text)
   const unchanged = () => t.is(readFileSync(file, 'utf8'), text, 'the file is unchanged')
   return { dir, file, hl, refs, unchanged }
@@ -28,7 +28,7 @@ test('HASH_MISMATCH lists every mismatched ref with expected and actual, and sho
   const s = setup(t)
   writeFileSync(s.file, 'a\nB\nc\nD\n')
   const err = rejects(t, () => s.hl.edit('f.txt', { operations: [{ op: 'replace', ref: s.refs[2], content: 'x' }, { op: 'delete', ref: s.refs[4] }] }), 'HASH_MISMATCH')
-  const now = refsOf(new Hashline({ root: s.dir }).read('f.txt').text)
+  const now = refsOf(new Hashline({ view: 'full', root: s.dir }).read('f.txt').text)
   t.deepEqual(err.mismatches, [
     { line: 2, expected: s.refs[2], actual: now[2] },
     { line: 4, expected: s.refs[4], actual: now[4] },
@@ -85,7 +85,7 @@ test('UNSEEN_LINES for an edit on lines no view showed; the rejection shows them
   const lines = Array.from({ length: 50 }, (_, i) => `line ${i + 1}`)
   const file = join(dir, 'f.txt')
   writeFileSync(file, lines.join('\n') + '\n')
-  const hl = new Hashline({ root: dir })
+  const hl = new Hashline({ view: 'full', root: dir })
   hl.read('f.txt', { limit: 5 })
   const guessed = `40#${lineHash(lines[39])}#${anchorHash(lines[38], lines[39], lines[40])}`
   const err = rejects(t, () => hl.edit('f.txt', { operations: [{ op: 'delete', ref: guessed }] }), 'UNSEEN_LINES')
@@ -129,7 +129,7 @@ test('BINARY for a file with NUL bytes', (t) => {
 test('TOO_LARGE over the configured size limit', (t) => {
   const dir = scratch(t)
   writeFileSync(join(dir, 'big.txt'), 'x'.repeat(2000) + '\n')
-  const hl = new Hashline({ root: dir, maxFileBytes: 1000 })
+  const hl = new Hashline({ view: 'full', root: dir, maxFileBytes: 1000 })
   const err = rejects(t, () => hl.read('big.txt'), 'TOO_LARGE')
   t.regex(err.message, /2001 bytes, over the limit of 1000 bytes/)
 })
@@ -162,7 +162,7 @@ test('PERMISSION when the OS refuses access', (t) => {
   const script = `
     if (process.getuid() === 0) { process.setgid(65534); process.setuid(65534) }
     const { Hashline } = require(${JSON.stringify(index)})
-    try { new Hashline({ root: ${JSON.stringify(s.dir)} }).read('f.txt'); console.log('no error') }
+    try { new Hashline({ view: 'full', root: ${JSON.stringify(s.dir)} }).read('f.txt'); console.log('no error') }
     catch (e) { console.log(e.code) }`
   chmodSync(s.dir, 0o755)
   const out = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' })

@@ -23,7 +23,7 @@ function setup(t, text) {
   const dir = scratch(t)
   const file = join(dir, 'f.txt')
   writeFileSync(file, text)
-  const hl = new Hashline({ root: dir })
+  const hl = new Hashline({ view: 'full', root: dir })
   return { dir, file, hl, read: () => readFileSync(file, 'utf8') }
 }
 
@@ -53,7 +53,7 @@ function shownRefs(message) {
 
 test('an empty oldString creates a missing file, folders included, with exactly newString', (t) => {
   const dir = scratch(t)
-  const hl = new Hashline({ root: dir })
+  const hl = new Hashline({ view: 'full', root: dir })
   const result = hl.edit('src/new/mod.ts', { oldString: '', newString: 'export const a = 1;\r\n' })
   t.is(readFileSync(join(dir, 'src/new/mod.ts'), 'utf8'), 'export const a = 1;\r\n')
   t.regex(result.output, /^Created src\/new\/mod\.ts/)
@@ -223,7 +223,7 @@ test('a white-space-tolerant oldString that fits two blocks is ambiguous and wri
 
 test('a missing file with a non-empty oldString is NOT_FOUND and is not created', (t) => {
   const dir = scratch(t)
-  const hl = new Hashline({ root: dir })
+  const hl = new Hashline({ view: 'full', root: dir })
   rejects(t, () => hl.edit('nope.txt', { oldString: 'a', newString: 'b' }), 'NOT_FOUND')
   t.false(existsSync(join(dir, 'nope.txt')))
 })

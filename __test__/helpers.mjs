@@ -16,12 +16,14 @@ export function scratch(t) {
   return dir
 }
 
-/** The refs of a view's lines, by 1-based line number. */
+/** The refs of a view's lines (full or lean), by 1-based line number. */
 export function refsOf(viewText) {
   const refs = {}
   for (const line of viewText.split('\n')) {
     const m = /^(\d+)#([0-9A-F]{3})#([0-9A-F]{3})\|/.exec(line)
     if (m) refs[Number(m[1])] = `${m[1]}#${m[2]}#${m[3]}`
+    const lean = /^(\d+)([a-z]{2}) /.exec(line)
+    if (lean) refs[Number(lean[1])] = `${lean[1]}${lean[2]}`
   }
   return refs
 }

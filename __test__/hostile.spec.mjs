@@ -200,10 +200,10 @@ catalogue.push(
   { name: 'the path as a number', code: 'INVALID_REQUEST', run: (c) => c.hl.edit(42, { operations: [{ op: 'delete', ref: c.refs[2] }] }) },
   { name: 'a read offset as a string', code: 'INVALID_REQUEST', run: (c) => c.hl.read('f.txt', { offset: '2' }) },
   { name: 'a read offset of 0', code: 'INVALID_REQUEST', run: (c) => c.hl.read('f.txt', { offset: 0 }) },
-  { name: 'maxFileBytes as a string', code: 'INVALID_REQUEST', run: (c) => new Hashline({ root: c.root, maxFileBytes: '1000' }) },
-  { name: 'maxFileBytes of -1', code: 'INVALID_REQUEST', run: (c) => new Hashline({ root: c.root, maxFileBytes: -1 }) },
-  { name: 'a root that is a file', code: 'NOT_A_FILE', run: (c) => new Hashline({ root: join(c.root, 'f.txt') }) },
-  { name: 'a root that does not exist', code: 'NOT_FOUND', run: (c) => new Hashline({ root: join(c.root, 'nope') }) },
+  { name: 'maxFileBytes as a string', code: 'INVALID_REQUEST', run: (c) => new Hashline({ view: 'full', root: c.root, maxFileBytes: '1000' }) },
+  { name: 'maxFileBytes of -1', code: 'INVALID_REQUEST', run: (c) => new Hashline({ view: 'full', root: c.root, maxFileBytes: -1 }) },
+  { name: 'a root that is a file', code: 'NOT_A_FILE', run: (c) => new Hashline({ view: 'full', root: join(c.root, 'f.txt') }) },
+  { name: 'a root that does not exist', code: 'NOT_FOUND', run: (c) => new Hashline({ view: 'full', root: join(c.root, 'nope') }) },
 )
 
 // Unknown ops and fields, and contradicting request shapes.
@@ -304,13 +304,13 @@ catalogue.push(
   { name: 'a ref into an empty file', code: 'OUT_OF_RANGE', setup: (c) => put(join(c.root, 'e.txt'), ''), run: (c) => c.hl.edit('e.txt', { operations: [{ op: 'delete', ref: '1#DA3#68C' }] }) },
   { name: 'an oldString in an empty file', code: 'OLD_STRING_NOT_FOUND', setup: (c) => put(join(c.root, 'e.txt'), ''), run: (c) => c.hl.edit('e.txt', { oldString: 'x', newString: 'y' }) },
   { name: 'an empty oldString and newString on an empty file', code: 'NO_CHANGE', setup: (c) => put(join(c.root, 'e.txt'), ''), run: (c) => c.hl.edit('e.txt', { oldString: '', newString: '' }) },
-  { name: 'a ref past the one line of a file of only \\r', code: 'OUT_OF_RANGE', setup: (c) => put(join(c.root, 'cr.txt'), '\r'), run: (c) => c.hl.edit('cr.txt', { operations: [{ op: 'delete', ref: `2#${refsOf(formatView('\r'))[1].slice(2)}` }] }) },
+  { name: 'a ref past the one line of a file of only \\r', code: 'OUT_OF_RANGE', setup: (c) => put(join(c.root, 'cr.txt'), '\r'), run: (c) => c.hl.edit('cr.txt', { operations: [{ op: 'delete', ref: `2#${refsOf(formatView('\r', { view: 'full' }))[1].slice(2)}` }] }) },
   {
     name: 'a ref without ANCHOR on one of the identical lines of a file of only \\r',
     code: 'HASH_MISMATCH',
     options: { seenGuard: false },
     setup: (c) => put(join(c.root, 'cr.txt'), '\r\r\r'),
-    run: (c) => c.hl.edit('cr.txt', { operations: [{ op: 'replace', ref: refsOf(formatView('\r\r\r'))[2].replace(/#\w{3}$/, ''), content: 'x' }] }),
+    run: (c) => c.hl.edit('cr.txt', { operations: [{ op: 'replace', ref: refsOf(formatView('\r\r\r', { view: 'full' }))[2].replace(/#\w{3}$/, ''), content: 'x' }] }),
     message: /without ANCHOR/,
   },
   { name: 'a file over the size limit', code: 'TOO_LARGE', options: { maxFileBytes: 1000 }, setup: (c) => put(join(c.root, 'big.txt'), 'y'.repeat(1001)), run: (c) => c.hl.edit('big.txt', { operations: [{ op: 'append', content: 'x' }] }) },
@@ -357,10 +357,10 @@ const loneSurrogates = [
   ['the path of a read', (c) => c.hl.read(`f.txt${LONE}`), /`path`/],
   ['the path of a tag', (c) => c.hl.tag(`f.txt${LONE}`, [{ line: 1, text: 'a' }]), /`path`/],
   ['the text of a shown line given to tag', (c) => c.hl.tag('f.txt', [{ line: 1, text: `a${LONE}` }]), /`lines\[0\]\.text`/],
-  ['the root', (c) => new Hashline({ root: join(c.root, `sub${LONE}`) }), /`options\.root`/],
-  ['the store folder', (c) => new Hashline({ root: c.root, storeDir: join(c.parent, `store${LONE}`) }), /`options\.storeDir`/],
-  ['the text given to formatView', () => formatView(`a${LONE}\n`), /`text`/],
-  ['the path given to formatView', () => formatView('a\n', { path: `p${LONE}` }), /`options\.path`/],
+  ['the root', (c) => new Hashline({ view: 'full', root: join(c.root, `sub${LONE}`) }), /`options\.root`/],
+  ['the store folder', (c) => new Hashline({ view: 'full', root: c.root, storeDir: join(c.parent, `store${LONE}`) }), /`options\.storeDir`/],
+  ['the text given to formatView', () => formatView(`a${LONE}\n`, { view: 'full' }), /`text`/],
+  ['the path given to formatView', () => formatView('a\n', { path: `p${LONE}`, view: 'full' }), /`options\.path`/],
   ['the text given to applyEdits', () => applyEdits(`a${LONE}\n`, { operations: [{ op: 'append', content: 'x' }] }), /`text`/],
   ['the content given to applyEdits', () => applyEdits('a\n', { operations: [{ op: 'append', content: LONE }] }), /`operations\[0\]\.content`/],
   ['the ref given to parseRef', () => parseRef(`2#E9D#839${LONE}`), /`reference`/],
@@ -395,7 +395,7 @@ catalogue.push(
   { name: 'an array element whose getter throws', code: 'INVALID_REQUEST', run: op((r) => ({ op: 'replace', ref: r[2], content: Object.defineProperty(['x', 'y'], 1, { get: boom, enumerable: true }) })), message: /`operations\[0\]\.content\[1\]`/ },
   { name: 'a getter that throws in read options', code: 'INVALID_REQUEST', run: (c) => c.hl.read('f.txt', { get offset() { return boom() } }), message: /`options\.offset`/ },
   { name: 'a getter that throws in edit options', code: 'INVALID_REQUEST', run: (c) => c.hl.edit('f.txt', { operations: [{ op: 'delete', ref: c.refs[2] }] }, { get allowOutsideRoot() { return boom() } }), message: /`options\.allowOutsideRoot`/ },
-  { name: 'a getter that throws in the options of new Hashline', code: 'INVALID_REQUEST', run: (c) => new Hashline({ root: c.root, get seenGuard() { return boom() } }), message: /`options\.seenGuard`/ },
+  { name: 'a getter that throws in the options of new Hashline', code: 'INVALID_REQUEST', run: (c) => new Hashline({ view: 'full', root: c.root, get seenGuard() { return boom() } }), message: /`options\.seenGuard`/ },
   { name: 'a getter that throws in formatView options', code: 'INVALID_REQUEST', run: () => formatView('a\n', { get path() { return boom() } }), message: /`options\.path`/ },
   { name: 'a getter that throws in a line given to tag', code: 'INVALID_REQUEST', run: (c) => c.hl.tag('f.txt', [{ line: 1, get text() { return boom() } }]), message: /`lines\[0\]\.text`/ },
   { name: 'a Proxy as the request', code: 'INVALID_REQUEST', run: (c) => c.hl.edit('f.txt', proxy({ operations: [{ op: 'delete', ref: c.refs[2] }] })), message: /Proxy/ },
@@ -473,7 +473,7 @@ function inChild(root, path, request) {
   const index = fileURLToPath(new URL('../index.js', import.meta.url))
   const script = `
     const { Hashline } = require(${JSON.stringify(index)})
-    try { new Hashline({ root: ${JSON.stringify(root)} }).edit(${JSON.stringify(path)}, ${JSON.stringify(request)}); console.log('{}') }
+    try { new Hashline({ view: 'full', root: ${JSON.stringify(root)} }).edit(${JSON.stringify(path)}, ${JSON.stringify(request)}); console.log('{}') }
     catch (e) { console.log(JSON.stringify({ code: e.code, message: e.message })) }`
   const out = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 20_000, maxBuffer: 64 << 20 })
   if (out.signal) return { code: `no answer (killed by ${out.signal})`, message: '' }
@@ -492,7 +492,7 @@ for (const c of catalogue) {
     mkdirSync(outside)
     put(join(root, 'f.txt'), BASE)
     put(join(outside, 'secret.txt'), 'secret\n')
-    const hl = new Hashline({ root, ...c.options })
+    const hl = new Hashline({ view: 'full', root, ...c.options })
     const refs = refsOf(hl.read('f.txt').text)
     /** @type {Ctx} */
     const ctx = { parent, root, outside, hl, refs, state: undefined }
@@ -524,7 +524,7 @@ test(`the catalogue holds at least 60 cases (${catalogue.length})`, (t) => {
 test('null in an optional field means the field is absent, as strict tool-calling schemas send it', (t) => {
   const dir = scratch(t)
   put(join(dir, 'f.txt'), BASE)
-  const hl = new Hashline({ root: dir })
+  const hl = new Hashline({ view: 'full', root: dir })
   const refs = refsOf(hl.read('f.txt').text)
   hl.edit('f.txt', { operations: [{ op: 'replace', ref: refs[2], through: null, content: 'B' }], rev: null, oldString: null, newString: null, replaceAll: null })
   t.is(readFileSync(join(dir, 'f.txt'), 'utf8'), 'a\nB\nc\nd\n')
@@ -538,7 +538,7 @@ test('an edit keeps the owner of a file that belongs to another user', (t) => {
   const file = join(dir, 'theirs.txt')
   put(file, 'a\nb\n')
   chownSync(file, 65534, 65534)
-  const hl = new Hashline({ root: dir })
+  const hl = new Hashline({ view: 'full', root: dir })
   const refs = refsOf(hl.read('theirs.txt').text)
   hl.edit('theirs.txt', { operations: [{ op: 'replace', ref: refs[1], content: 'A' }] })
   t.is(readFileSync(file, 'utf8'), 'A\nb\n')

@@ -17,7 +17,7 @@ test('deleting the line between a lone CR and an empty line keeps the empty line
   const dir = scratch(t)
   const file = join(dir, 'f.txt')
   writeFileSync(file, 'a\rb\n\nc\n')
-  const hl = new Hashline({ root: dir })
+  const hl = new Hashline({ view: 'full', root: dir })
   const refs = refsOf(hl.read('f.txt').text)
   hl.edit('f.txt', { operations: [{ op: 'delete', ref: refs[2] }] })
   const text = readFileSync(file, 'utf8')
@@ -30,7 +30,7 @@ test('inserting a blank line after a lone CR inserts it', (t) => {
   const dir = scratch(t)
   const file = join(dir, 'f.txt')
   writeFileSync(file, 'x\na\r')
-  const hl = new Hashline({ root: dir })
+  const hl = new Hashline({ view: 'full', root: dir })
   const refs = refsOf(hl.read('f.txt').text)
   hl.edit('f.txt', { operations: [{ op: 'insert_after', ref: refs[2], content: '\n' }] })
   t.deepEqual(linesOf(readFileSync(file, 'utf8')), ['x', 'a', ''])
@@ -50,7 +50,7 @@ test('every delete and blank insert in small files of mixed endings reads back a
   let edits = 0
   for (const text of files) {
     const lines = linesOf(text)
-    const refs = refsOf(formatView(text))
+    const refs = refsOf(formatView(text, { view: 'full' }))
     for (let i = 0; i < lines.length; i++) {
       for (const [op, want] of [
         [{ op: 'delete' }, [...lines.slice(0, i), ...lines.slice(i + 1)]],
@@ -77,7 +77,7 @@ test('after an edit at a lone CR, a ref from before it still finds its line', (t
   const dir = scratch(t)
   const file = join(dir, 'f.txt')
   writeFileSync(file, 'a\rb\n\nc\n\nd\n')
-  const hl = new Hashline({ root: dir })
+  const hl = new Hashline({ view: 'full', root: dir })
   const refs = refsOf(hl.read('f.txt').text)
   hl.edit('f.txt', { operations: [{ op: 'delete', ref: refs[2] }] })
   hl.edit('f.txt', { operations: [{ op: 'replace', ref: refs[4], content: 'C' }] })

@@ -52,7 +52,7 @@ function editInChild(root, options) {
   const script = `
     const { Hashline } = require(${JSON.stringify(INDEX)})
     try {
-      new Hashline({ root: ${JSON.stringify(root)}, ...${JSON.stringify(options)} })
+      new Hashline({ view: 'full', root: ${JSON.stringify(root)}, ...${JSON.stringify(options)} })
         .edit('other.txt', { operations: [{ op: 'append', content: 'from the child' }] })
       console.log('{"ok":true}')
     } catch (e) { console.log(JSON.stringify({ code: e.code, message: e.message })) }`
@@ -72,7 +72,7 @@ test('a hashline process stopped mid-write blocks no other edit of its folder fo
   const pid = /** @type {number} */ (child.pid)
   await new Promise((resolve) => createInterface({ input: /** @type {import('node:stream').Readable} */ (child.stdout) }).once('line', resolve))
 
-  const hl = new Hashline({ root: dir })
+  const hl = new Hashline({ view: 'full', root: dir })
   let holdingLock = 0
   let holdingTemporary = 0
   let stops = 0
@@ -111,8 +111,8 @@ test('a hashline process stopped mid-write blocks no other edit of its folder fo
 test('lockTimeoutMs must be a whole number of milliseconds', (t) => {
   const dir = scratch(t)
   for (const value of [-1, 1.5, Number.NaN, '100']) {
-    const err = /** @type {{ code?: string }} */ (t.throws(() => new Hashline({ root: dir, lockTimeoutMs: /** @type {any} */ (value) })))
+    const err = /** @type {{ code?: string }} */ (t.throws(() => new Hashline({ view: 'full', root: dir, lockTimeoutMs: /** @type {any} */ (value) })))
     t.is(err?.code, 'INVALID_REQUEST', String(value))
   }
-  t.notThrows(() => new Hashline({ root: dir, lockTimeoutMs: 0 }))
+  t.notThrows(() => new Hashline({ view: 'full', root: dir, lockTimeoutMs: 0 }))
 })

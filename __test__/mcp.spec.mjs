@@ -16,6 +16,9 @@ import { createServer } from "../mcp/server.mjs"
 import { IdScanner, LineTransport } from "../mcp/transport.mjs"
 import * as helpers from "./helpers.mjs"
 
+// These tests pin the full view's text; the lean view, the default, has its own in lean.spec.mjs.
+process.env.HASHLINE_VIEW = "full"
+
 const { scratch } = helpers
 /**
  * The refs of a view's lines, by line number.
@@ -39,7 +42,7 @@ async function connect(t, files) {
     fs.mkdirSync(path.dirname(path.join(root, name)), { recursive: true })
     fs.writeFileSync(path.join(root, name), content)
   }
-  const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, "mcp", "--root", root], cwd: outside, stderr: "pipe" })
+  const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, "mcp", "--root", root, "--view", "full"], cwd: outside, stderr: "pipe" })
   const client = new Client({ name: "hashline-test", version: "1.0.0" })
   await client.connect(transport)
   t.teardown(() => client.close())

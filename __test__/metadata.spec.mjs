@@ -13,7 +13,7 @@ const refsOf = (text) => /** @type {Record<number, string>} */ (untypedRefsOf(te
 
 test('setuid, setgid and sticky bits survive an edit', (t) => {
   const dir = scratch(t)
-  const hl = new Hashline({ root: dir })
+  const hl = new Hashline({ view: 'full', root: dir })
   for (const mode of [0o4755, 0o2750, 0o1644, 0o7755]) {
     const name = `m${mode.toString(8)}.sh`
     const file = join(dir, name)
@@ -32,7 +32,7 @@ test('a file whose name is 255 bytes long is edited and created', (t) => {
   const made = `${'é'.repeat(125)}.txt`
   t.is(Buffer.byteLength(made), 254)
   writeFileSync(join(dir, name), 'a\nb\n')
-  const hl = new Hashline({ root: dir })
+  const hl = new Hashline({ view: 'full', root: dir })
   const refs = refsOf(hl.read(name).text)
   hl.edit(name, { operations: [{ op: 'replace', ref: refs[2], content: 'B' }] })
   t.is(readFileSync(join(dir, name), 'utf8'), 'a\nB\n')
@@ -44,7 +44,7 @@ test('a file whose name is 255 bytes long is edited and created', (t) => {
 test('an edit that fails after creating folders removes the folders it made', (t) => {
   const dir = scratch(t)
   writeFileSync(join(dir, 'keep.txt'), 'k\n')
-  const hl = new Hashline({ root: dir })
+  const hl = new Hashline({ view: 'full', root: dir })
   const cases = [
     `made/deeper/${'x'.repeat(256)}`,
     `made/${'d'.repeat(256)}/f.txt`,

@@ -68,7 +68,8 @@ async function play(t, spec) {
   return { project, server, run, tools: toolParts(run.events) }
 }
 
-const REF_LINE = /^(\d+#[0-9A-F]{3}#[0-9A-F]{3})\|(.*)$/
+// The lean view (the default) and the full one (what apply_patch results show).
+const REF_LINE = /^(\d+[a-z]{2}) (.*)$|^(\d+#[0-9A-F]{3}#[0-9A-F]{3})\|(.*)$/
 
 /**
  * The refs a view shows, by the text of their line, as a model reads them.
@@ -80,7 +81,7 @@ function refsOf(output) {
   for (const line of (output ?? "").split("\n")) {
     // Read and grep lines, and an edit result's context (" ") and added ("+") lines.
     const m = REF_LINE.exec(line.trimStart().replace(/^\+/, ""))
-    if (m) found.push({ ref: m[1], text: m[2] })
+    if (m) found.push(m[1] ? { ref: m[1], text: m[2] } : { ref: m[3], text: m[4] })
   }
   return found
 }
@@ -201,13 +202,18 @@ scenario("edits from the first read's refs after lines moved land right or are r
   const edits = tools.filter((p) => p.tool === "edit")
   t.is(edits.length, 3)
   t.is(edits[0].state.status, "completed", edits[0].state.error)
-  t.is(edits[1].state.status, "completed", edits[1].state.error)
-  const after = ["a", "a1", "a2", "}", "b", "}", "c", "}", "d", "} // d", "e", "}"]
+  // In the lean view the cited "}" (old line 8, now 10) and the "}" now at
+  // line 8 carry the same tag, so which one was meant cannot be told: the
+  // edit is refused with fresh refs. The full view's ANCHOR tells them
+  // apart.
+  t.is(edits[1].state.status, "error")
+  t.regex(edits[1].state.error, /^Edit rejected, nothing written: the refs match more than one recent version/)
+  const after = ["a", "a1", "a2", "}", "b", "}", "c", "}", "d", "}", "e", "}"]
   // Lines 1..3 of the first read had lines inserted between them: where that
   // range went cannot be proven, so the edit must be refused with fresh refs.
   t.is(edits[2].state.status, "error")
   t.regex(edits[2].state.error, /^Edit rejected, nothing written/)
-  t.regex(edits[2].state.error, /^>>> 1#[0-9A-F]{3}#[0-9A-F]{3}\|a$/m)
+  t.regex(edits[2].state.error, /^>>> 1[n-z][a-z] a$/m)
   t.is(project.read("f.txt").toString("utf8"), after.join("\n") + "\n")
 })
 
@@ -220,8 +226,9 @@ scenario("content that echoes view prefixes is cleaned and the cleaning reported
         const ref = refFor(lastToolOutput, "    return 1")
         return {
           calls: [
-            // The model pasted the view's own prefixes into the new content.
-            { name: "edit", args: { filePath: "g.py", operations: [{ op: "replace", ref, content: `${ref}|    x = 2\n${ref.replace(/^\d+/, "3")}|    return x` }] } },
+            // The model pasted view lines, prefixes and all, into the new
+            // content: the line's own, and one numbered after it.
+            { name: "edit", args: { filePath: "g.py", operations: [{ op: "replace", ref, content: `${ref}     x = 2\n3nq     return x` }] } },
           ],
         }
       },
@@ -387,7 +394,7 @@ scenario("prettier formats the edited file, and the next edit cites the refs the
   const [, formatted, next] = tools
   t.is(formatted.state.status, "completed", formatted.state.error)
   t.regex(formatted.state.output, /then formatted it with prettier/)
-  t.regex(formatted.state.output, /^\+2#[0-9A-F]{3}#[0-9A-F]{3}\|  const sum = a \+ b;$/m)
+  t.regex(formatted.state.output, /^\+2[a-m][a-z]   const sum = a \+ b;$/m)
   t.regex(formatted.state.metadata.diff, /^\+  return sum;$/m)
   t.is(next.state.status, "completed", next.state.error)
   t.is(project.read("src/add.ts").toString("utf8"), "export function add(a: number, b: number) {\n  const sum = a + b;\n  return sum * 2;\n}\n")

@@ -12,6 +12,9 @@ import { fileURLToPath } from "node:url"
 import { BUILTIN, configured } from "../opencode/format.mjs"
 import { binding, bunBinary } from "./helpers.mjs"
 
+// These tests pin the full view's text; the lean view, the default, has its own in lean.spec.mjs.
+process.env.HASHLINE_VIEW = "full"
+
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..")
 const SCRIPT = path.join(REPO, "__test__", "support", "plugin-in-bun.mjs")
 /** The PATH without this repository's node_modules/.bin, so only a project's own tools are found. */
@@ -87,7 +90,7 @@ test("ruff formats a patched Python file; the result shows its refs and older re
   // ruff will add the blank lines PEP 8 wants: every line below the import moves.
   const original = "import os\ndef f():\n    return os.sep\nx=1\ny = 2\n"
   const root = project(t, { "pyproject.toml": "[tool.ruff]\n", "a.py": original })
-  const view = binding.formatView(original)
+  const view = binding.formatView(original, { view: 'full' })
   const [read, patched, edited] = inBun(root, { formatter: true }, [
     { read: "a.py" },
     { patch: "*** Begin Patch\n*** Update File: a.py\n@@\n-y = 2\n+y = [1,2 ,3]\n*** End Patch" },
@@ -109,7 +112,7 @@ test("rustfmt formats an edited Rust file and the next edit cites the refs the r
   t.true(onPath("rustfmt"), "rustfmt is on the PATH (rustup component add rustfmt)")
   const original = "fn main() {\n    let x = 1;\n    println!(\"{}\", x);\n}\n"
   const root = project(t, { "src/main.rs": original })
-  const view = binding.formatView(original)
+  const view = binding.formatView(original, { view: 'full' })
   const [first] = inBun(root, { formatter: true }, [{ edit: { filePath: "src/main.rs", operations: [{ op: "replace", ref: refFor(view, "    let x = 1;"), content: "    let x=vec![1,2,3];" }] } }])
   t.is(first.error, undefined)
   t.regex(first.output, /then formatted it with rustfmt/)
@@ -123,7 +126,7 @@ test("rustfmt formats an edited Rust file and the next edit cites the refs the r
 test("prettier from the project's node_modules formats the file when its package.json lists it", async (t) => {
   const root = project(t, { "package.json": JSON.stringify({ devDependencies: { prettier: "3" } }), "src/a.ts": "export const a = { b: 1 }\n" })
   fs.symlinkSync(path.join(REPO, "node_modules"), path.join(root, "node_modules"), "dir")
-  const view = binding.formatView("export const a = { b: 1 }\n")
+  const view = binding.formatView("export const a = { b: 1 }\n", { view: "full" })
   const [result] = inBun(root, { formatter: true }, [{ edit: { filePath: "src/a.ts", operations: [{ op: "replace", ref: refFor(view, "export const a = { b: 1 }"), content: "export const a = {b:1,c:'x'}" }] } }])
   t.is(result.error, undefined)
   t.regex(result.output, /then formatted it with prettier/)
@@ -135,7 +138,7 @@ test("a formatter that is set up but missing, or fails, leaves the edit in place
   const root = project(t, { "package.json": JSON.stringify({ devDependencies: { prettier: "3" } }), "a.json": '{"a":1}\n', "b.txt": "one\n" })
   const config = { formatter: { broken: { command: ["sh", "-c", "echo cannot format >&2; exit 3", "$FILE"], extensions: [".txt"] } } }
   const [missing, failed] = inBun(root, config, [
-    { edit: { filePath: "a.json", operations: [{ op: "replace", ref: refFor(binding.formatView('{"a":1}\n'), '{"a":1}'), content: '{"a":2}' }] } },
+    { edit: { filePath: "a.json", operations: [{ op: "replace", ref: refFor(binding.formatView('{"a":1}\n', { view: 'full' }), '{"a":1}'), content: '{"a":2}' }] } },
     { edit: { filePath: "b.txt", oldString: "one", newString: "two" } },
   ])
   t.is(fs.readFileSync(path.join(root, "a.json"), "utf8"), '{"a":2}\n')

@@ -10,6 +10,9 @@ import pluginModule from "../opencode/plugin.mjs"
 import { INSTRUCTION, PATCH_INSTRUCTION } from "../lib/instruction.mjs"
 import { editKindOf } from "../opencode/model.mjs"
 
+// These tests pin the full view's text; the lean view, the default, has its own in lean.spec.mjs.
+process.env.HASHLINE_VIEW = "full"
+
 /** @param {import("ava").ExecutionContext} t @param {Record<string, string>} files */
 function project(t, files) {
   const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "hashline-model-")))

@@ -10,6 +10,9 @@ import path from "node:path"
 import patchTool, { parsePatchArguments } from "../opencode/patch.mjs"
 import { binding } from "./helpers.mjs"
 
+// These tests pin the full view's text; the lean view, the default, has its own in lean.spec.mjs.
+process.env.HASHLINE_VIEW = "full"
+
 /**
  * @typedef {{ permission: string, patterns: string[], always: string[], metadata: Record<string, any> }} Ask
  */
@@ -332,7 +335,7 @@ test("problems a patch introduces come back as OpenCode's LSP errors, with refs"
   const root = project(t, { "m.txt": "keep\n" })
   const { result } = await run(root, patch("*** Update File: m.txt\n@@\n keep\n+<<<<<<< HEAD\n+ours"))
   const file = path.join(root, "m.txt")
-  const ref = binding.formatView("keep\n<<<<<<< HEAD\nours\n").split("\n")[2].split("|")[0]
+  const ref = binding.formatView("keep\n<<<<<<< HEAD\nours\n", { view: "full" }).split("\n")[2].split("|")[0]
   t.true(result.output.endsWith(`\n\nLSP errors detected in m.txt, please fix:\n<diagnostics file="${file}">\nERROR [2:1] a merge conflict marker; the conflict it marks is not resolved (${ref})\n</diagnostics>`), result.output)
   t.deepEqual(result.metadata.diagnostics[file], [
     {

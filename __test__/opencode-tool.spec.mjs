@@ -12,6 +12,9 @@ import * as pluginExports from "../opencode/plugin.mjs"
 import { INSTRUCTION } from "../lib/instruction.mjs"
 import { applyEdits } from "../index.js"
 
+// These tests pin the full view's text; the lean view, the default, has its own in lean.spec.mjs.
+process.env.HASHLINE_VIEW = "full"
+
 /**
  * @typedef {{ permission: string, patterns: string[], always: string[], metadata: Record<string, any> }} Ask
  */
@@ -292,7 +295,7 @@ test("write content that echoes view prefixes is cleaned and the cleaning report
   t.is(echoed.args.content, "import os\n\nprint(1)\n")
   const result = { title: "x.py", output: "Wrote file successfully.", metadata: {} }
   await after({ tool: "write", sessionID: "s", callID: "c1", args: echoed.args }, result)
-  t.is(result.output, "Wrote file successfully.\n\nRemoved the view prefixes (LINE#HASH#ANCHOR|) from 2 lines of content before writing.")
+  t.is(result.output, "Wrote file successfully.\n\nRemoved the view prefixes (LINEab or LINE#HASH#ANCHOR|) from 2 lines of content before writing.")
 
   const mixed = { args: { filePath: "y.py", content: "1#AAA#BBB|import os\nprint(1)\n" } }
   await before({ tool: "write", sessionID: "s", callID: "c2" }, mixed)

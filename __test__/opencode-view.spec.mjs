@@ -4,6 +4,9 @@
 import test from "ava"
 import { tagGrepOutput, tagReadOutput } from "../opencode/view.mjs"
 
+// These tests pin the full view's text; the lean view, the default, has its own in lean.spec.mjs.
+process.env.HASHLINE_VIEW = "full"
+
 /**
  * A tagger that knows one file: a shown line matches when its text equals
  * (or, when cut, starts) the file's line.

@@ -40,7 +40,7 @@ test(`an outside writer racing ${TRIALS} commits loses no write: every landed co
   const exited = new Promise((resolve) => writer.on('exit', resolve))
   await new Promise((resolve) => lines.on('line', (line) => { said.push(line); if (line === 'ready') resolve(undefined) }))
 
-  const hl = new Hashline({ root: dir })
+  const hl = new Hashline({ view: 'full', root: dir })
   /** @type {Array<{ trial: number, base: string }>} */
   const landed = []
   /** @type {Record<string, number>} */

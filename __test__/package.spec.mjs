@@ -236,7 +236,7 @@ test.serial("npm install hashline: require, import and an edit with exact bytes,
   fs.writeFileSync(
     path.join(app, "use.cjs"),
     `const { Hashline } = require("hashline")
-const hl = new Hashline({ root: __dirname })
+const hl = new Hashline({ view: 'full', root: __dirname })
 const view = hl.read("crlf.txt")
 const ref = view.text.split("\\n").find((l) => l.endsWith("|two")).split("|")[0]
 hl.edit("crlf.txt", { operations: [{ op: "replace", ref, content: "TWO\\nand a half" }] })
@@ -253,11 +253,11 @@ import plugin from "hashline/server"
 import { createTools } from "hashline/tools"
 const root = process.cwd()
 const hooks = await plugin.server({ directory: root, worktree: root })
-const tools = createTools({ root })
+const tools = createTools({ root, view: "full" })
 const view = await tools.read.execute({ filePath: "esm.txt" })
 const ref = view.split("\\n").find((l) => l.endsWith("|b")).split("|")[0]
 await tools.edit.execute({ filePath: "esm.txt", operations: [{ op: "insert_after", ref, content: "c" }] })
-console.log(JSON.stringify({ id: plugin.id, edit: typeof hooks.tool.edit.execute, engine: typeof new Hashline({ root }).read, view: formatView("x\\n").split("\\n")[1] }))
+console.log(JSON.stringify({ id: plugin.id, edit: typeof hooks.tool.edit.execute, engine: typeof new Hashline({ view: 'full', root }).read, view: formatView("x\\n", { view: "full" }).split("\\n")[1] }))
 `,
   )
   const out = JSON.parse(run(process.execPath, ["use.mjs"], { cwd: app }).stdout)
@@ -294,7 +294,7 @@ test.serial("bun add hashline installs from the registry and the engine runs und
   fs.writeFileSync(
     path.join(app, "use.mjs"),
     `import { Hashline } from "hashline"
-const hl = new Hashline({ root: process.cwd() })
+const hl = new Hashline({ view: 'full', root: process.cwd() })
 const ref = hl.read("b.txt").text.split("\\n").find((l) => l.endsWith("|y")).split("|")[0]
 hl.edit("b.txt", { operations: [{ op: "delete", ref }] })
 `,
@@ -355,7 +355,7 @@ import { createTools as createAiTools } from "hashline/ai"
 import { createServer } from "hashline/mcp"
 import { generateText, type LanguageModel } from "ai"
 
-const hl = new Hashline({ root: ".", storeDir: ".cache" })
+const hl = new Hashline({ view: 'full', root: ".", storeDir: ".cache" })
 const view: ReadView = hl.read("a.txt", { offset: 1, limit: 10 })
 const result: EditResult = hl.edit("a.txt", { rev: view.rev, operations: [{ op: "append", content: ["x", "y"] }] })
 const text: string = applyEdits("a\\n", { operations: [{ op: "append", content: "b" }] }).text
@@ -385,7 +385,7 @@ export { module, server, tool }
 `,
     "bad.mts": `
 import { Hashline } from "hashline"
-new Hashline({ root: 1 })
+new Hashline({ view: 'full', root: 1 })
 `,
   }
   for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(app, name), text)

@@ -34,7 +34,7 @@ test('parseRef accepts what models copy and rejects the rest with INVALID_REF', 
 
 test('formatView tags every line with LINE#HASH#ANCHOR and shows the REV', (t) => {
   const text = 'one\ntwo\nthree\n'
-  const view = formatView(text, { path: 'x.txt' })
+  const view = formatView(text, { path: 'x.txt', view: 'full' })
   const lines = view.trimEnd().split('\n')
   t.is(lines[0], `x.txt REV:${rev(text)} lines 1-3 of 3`)
   t.is(lines[2], `2#${lineHash('two')}#${anchorHash('one', 'two', 'three')}|two`)

@@ -14,13 +14,13 @@ const REJECTED = ['HASH_MISMATCH', 'OUT_OF_RANGE']
  * Reads `before`, writes `after` behind the session's back, then edits
  * with the ref of `line` from the read.
  * @param {import('ava').ExecutionContext} t @param {string} before @param {string} after @param {number} line
- * @param {'replace' | 'delete'} op
+ * @param {'replace' | 'delete'} op @param {'lean' | 'full'} style
  */
-function staleEdit(t, before, after, line, op = 'replace') {
+function staleEdit(t, before, after, line, op = 'replace', style = 'full') {
   const dir = scratch(t)
   const path = join(dir, 'f.ts')
   writeFileSync(path, before)
-  const hl = new binding.Hashline({ root: dir })
+  const hl = new binding.Hashline({ root: dir, view: style })
   const view = hl.read('f.ts')
   writeFileSync(path, after)
   try {
@@ -34,20 +34,22 @@ function staleEdit(t, before, after, line, op = 'replace') {
 test('a neighbour changed into a copy of the cited line makes the ref unprovable, so the edit is rejected', (t) => {
   // "b" became "}" (the cited "}" stays line 3), or "b" was deleted and a
   // "}" added after the cited one (now line 2): same old, same new text.
-  const lower = staleEdit(t, 'a\nb\n}\nc\n', 'a\n}\n}\nc\n', 3)
-  t.true(REJECTED.includes(String(lower.code)), `wrote ${JSON.stringify(lower.text)}`)
-  t.is(lower.text, 'a\n}\n}\nc\n')
-  const upper = staleEdit(t, 'a\n}\nb\nc\n', 'a\n}\n}\nc\n', 2)
-  t.true(REJECTED.includes(String(upper.code)), `wrote ${JSON.stringify(upper.text)}`)
-  t.is(upper.text, 'a\n}\n}\nc\n')
+  for (const view of /** @type {const} */ (['full', 'lean'])) {
+    const lower = staleEdit(t, 'a\nb\n}\nc\n', 'a\n}\n}\nc\n', 3, 'replace', view)
+    t.true(REJECTED.includes(String(lower.code)), `${view}: wrote ${JSON.stringify(lower.text)}`)
+    t.is(lower.text, 'a\n}\n}\nc\n')
+    const upper = staleEdit(t, 'a\n}\nb\nc\n', 'a\n}\n}\nc\n', 2, 'replace', view)
+    t.true(REJECTED.includes(String(upper.code)), `${view}: wrote ${JSON.stringify(upper.text)}`)
+    t.is(upper.text, 'a\n}\n}\nc\n')
+  }
 })
 
 test('a block replaced next to a copy of the cited line makes the ref unprovable, so the edit is rejected', (t) => {
   // "P\n}" or "}\nP" became "I": either "}" of the read may be the one
   // that is gone.
-  for (const line of [2, 4]) {
-    const got = staleEdit(t, 'a\n}\nP\n}\nb\n', 'a\n}\nI\nb\n', line)
-    t.true(REJECTED.includes(String(got.code)), `line ${line}: wrote ${JSON.stringify(got.text)}`)
+  for (const [line, view] of /** @type {const} */ ([[2, 'full'], [4, 'full'], [2, 'lean'], [4, 'lean']])) {
+    const got = staleEdit(t, 'a\n}\nP\n}\nb\n', 'a\n}\nI\nb\n', line, 'replace', view)
+    t.true(REJECTED.includes(String(got.code)), `line ${line} (${view}): wrote ${JSON.stringify(got.text)}`)
     t.is(got.text, 'a\n}\nI\nb\n')
   }
 })

@@ -87,7 +87,7 @@ test(`a process swapping a folder for a symlink out of the root gets no read or 
   writeFileSync(join(outside, 'other.txt'), `${secret} other\n`)
   const before = snapshot(outside)
 
-  const hl = new Hashline({ root })
+  const hl = new Hashline({ view: 'full', root })
   const swapper = await startSwapper(join(root, 'sub'), outside, 240_000)
   t.teardown(() => swapper.kill())
 
@@ -163,10 +163,10 @@ test('a plan is committed only by the session that made it', (t) => {
   const other = scratch(t)
   writeFileSync(join(dir, 'f.txt'), 'a\nb\n')
   writeFileSync(join(other, 'f.txt'), 'a\nb\n')
-  const a = new Hashline({ root: dir })
+  const a = new Hashline({ view: 'full', root: dir })
   const refs = refsOf(a.read('f.txt').text)
   const plan = a.plan('f.txt', { operations: [{ op: 'replace', ref: refs[1], content: 'A' }] })
-  for (const b of [new Hashline({ root: dir }), new Hashline({ root: other })]) {
+  for (const b of [new Hashline({ view: 'full', root: dir }), new Hashline({ view: 'full', root: other })]) {
     const err = /** @type {{ code?: string, message?: string }} */ (thrown(t, () => b.commit(plan)))
     t.is(err?.code, 'INVALID_REQUEST')
     t.regex(err?.message ?? '', /another Hashline/)
@@ -184,7 +184,7 @@ test('symlinks inside the root that stay inside, relative or absolute, are read 
   symlinkSync('real/f.txt', join(root, 'relative.txt'))
   symlinkSync(join(root, 'real', 'f.txt'), join(root, 'absolute.txt'))
   symlinkSync(join(root, 'real'), join(root, 'folder'))
-  const hl = new Hashline({ root })
+  const hl = new Hashline({ view: 'full', root })
   for (const [path, line] of /** @type {const} */ ([['relative.txt', 'A'], ['absolute.txt', 'B'], ['folder/f.txt', 'C']])) {
     const view = hl.read(path)
     t.is(view.path, path)
@@ -208,7 +208,7 @@ test('a link out of the root is refused, and read and edited with allowOutsideRo
   writeFileSync(join(outside, 'f.txt'), 'a\nb\n')
   symlinkSync(join(outside, 'f.txt'), join(root, 'link.txt'))
   symlinkSync('../outside', join(root, 'out'))
-  const hl = new Hashline({ root })
+  const hl = new Hashline({ view: 'full', root })
   t.is(/** @type {{ code?: string }} */ (thrown(t, () => hl.read('link.txt'))).code, 'OUTSIDE_ROOT')
   t.is(/** @type {{ code?: string }} */ (thrown(t, () => hl.edit('out/new.txt', { oldString: '', newString: 'x' }))).code, 'OUTSIDE_ROOT')
   const view = hl.read('link.txt', { allowOutsideRoot: true })
@@ -226,7 +226,7 @@ test('a file named with a backslash is reported under its own name', (t) => {
   const root = scratch(t)
   const name = '..\\x.txt'
   writeFileSync(join(root, name), 'a\n')
-  const hl = new Hashline({ root })
+  const hl = new Hashline({ view: 'full', root })
   const view = hl.read(name)
   t.is(view.path, name)
   t.true(view.text.startsWith(`${name} REV:`))
@@ -238,7 +238,7 @@ test('a file named with a backslash is reported under its own name', (t) => {
 test('a file path ending in "/." is refused like one ending in "/"', (t) => {
   const root = scratch(t)
   writeFileSync(join(root, 'f.txt'), 'a\n')
-  const hl = new Hashline({ root })
+  const hl = new Hashline({ view: 'full', root })
   for (const path of ['f.txt/', 'f.txt/.', 'f.txt/./', 'f.txt/.//.']) {
     const err = /** @type {{ code?: string }} */ (thrown(t, () => hl.edit(path, { operations: [{ op: 'append', content: 'b' }] })))
     t.is(err?.code, 'NOT_A_FILE', path)

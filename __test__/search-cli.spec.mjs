@@ -8,6 +8,9 @@ import path from "node:path"
 import { fileURLToPath } from "node:url"
 import { scratch } from "./helpers.mjs"
 
+// These tests pin the full view's text; the lean view, the default, has its own in lean.spec.mjs.
+process.env.HASHLINE_VIEW = "full"
+
 const CLI = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "cli", "hashline.mjs")
 
 /**

@@ -8,6 +8,9 @@ import path from "node:path"
 import { createTools } from "../lib/tools.mjs"
 import * as helpers from "./helpers.mjs"
 
+// These tests pin the full view's text; the lean view, the default, has its own in lean.spec.mjs.
+process.env.HASHLINE_VIEW = "full"
+
 const { binding, scratch } = helpers
 /**
  * The refs of a view's lines, by line number.
@@ -108,7 +111,7 @@ test("grep counts and names the files it did not search: binary, not UTF-8, over
   t.deepEqual(filesOf(out), ["ok.txt"])
   t.regex(out, /^Not searched: 1 binary file \(bin\.dat\); 1 file not valid UTF-8 \(latin1\.txt\); 1 file over the size limit of 100 bytes \(big\.txt\)\.$/m)
 
-  const result = new binding.Hashline({ root, maxFileBytes: 100 }).search("needle")
+  const result = new binding.Hashline({ view: "full", root, maxFileBytes: 100 }).search("needle")
   t.like(result.skipped, { binary: 1, notUtf8: 1, tooLarge: 1, unreadable: 0 })
   t.deepEqual(
     result.skipped.files.map((/** @type {any} */ f) => [f.path, f.reason]),
@@ -130,7 +133,7 @@ test("grep stops at the limit and says how many more lines it found, at least", 
   t.is(few.split("\n").filter((l) => /^\s+\d+#/.test(l)).length, 7)
   t.regex(few, /stopped at the limit of 7: at least 143 more/)
 
-  const result = new binding.Hashline({ root }).search("^hit", { maxResults: 150 })
+  const result = new binding.Hashline({ view: "full", root }).search("^hit", { maxResults: 150 })
   t.like(result, { shown: 150, more: 0, stopped: false })
 })
 
@@ -139,7 +142,7 @@ test("at the limit the walk stops: of many files, few are searched", async (t) =
   const files = {}
   for (let i = 0; i < 400; i++) files[`d${i % 20}/f${i}.txt`] = "needle\n".repeat(5)
   const root = project(t, files)
-  const result = new binding.Hashline({ root }).search("needle", { maxResults: 3 })
+  const result = new binding.Hashline({ view: "full", root }).search("needle", { maxResults: 3 })
   t.is(result.shown, 3)
   t.true(result.stopped)
   t.true(result.more >= 2)
@@ -183,14 +186,14 @@ test("context lines come with refs, marked apart from hits, and an edit may cite
   await tools.edit.execute({ filePath: "a.txt", operations: [{ op: "replace", ref: refFor(out, "two"), content: "TWO" }] })
   t.is(fs.readFileSync(path.join(root, "a.txt"), "utf8"), "one\nTWO\nneedle\nfour\nfive\nsix\nseven\nneedle\nnine\n")
   // Line 5 was not shown at all.
-  const view = binding.formatView(fs.readFileSync(path.join(root, "a.txt"), "utf8"))
+  const view = binding.formatView(fs.readFileSync(path.join(root, "a.txt"), "utf8"), { view: "full" })
   const unseen = await errorOf(t, tools.edit.execute({ filePath: "a.txt", operations: [{ op: "delete", ref: refsOf(view)[5] }] }))
   t.is(unseen.code, "UNSEEN_LINES")
 })
 
 test("search returns structured hits: path, rev, line, ref, text and context", (t) => {
   const root = project(t, { "src/a.js": "const a = 1\nconst b = 2\nconst c = 3\n", "src/b.js": "let b = 2\n" })
-  const engine = new binding.Hashline({ root })
+  const engine = new binding.Hashline({ view: "full", root })
   const result = engine.search("b = 2", { context: 1 })
   const view = engine.read("src/a.js")
   const refs = refsOf(view.text)
@@ -231,7 +234,7 @@ test("an invalid pattern or glob is INVALID_REQUEST, with what is wrong", async 
     t.is(err.code, "INVALID_REQUEST", JSON.stringify(args))
     t.regex(err.message, message)
   }
-  const engine = new binding.Hashline({ root })
+  const engine = new binding.Hashline({ view: "full", root })
   t.is(thrownCode(() => engine.search("x", { maxResults: 0 })), "INVALID_REQUEST")
   t.is(thrownCode(() => engine.search("x", { context: 1.5 })), "INVALID_REQUEST")
   t.is(thrownCode(() => engine.search("x", /** @type {any} */ ({ maxResults: "5" }))), "INVALID_REQUEST")
@@ -300,7 +303,7 @@ test("grep never leaves the root: links out are not followed, and paths outside 
 
 test("invert lists the lines that do not match", (t) => {
   const root = project(t, { "a.txt": "keep\ndrop\nkeep too\n" })
-  const result = new binding.Hashline({ root }).search("keep", { invert: true })
+  const result = new binding.Hashline({ view: "full", root }).search("keep", { invert: true })
   t.deepEqual(result.hits.map((/** @type {any} */ h) => h.text), ["drop"])
   t.regex(result.text, /^Found 1 line not matching in 1 file\.$/m)
 })

@@ -10,7 +10,7 @@ function firstRead(t, text) {
   const dir = scratch(t)
   const file = join(dir, 'f.txt')
   writeFileSync(file, text)
-  const hl = new Hashline({ root: dir })
+  const hl = new Hashline({ view: 'full', root: dir })
   const view = hl.read('f.txt')
   return { dir, file, hl, view, refs: refsOf(view.text), bytes: () => readFileSync(file, 'utf8') }
 }
@@ -129,7 +129,7 @@ test('a ref without ANCHOR on a repeated line is rejected without a stored versi
   const dir = scratch(t)
   writeFileSync(join(dir, 'f.txt'), '}\nx\n}\n')
   const bare = `3#${lineHash('}')}`
-  const fresh = new Hashline({ root: dir })
+  const fresh = new Hashline({ view: 'full', root: dir })
   const err = t.throws(() => fresh.edit('f.txt', { operations: [{ op: 'replace', ref: bare, content: '};' }] }))
   t.is(err.code, 'HASH_MISMATCH')
   t.regex(err.message, /without ANCHOR/)
@@ -141,7 +141,7 @@ test('a ref without ANCHOR on a repeated line is rejected without a stored versi
 test('a ref without ANCHOR on a unique line is accepted', (t) => {
   const dir = scratch(t)
   writeFileSync(join(dir, 'f.txt'), 'a\nb\n')
-  new Hashline({ root: dir }).edit('f.txt', { operations: [{ op: 'delete', ref: `2#${lineHash('b')}` }] })
+  new Hashline({ view: 'full', root: dir }).edit('f.txt', { operations: [{ op: 'delete', ref: `2#${lineHash('b')}` }] })
   t.is(readFileSync(join(dir, 'f.txt'), 'utf8'), 'a\n')
 })
 

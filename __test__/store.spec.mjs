@@ -15,10 +15,10 @@ function readThenPrepend(t, text) {
   const storeDir = join(scratch(t), 'store')
   const file = join(dir, 'f.txt')
   writeFileSync(file, text)
-  const refs = refsOf(new Hashline({ root: dir, storeDir }).read('f.txt').text)
-  const { rev } = new Hashline({ root: dir, storeDir }).edit('f.txt', { operations: [{ op: 'prepend', content: 'N' }] })
+  const refs = refsOf(new Hashline({ view: 'full', root: dir, storeDir }).read('f.txt').text)
+  const { rev } = new Hashline({ view: 'full', root: dir, storeDir }).edit('f.txt', { operations: [{ op: 'prepend', content: 'N' }] })
   const entry = join(storeDir, readdirSync(storeDir).find((name) => name.endsWith(`-${rev}.hlv`)))
-  return { dir, storeDir, file, refs, entry, session: () => new Hashline({ root: dir, storeDir }) }
+  return { dir, storeDir, file, refs, entry, session: () => new Hashline({ view: 'full', root: dir, storeDir }) }
 }
 
 /** Replaces the line map stored with a version (the fourth line of its file). */

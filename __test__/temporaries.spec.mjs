@@ -15,7 +15,7 @@ test('a file named like a temporary file is read and edited like any other', (t)
   const dir = scratch(t)
   for (const name of ['.env.hashline-tmp', '.f.txt.a1b2c3.hashline-tmp', 'notes.hashline-tmp']) {
     writeFileSync(join(dir, name), 'a\nb\n')
-    const hl = new Hashline({ root: dir })
+    const hl = new Hashline({ view: 'full', root: dir })
     const refs = refsOf(hl.read(name).text)
     const result = hl.edit(name, { operations: [{ op: 'replace', ref: refs[1], content: 'A' }] })
     t.is(result.path, name)
@@ -33,7 +33,7 @@ test('an edit leaves alone the files of its folder that look like temporary file
   }
   for (const [name, text] of Object.entries(lookalikes)) writeFileSync(join(dir, name), text)
   writeFileSync(join(dir, 'f.txt'), 'a\n')
-  const hl = new Hashline({ root: dir })
+  const hl = new Hashline({ view: 'full', root: dir })
   hl.edit('f.txt', { operations: [{ op: 'append', content: 'b' }] })
   hl.edit('new.txt', { oldString: '', newString: 'new\n' })
   for (const [name, text] of Object.entries(lookalikes)) t.is(readFileSync(join(dir, name), 'utf8'), text, name)

@@ -10,6 +10,7 @@ import fs from "node:fs"
 import { createRequire } from "node:module"
 import path from "node:path"
 import { parseArgs } from "node:util"
+import { viewOption } from "../lib/view.mjs"
 
 /**
  * @typedef {import("../index.js").Hashline} Hashline
@@ -27,6 +28,8 @@ const COMMON = `Options of every command:
   --store-max-bytes N
                 the most the store may hold, e.g. 500M (default: $HASHLINE_STORE_MAX_BYTES,
                 else 256M); the versions used longest ago are removed first
+  --view STYLE  how refs are shown: lean (12ab content, the default) or full
+                (12#A3F#9BC|content); both are accepted in edits (default: $HASHLINE_VIEW)
   --json        print results and errors as one JSON object on stdout
   -h, --help    show help
 `
@@ -160,7 +163,7 @@ const COMMAND_OPTIONS = /** @type {Record<string, string[]>} */ ({
   mcp: [],
   cache: [],
 })
-const COMMON_OPTIONS = ["root", "store", "store-max-bytes", "json", "help"]
+const COMMON_OPTIONS = ["root", "store", "store-max-bytes", "view", "json", "help"]
 const POSITIONALS = /** @type {Record<string, [number, number]>} */ ({ read: [1, 1], edit: [1, 1], apply: [0, 0], grep: [1, Infinity], mcp: [0, 0], cache: [1, 1] })
 
 class Failure extends Error {
@@ -342,6 +345,7 @@ async function run(argv) {
         root: { type: "string" },
         store: { type: "string" },
         "store-max-bytes": { type: "string" },
+        view: { type: "string" },
         json: { type: "boolean" },
         offset: { type: "string" },
         limit: { type: "string" },
@@ -409,6 +413,12 @@ async function run(argv) {
   const maxResults = number(values["max-count"], "-m/--max-count", 1, command)
   const context = number(values.context, "-C/--context", 0, command)
 
+  let view
+  try {
+    view = viewOption(values.view)
+  } catch (err) {
+    throw usage(err instanceof Error ? err.message : String(err), command)
+  }
   const native = nativeModule()
   if (command === "cache") {
     const cleared = native.clearStore(storeDir)
@@ -419,11 +429,11 @@ async function run(argv) {
   }
   if (command === "mcp") {
     const { serveMcp } = await import("./mcp.mjs")
-    await serveMcp({ root, storeDir: storeGiven === undefined ? undefined : path.resolve(storeGiven), storeMaxBytes })
+    await serveMcp({ root, storeDir: storeGiven === undefined ? undefined : path.resolve(storeGiven), storeMaxBytes, ...(view ? { view } : {}) })
     return "serving"
   }
 
-  const engine = new native.Hashline({ root, storeDir, storeMaxBytes })
+  const engine = new native.Hashline({ root, storeDir, storeMaxBytes, ...(view ? { view } : {}) })
 
   if (command === "read") {
     const view = engine.read(given(rest[0]), { offset, limit })

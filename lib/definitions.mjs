@@ -13,7 +13,7 @@ import { types } from "node:util"
 
 export const OPS = /** @type {const} */ (["replace", "delete", "insert_before", "insert_after", "prepend", "append"])
 
-export const EDIT_DESCRIPTION = `Edit a file by citing the refs that read and grep show before each line, e.g. \`12#A3F#9BC|  return total;\` has the ref \`12#A3F#9BC\`.
+export const EDIT_DESCRIPTION = `Edit a file by citing the refs that read and grep show before each line, e.g. \`12ab   return total;\` has the ref \`12ab\` (line 12, tag ab). Full refs (\`12#A3F#9BC\` from \`12#A3F#9BC|  return total;\`) work too.
 Give filePath and operations; the whole batch is checked against the version you read and applied at once, or nothing is written:
 - {"op":"replace","ref":R,"through":R2,"content":C}: lines R..R2 (inclusive; omit through for one line) become C
 - {"op":"delete","ref":R,"through":R2}
@@ -23,11 +23,11 @@ content is the new text only, lines separated by \\n, never with the ref prefixe
 The result shows fresh refs for the changed lines and how the others moved: keep editing from it without reading again. A rejected edit says why and shows the current lines with fresh refs.
 Without refs, oldString/newString (and replaceAll) replace one unique occurrence of oldString instead, as the classic edit tool does.`
 
-export const READ_DESCRIPTION = `Read a text file. Each line comes with its ref, \`LINE#HASH#ANCHOR|content\`, e.g. \`12#A3F#9BC|  return total;\`; the first line names the file, its REV (e.g. \`REV:72C4946C\`) and the lines shown. The ref and the \`|\` are not part of the file.
+export const READ_DESCRIPTION = `Read a text file. Each line comes with its ref: \`LINEab content\`, e.g. \`12ab   return total;\` (ref \`12ab\`), or in the full view \`LINE#HASH#ANCHOR|content\`, e.g. \`12#A3F#9BC|  return total;\`; the first line names the file, its REV (e.g. \`REV:72C4946C\`) and the lines shown. The ref and the one space (or \`|\`) after it are not part of the file.
 Cite the refs in edit operations instead of retyping old lines.
 Shows up to 2000 lines from offset (1-based, default 1); for a long file the last line says how to read on.`
 
-export const GREP_DESCRIPTION = `Search the text files under the project folder for lines matching a regular expression (Rust regex syntax, as in ripgrep: no look-around or backreferences). Each matching line comes with its ref, \`LINE#HASH#ANCHOR|content\`, under a header with the file's path and REV, so a hit can be edited without reading the file first.
+export const GREP_DESCRIPTION = `Search the text files under the project folder for lines matching a regular expression (Rust regex syntax, as in ripgrep: no look-around or backreferences). Each matching line comes with its ref, \`LINEab content\` (or \`LINE#HASH#ANCHOR|content\` in the full view), under a header with the file's path and REV, so a hit can be edited without reading the file first.
 path narrows the search to a file or folder; include keeps the files matching a glob such as *.ts, *.{js,mjs} or src/**/*.rs, and exclude leaves files or folders out. Files .gitignore lists, hidden files and binary files are skipped unless path names them; hidden: true searches hidden files too. ignoreCase, fixedStrings (the pattern as plain text) and word (whole words only) refine the match; context shows lines around each hit, with refs. Shows up to maxResults matching lines (default 100), and says how many more it found.`
 
 /** The descriptions of the edit arguments, shared by the JSON schema and the zod schema. */
@@ -36,7 +36,7 @@ export const EDIT_FIELDS = {
   rev: "The REV the read showed, e.g. 72C4946C (optional)",
   operations: "Edits citing refs, all against the version you read",
   op: "What to do",
-  ref: "Ref of the first line, as shown, e.g. 12#A3F#9BC (not for prepend/append)",
+  ref: "Ref of the first line, as shown, e.g. 12ab or 12#A3F#9BC (not for prepend/append)",
   through: "Ref of the last line of a replace or delete range (inclusive)",
   content: "New lines, separated by \\n, without ref prefixes (replace, insert_*, prepend, append)",
   oldString: "Fallback without refs: exact text to replace",
@@ -82,6 +82,7 @@ export const READ_SCHEMA = {
     filePath: { description: "Path of the file to read, absolute or relative to the session folder", type: "string" },
     offset: { description: "First line to show, 1-based (default 1)", type: "integer", minimum: 1 },
     limit: { description: "How many lines to show (default 2000)", type: "integer", minimum: 1 },
+    view: { description: "lean (12ab content) or full (12#A3F#9BC|content); default: the server's", type: "string", enum: ["lean", "full"] },
   },
   required: ["filePath"],
 }
@@ -264,7 +265,8 @@ export function parseReadArguments(args) {
   }
   const offset = positive("offset", input.offset)
   const limit = positive("limit", input.limit)
-  return { filePath, ...(offset === undefined ? {} : { offset }), ...(limit === undefined ? {} : { limit }) }
+  const view = input.view === undefined || input.view === null ? undefined : String(input.view)
+  return { filePath, ...(offset === undefined ? {} : { offset }), ...(limit === undefined ? {} : { limit }), ...(view === undefined ? {} : { view }) }
 }
 
 /**

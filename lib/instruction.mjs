@@ -8,7 +8,7 @@
 
 export const MARKER = "<hashline>"
 
-const REFS = `The read and grep tools show each line with a ref: \`LINE#HASH#ANCHOR|content\`, e.g. \`12#A3F#9BC|  return total;\`, and a read shows the file's REV (\`REV:72C4946C\`). The ref and the \`|\` are not part of the file.`
+const REFS = `The read and grep tools show each line with a ref: \`LINEab content\`, e.g. \`12ab   return total;\` (ref \`12ab\`), or in the full view \`LINE#HASH#ANCHOR|content\` (ref \`12#A3F#9BC\`); both kinds of refs work. A read shows the file's REV (\`REV:72C4946C\`). The ref and the one space (or \`|\`) after it are not part of the file.`
 
 export const INSTRUCTION = `${MARKER}
 ${REFS}

@@ -14,6 +14,7 @@ import {
   parseGrepArguments,
   parseReadArguments,
 } from "./definitions.mjs"
+import { viewOption } from "./view.mjs"
 
 /**
  * @typedef {import("../index.js").HashlineOptions} HashlineOptions
@@ -26,13 +27,16 @@ const require = createRequire(import.meta.url)
 /**
  * The three tools over one engine, so that what read and grep show is known to
  * edit. Relative paths resolve against `root` (default: the working
- * directory), and paths that lead outside it are refused.
+ * directory), and paths that lead outside it are refused. `view` ("lean",
+ * the default, or "full"; else HASHLINE_VIEW) is how refs are shown; refs of
+ * both styles are accepted.
  * @param {HashlineOptions} [options] as for `new Hashline(options)`
  * @returns {HashlineTools}
  */
 export function createTools(options = {}) {
   const native = /** @type {typeof import("../index.js")} */ (require("./native.cjs"))
-  const engine = new native.Hashline(options)
+  const view = viewOption(options.view)
+  const engine = new native.Hashline({ ...options, ...(view ? { view } : {}) })
   return {
     read: {
       name: "read",

@@ -10,6 +10,8 @@ export interface ServerOptions {
   storeMaxBytes?: number
   /** Files larger than this are refused (default 16 MiB). */
   maxFileBytes?: number
+  /** How refs are shown: "lean" (default) or "full"; both are accepted (default: HASHLINE_VIEW). */
+  view?: "lean" | "full"
 }
 
 /** An MCP server with the read, edit and grep tools, not yet connected. */

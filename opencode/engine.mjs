@@ -89,12 +89,34 @@ export function insideProject(file, place) {
  * @returns {HashlineInstance}
  */
 export function engineFor(place) {
+  return engineIn(place, configuredView)
+}
+
+/** @type {"lean" | "full" | undefined} */
+let configuredView
+
+/**
+ * The view the plugin's engines render in: the plugin option `view`, else
+ * HASHLINE_VIEW, else the engine's default (lean). Engines made before keep
+ * theirs.
+ * @param {"lean" | "full" | undefined} view
+ */
+export function configureView(view) {
+  configuredView = view
+}
+
+/**
+ * @param {Place} place
+ * @param {"lean" | "full" | undefined} view
+ * @returns {HashlineInstance}
+ */
+function engineIn(place, view) {
   const root = projectRoot(place)
   const map = registry()
   let engine = map.get(root)
   if (!engine) {
     const { Hashline } = nativeModule()
-    engine = new Hashline({ root })
+    engine = new Hashline({ root, ...(view ? { view } : {}) })
     map.set(root, engine)
   }
   return engine

@@ -8,7 +8,8 @@
 // OpenCode calls every export of a plugin module as a plugin, so this module
 // exports only the plugin itself.
 import path from "node:path"
-import { engineFor, nativeModule } from "./engine.mjs"
+import { configureView, engineFor, nativeModule } from "./engine.mjs"
+import { viewOption } from "../lib/view.mjs"
 import { configFrom } from "./format.mjs"
 import { instructionFor, MARKER } from "../lib/instruction.mjs"
 import { editKindOf, modelIdOf, tagsReads } from "./model.mjs"
@@ -42,8 +43,10 @@ function logUnavailable(input, err) {
 }
 
 /** @type {Plugin} */
-async function server(input) {
+async function server(input, options) {
   try {
+    // `["hashline", { "view": "full" }]` in opencode.json, else HASHLINE_VIEW.
+    configureView(viewOption(options?.view))
     nativeModule()
   } catch (err) {
     // Tools that could only fail would replace OpenCode's working edit.
@@ -99,7 +102,7 @@ async function server(input) {
         const stripped = cleanedWrites.get(info.callID)
         if (stripped === undefined) return
         cleanedWrites.delete(info.callID)
-        output.output += `\n\nRemoved the view prefixes (LINE#HASH#ANCHOR|) from ${stripped} line${stripped === 1 ? "" : "s"} of content before writing.`
+        output.output += `\n\nRemoved the view prefixes (LINEab or LINE#HASH#ANCHOR|) from ${stripped} line${stripped === 1 ? "" : "s"} of content before writing.`
         return
       }
       if (!tagsReads(kinds.get(info.sessionID) ?? "edit")) return

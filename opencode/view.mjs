@@ -3,6 +3,8 @@
 // stays OpenCode's; only the line labels change, and only for lines the engine
 // confirms are the file's current lines.
 
+import { taggedLine } from "../lib/view.mjs"
+
 /**
  * @typedef {import("./types.mjs").ShownLine} ShownLine
  * @typedef {import("./types.mjs").TagResult} TagResult
@@ -24,7 +26,7 @@ function splitTruncation(text) {
 
 /**
  * Tags the output of OpenCode's `read` for a text file:
- * `12: text` becomes `12#A3F#9BC|text`, and the REV is shown once before the
+ * `12: text` becomes `12ab text` (or `12#A3F#9BC|text` in the full view), and the REV is shown once before the
  * content. Anything that is not a text view (folders, images, PDFs, errors)
  * or that cannot be matched to the file comes back unchanged.
  * @param {string} output
@@ -66,7 +68,7 @@ export function tagReadOutput(output, tag) {
   const out = lines.slice()
   rows.forEach((row, i) => {
     const ref = result.refs[i]
-    if (ref) out[row.index] = `${ref}|${shown[i].text}${row.suffix}`
+    if (ref) out[row.index] = taggedLine(ref, `${shown[i].text}${row.suffix}`)
   })
   out.splice(2, 0, `REV:${result.rev}`)
   return out.join("\n")
@@ -92,7 +94,7 @@ function splitGrepText(raw) {
 
 /**
  * Tags the output of OpenCode's `grep`: each `  Line 12: text` under a file
- * becomes `  12#A3F#9BC|text`, so a search hit can be edited directly. Hits
+ * becomes `  12ab text` (or `  12#A3F#9BC|text`), so a search hit can be edited directly. Hits
  * whose text no longer matches the file keep their plain form.
  * @param {string} output
  * @param {Tagger} tag
@@ -140,7 +142,7 @@ export function tagGrepOutput(output, tag) {
     }
     hits.forEach((h, i) => {
       const ref = result.refs[i]
-      if (ref) out[h.index] = `  ${ref}|${h.text}${h.suffix}`
+      if (ref) out[h.index] = `  ${taggedLine(ref, `${h.text}${h.suffix}`)}`
     })
   }
   return out.join("\n")

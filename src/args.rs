@@ -814,6 +814,11 @@ pub struct HashlineOptions {
     /// How long a write waits for another write of the same folder or file
     /// before it fails with `LOCKED` (default 10000).
     pub lock_timeout_ms: Option<f64>,
+    /// How views, results and rejections show refs: "lean" (`12ab content`,
+    /// the default) or "full" (`12#A3F#9BC|content`). Both kinds of refs
+    /// are accepted whichever is chosen.
+    #[napi(ts_type = "'lean' | 'full'")]
+    pub view: Option<String>,
 }
 
 impl HashlineOptions {
@@ -828,6 +833,7 @@ impl HashlineOptions {
             store_dir: o.string("storeDir")?,
             store_max_bytes: o.number("storeMaxBytes")?,
             lock_timeout_ms: o.number("lockTimeoutMs")?,
+            view: o.string("view")?,
         })
     }
 }
@@ -840,6 +846,9 @@ pub struct ReadOptions {
     /// Number of lines to show (default 2000).
     pub limit: Option<f64>,
     pub allow_outside_root: Option<bool>,
+    /// "lean" or "full" (default: the session's).
+    #[napi(ts_type = "'lean' | 'full'")]
+    pub view: Option<String>,
 }
 
 impl ReadOptions {
@@ -849,6 +858,7 @@ impl ReadOptions {
             offset: o.number("offset")?,
             limit: o.number("limit")?,
             allow_outside_root: o.bool("allowOutsideRoot")?,
+            view: o.string("view")?,
         })
     }
 }
@@ -874,6 +884,9 @@ pub struct FormatViewOptions {
     pub path: Option<String>,
     pub offset: Option<f64>,
     pub limit: Option<f64>,
+    /// "lean" (default) or "full".
+    #[napi(ts_type = "'lean' | 'full'")]
+    pub view: Option<String>,
 }
 
 impl FormatViewOptions {
@@ -883,8 +896,22 @@ impl FormatViewOptions {
             path: o.string("path")?,
             offset: o.number("offset")?,
             limit: o.number("limit")?,
+            view: o.string("view")?,
         })
     }
+}
+
+/// A view style named by a host: "lean" or "full".
+pub fn view(name: Option<&str>, what: &str) -> hashline::Result<Option<hashline::ViewStyle>> {
+    name.map(|n| {
+        hashline::ViewStyle::parse(n).ok_or_else(|| {
+            Error::invalid_request(format!(
+                "`{what}` must be \"lean\" or \"full\", not {}.",
+                hashline::excerpt(n)
+            ))
+        })
+    })
+    .transpose()
 }
 
 #[napi(object, js_name = "ShownLine")]

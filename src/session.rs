@@ -133,6 +133,9 @@ impl Hashline {
             opts.cleanup = o.cleanup.unwrap_or(true);
             opts.seen_guard = o.seen_guard.unwrap_or(true);
             opts.store_dir = o.store_dir.map(Into::into);
+            if let Some(view) = args::view(o.view.as_deref(), "options.view")? {
+                opts.view = view;
+            }
             if let Some(max) = args::count(o.store_max_bytes, "options.storeMaxBytes", 0.0)? {
                 opts.store.max_disk_bytes = max as u64;
             }
@@ -151,7 +154,8 @@ impl Hashline {
         self.inner.root().display().to_string()
     }
 
-    /// A tagged view of the file: `LINE#HASH#ANCHOR|content` lines under a header with the REV.
+    /// A tagged view of the file: `LINEab content` (lean) or
+    /// `LINE#HASH#ANCHOR|content` (full) lines under a header with the REV.
     #[napi]
     pub fn read(
         &self,
@@ -165,7 +169,10 @@ impl Hashline {
             let offset = args::count(o.offset, "options.offset", 1.0)?;
             let limit = args::count(o.limit, "options.limit", 1.0)?;
             let outside = o.allow_outside_root.unwrap_or(false);
-            let read = self.inner.read(&path, offset, limit, outside)?;
+            let read = match args::view(o.view.as_deref(), "options.view")? {
+                Some(style) => self.inner.read_in(&path, offset, limit, outside, style)?,
+                None => self.inner.read(&path, offset, limit, outside)?,
+            };
             Ok(ReadView {
                 text: read.view.text,
                 path: read.path,

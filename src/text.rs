@@ -20,7 +20,8 @@ pub fn format_view(
         let offset = args::count(o.offset, "options.offset", 1.0)?;
         let limit = args::count(o.limit, "options.limit", 1.0)?;
         let path = o.path.as_deref().unwrap_or("text");
-        Ok(hashline::format_view(&text, path, offset, limit)?.text)
+        let style = args::view(o.view.as_deref(), "options.view")?.unwrap_or_default();
+        Ok(hashline::format_view(&text, path, offset, limit, style)?.text)
     })
 }
 
@@ -62,8 +63,11 @@ pub fn apply_edits(
 #[napi(object)]
 pub struct ParsedRef {
     pub line: u32,
-    pub hash: String,
+    /// The HASH of a full ref.
+    pub hash: Option<String>,
     pub anchor: Option<String>,
+    /// The two letters of a lean ref.
+    pub pair: Option<String>,
 }
 
 /// Parses a ref as models write it (tolerant); throws `INVALID_REF` otherwise.
@@ -82,8 +86,12 @@ pub fn parse_ref(
         let parsed = hashline::Ref::parse(&reference)?;
         Ok(ParsedRef {
             line: u32::try_from(parsed.line).unwrap_or(u32::MAX),
-            hash: parsed.hash.to_string(),
-            anchor: parsed.anchor.map(|a| a.to_string()),
+            hash: parsed.hash().map(|h| h.to_string()),
+            anchor: parsed.anchor().map(|a| a.to_string()),
+            pair: match parsed.tag {
+                hashline::RefTag::Pair(tag) => Some(String::from_utf8_lossy(&tag).into_owned()),
+                hashline::RefTag::Full { .. } => None,
+            },
         })
     })
 }

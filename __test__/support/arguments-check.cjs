@@ -27,7 +27,7 @@ const polluted = (target, key, value, fn) => {
 
 try {
   fs.writeFileSync(path.join(root, 'f.txt'), 'b\nb\nc\n')
-  const hl = new Hashline({ root })
+  const hl = new Hashline({ view: 'full', root })
   const view = hl.read('f.txt').text
   const ref = /^3#\w{3}#\w{3}/m.exec(view)[0]
   const results = {

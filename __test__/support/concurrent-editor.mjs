@@ -13,7 +13,7 @@ import { createInterface } from 'node:readline'
 const { root, path, worker, count, ref } = JSON.parse(process.argv[2] ?? '{}')
 const { Hashline } = createRequire(import.meta.url)('../../index.js')
 
-const hl = new Hashline({ root })
+const hl = new Hashline({ view: 'full', root })
 hl.read(path)
 process.stdout.write('ready\n')
 await new Promise((resolve) => createInterface({ input: process.stdin }).once('line', resolve))

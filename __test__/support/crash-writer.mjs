@@ -12,7 +12,7 @@ import { render, stepOf } from './crash-steps.mjs'
 const { root, path } = JSON.parse(process.argv[2] ?? '{}')
 const { Hashline } = createRequire(import.meta.url)('../../index.js')
 
-const hl = new Hashline({ root })
+const hl = new Hashline({ view: 'full', root })
 /** The ref of line `line` (1-based), from a one-line view. @param {number} line */
 const refOf = (line) => {
   const view = hl.read(path, { offset: line, limit: 1 })

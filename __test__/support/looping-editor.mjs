@@ -9,7 +9,7 @@ import { createRequire } from 'node:module'
 const { root, path, maxMs } = JSON.parse(process.argv[2] ?? '{}')
 const { Hashline } = createRequire(import.meta.url)('../../index.js')
 
-const hl = new Hashline({ root })
+const hl = new Hashline({ view: 'full', root })
 const deadline = Date.now() + maxMs
 process.stdout.write('ready\n')
 for (let step = 0; Date.now() < deadline; step++) {

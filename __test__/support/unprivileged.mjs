@@ -16,7 +16,7 @@ if (process.getuid?.() === 0) {
 const { Hashline } = createRequire(import.meta.url)('../../index.js')
 
 try {
-  const hl = new Hashline({ root })
+  const hl = new Hashline({ view: 'full', root })
   const view = hl.read(path)
   if (action === 'edit') {
     const first = view.text.split('\n')[1] ?? ''

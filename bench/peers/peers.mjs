@@ -68,10 +68,10 @@ const linesIn = (/** @type {string} */ text) => text.slice(0, -1).split('\n').le
  */
 export function hashline(binding) {
   const native = /** @type {any} */ (require(binding))
-  const session = (/** @type {string} */ dir) => new native.Hashline({ root: dir, maxFileBytes: 1 << 30 })
+  const session = (/** @type {string} */ dir) => new native.Hashline({ root: dir, maxFileBytes: 1 << 30, view: 'full' })
   /** @param {string} text @param {number} lines @param {number} k */
   const operations = (text, lines, k) => {
-    const refs = refsOf(native.formatView(text, { limit: lines }), hashlineImpl.viewLine)
+    const refs = refsOf(native.formatView(text, { limit: lines, view: 'full' }), hashlineImpl.viewLine)
     return citedRefs(refs, lines, k).map((ref, j) => ({ op: 'replace', ref, content: replacement(j) }))
   }
   /** @type {Impl} */
@@ -80,7 +80,7 @@ export function hashline(binding) {
     runtimes: ['node', 'bun'],
     viewLine: /^(\d+#[0-9A-F]{3}#[0-9A-F]{3})\|/,
     async viewText(text, lines) {
-      return { run: () => native.formatView(text, { limit: lines }) }
+      return { run: () => native.formatView(text, { limit: lines, view: 'full' }) }
     },
     async viewFile(file, lines) {
       const s = session(path.dirname(file))

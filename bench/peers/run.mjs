@@ -125,7 +125,7 @@ function memory(binding, work, bytes) {
   const file = 'big.js'
   fs.writeFileSync(path.join(dir, file), text)
   const lines = text.slice(0, -1).split('\n').length
-  const refs = refsOf(native.formatView(text, { limit: lines }), /^(\d+#[0-9A-F]{3}#[0-9A-F]{3})\|/)
+  const refs = refsOf(native.formatView(text, { limit: lines, view: 'full' }), /^(\d+#[0-9A-F]{3}#[0-9A-F]{3})\|/)
   const ops = editedLines(lines, 100).map((at, j) => ({ op: 'replace', ref: refs.get(at + 1), content: replacement(j) }))
   fs.writeFileSync(path.join(dir, 'ops.json'), JSON.stringify(ops))
   const size = Buffer.byteLength(text)
@@ -156,7 +156,7 @@ async function growth(binding, work, quick) {
     const text = textOf(n)
     const file = path.join(dir, `g${n}.js`)
     fs.writeFileSync(file, text)
-    const s = new native.Hashline({ root: dir, maxFileBytes: 1 << 30 })
+    const s = new native.Hashline({ root: dir, maxFileBytes: 1 << 30, view: 'full' })
     const view = s.read(path.basename(file), { limit: n }).text
     const refs = refsOf(view, /^(\d+#[0-9A-F]{3}#[0-9A-F]{3})\|/)
     const request = { operations: editedLines(n, 100).map((at, j) => ({ op: 'replace', ref: refs.get(at + 1), content: replacement(j) })) }

@@ -207,7 +207,7 @@ function measure(opts, work) {
   if (want(1)) {
     log('1: view of 100 000 lines')
     const file = write('view-100k.ts', text100k)
-    const engine = new binding.Hashline({ root: work })
+    const engine = new binding.Hashline({ root: work, view: 'full' })
     const js = results.hashApis.map((/** @type {any} */ api) => new JsSession({ root: work, hashApi: api }))
     const expected = engine.read(file, { limit: N }).text
     for (const s of js) assertSame('view of 100 000 lines', expected, s.read(file, { limit: N }).text)
@@ -231,7 +231,7 @@ function measure(opts, work) {
     for (const n of [50, 500, 5000]) {
       log(`2: view of ${n} lines`)
       const file = write(`view-${n}.ts`, generate(n, SEED + n))
-      const engine = new binding.Hashline({ root: work })
+      const engine = new binding.Hashline({ root: work, view: 'full' })
       const js = results.hashApis.map((/** @type {any} */ api) => new JsSession({ root: work, hashApi: api }))
       const expected = engine.read(file, { limit: n }).text
       for (const s of js) assertSame(`view of ${n} lines`, expected, s.read(file, { limit: n }).text)
@@ -251,7 +251,7 @@ function measure(opts, work) {
     const original = Buffer.from(text100k)
     const restore = () => restoreSynced(full, original)
     const request = { operations: batchOps(lines100k, 100) }
-    const engine = new binding.Hashline({ root: work })
+    const engine = new binding.Hashline({ root: work, view: 'full' })
     const js = new JsSession({ root: work })
     engine.read(file, { limit: N })
     js.read(file, { limit: N })
@@ -295,7 +295,7 @@ function measure(opts, work) {
     const lines = linesOf(text)
     const file = write('chain-10k.ts', text)
     restoreSynced(path.join(work, file), Buffer.from(text))
-    const engine = new binding.Hashline({ root: work })
+    const engine = new binding.Hashline({ root: work, view: 'full' })
     const first = engine.read(file, { limit: n })
     /** @type {Record<number, string>} */
     const refs = {}
@@ -322,7 +322,7 @@ function measure(opts, work) {
     // The same single edit with refs that are current, for comparison.
     const directFile = write('direct-10k.ts', text)
     const directFull = path.join(work, directFile)
-    const fresh = new binding.Hashline({ root: work })
+    const fresh = new binding.Hashline({ root: work, view: 'full' })
     fresh.read(directFile, { limit: n })
     const request = { operations: [{ op: 'replace', ref: refOf(lines, at(25)), content: content(25) }] }
     const directBytes = Buffer.from(text)

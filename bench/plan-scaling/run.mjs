@@ -158,7 +158,7 @@ for (const [index, w] of WORKLOADS.entries()) {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hashline-plan-scaling-'))
     try {
       fs.writeFileSync(path.join(dir, 'f.txt'), fileOf(w.lines(n)))
-      const hl = new Hashline({ root: dir })
+      const hl = new Hashline({ root: dir, view: 'full' })
       const refs = refsOf(hl.read('f.txt', { limit: w.lines(n) }).text)
       const c = w.build(n, refs, hl, dir)
       hl.read(c.file, { limit: w.lines(n) + 1 })

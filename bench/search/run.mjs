@@ -144,7 +144,7 @@ function main() {
     const rg = () => timed('rg', ['-n', '--no-require-git', ...rgFlags(w.flags), '--', w.pattern, ...w.paths])
     const engine = () => {
       const start = performance.now()
-      const result = new Hashline({ root: w.root }).search(w.pattern, { ...w.flags, path: w.paths, maxResults: 1e9 })
+      const result = new Hashline({ root: w.root, view: 'full' }).search(w.pattern, { ...w.flags, path: w.paths, maxResults: 1e9 })
       return { ms: performance.now() - start, shown: result.shown, skipped: result.skipped }
     }
     const command = (/** @type {string} */ limit) => {

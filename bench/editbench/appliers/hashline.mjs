@@ -38,7 +38,7 @@ export function engineAfterEarlierEdit(oldText, earlier, later) {
   const dir = mkdtempSync(join(tmpdir(), 'editbench-'))
   try {
     writeFileSync(join(dir, 'file'), oldText)
-    const session = new binding.Hashline({ root: dir })
+    const session = new binding.Hashline({ root: dir, view: 'full' })
     session.read('file', { limit: 1_000_000 })
     session.edit('file', earlier)
     const r = session.edit('file', later)

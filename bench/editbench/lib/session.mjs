@@ -94,7 +94,7 @@ export class Session {
     return this.pages
       .map((start) => {
         if (id === 'opencode') return plainPage(this.path, v, start, PAGE)
-        if (id === 'hashline') return binding.formatView(v.text, { path: this.path, offset: start, limit: PAGE })
+        if (id === 'hashline') return binding.formatView(v.text, { path: this.path, offset: start, limit: PAGE, view: 'full' })
         if (id === LEAN_CHOICE && engineLean) return binding.formatView(v.text, { path: this.path, offset: start, limit: PAGE, view: 'lean' })
         return refFormat(id).page(this.path, v, start, PAGE)
       })

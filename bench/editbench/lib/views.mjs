@@ -51,7 +51,7 @@ export function renderView(lines, format) {
  * @returns {{ view: string, refs: string[] }}
  */
 export function hashlineView(binding, text) {
-  const view = binding.formatView(text, { path: 'file', limit: 1_000_000 })
+  const view = binding.formatView(text, { path: 'file', limit: 1_000_000, view: 'full' })
   /** @type {string[]} */
   const refs = []
   for (const line of view.split('\n')) {

@@ -44,20 +44,17 @@ pub(crate) fn view_prefix_len(line: &str) -> Option<usize> {
 }
 
 /// The lines without their view prefixes, when every non-empty line carries
-/// one; `None` otherwise (then nothing is stripped).
+/// one (full, or lean with rising line numbers: `crate::lean`); `None`
+/// otherwise (then nothing is stripped).
 pub fn strip_view_prefixes(lines: &[String]) -> Option<Vec<String>> {
-    let mut any = false;
-    let mut out = Vec::with_capacity(lines.len());
-    for line in lines {
-        if line.is_empty() {
-            out.push(String::new());
-            continue;
-        }
-        let len = view_prefix_len(line)?;
-        any = true;
-        out.push(line[len..].to_owned());
-    }
-    any.then_some(out)
+    let lengths = crate::lean::prefix_lengths(lines.iter().map(String::as_str), view_prefix_len)?;
+    Some(
+        lines
+            .iter()
+            .zip(lengths)
+            .map(|(l, n)| l[n..].to_owned())
+            .collect(),
+    )
 }
 
 fn body(line: &str) -> &str {
@@ -68,26 +65,12 @@ fn body(line: &str) -> &str {
 /// terminators; returns the text and the number of lines stripped.
 pub fn strip_view_prefixes_text(text: &str) -> (String, usize) {
     let lines: Vec<&str> = text.split_inclusive('\n').collect();
-    let mut stripped = 0;
-    for line in &lines {
-        if body(line).is_empty() {
-            continue;
-        }
-        if view_prefix_len(body(line)).is_none() {
-            return (text.to_owned(), 0);
-        }
-        stripped += 1;
-    }
-    if stripped == 0 {
+    let Some(lengths) = crate::lean::prefix_lengths(lines.iter().map(|l| body(l)), view_prefix_len)
+    else {
         return (text.to_owned(), 0);
-    }
-    let out = lines
-        .iter()
-        .map(|l| match view_prefix_len(body(l)) {
-            Some(len) => &l[len..],
-            None => l,
-        })
-        .collect();
+    };
+    let stripped = lengths.iter().filter(|&&n| n > 0).count();
+    let out = lines.iter().zip(lengths).map(|(l, n)| &l[n..]).collect();
     (out, stripped)
 }
 

@@ -1,7 +1,8 @@
 //! Hashline: edit files by citing hash-anchored line references.
 //!
-//! A view tags every line as `LINE#HASH#ANCHOR|content`; an edit names lines
-//! by those refs, is checked against the file (or provably remapped from a
+//! A view tags every line with a ref: `12ab content` in the lean view (the
+//! default), `12#A3F#9BC|content` in the full one; an edit names lines by
+//! those refs (either kind), is checked against the file (or provably remapped from a
 //! stored earlier version) and applied as one atomic batch, or rejected with
 //! everything needed to retry. Nothing is written on a guess.
 //!
@@ -16,8 +17,8 @@
 //!
 //! // A view gives every line its ref.
 //! let read = session.read("a.txt", None, None, false).unwrap();
-//! let line = read.view.text.lines().find(|l| l.starts_with("2#")).unwrap();
-//! let two = &line[..line.find('|').unwrap()];
+//! let line = read.view.text.lines().find(|l| l.starts_with('2')).unwrap();
+//! let two = line.split(' ').next().unwrap(); // `2` and its two-letter tag
 //!
 //! // An edit cites lines by ref; the request comes as loosely typed values,
 //! // as a host received them from a model.
@@ -48,6 +49,7 @@ mod edit;
 mod error;
 mod file;
 mod hash;
+mod lean;
 mod locate;
 mod lock;
 mod patch;
@@ -76,8 +78,9 @@ pub use cleanup::strip_view_prefixes_text;
 pub use edit::{apply_to_text, Edited};
 pub use error::{excerpt, Error, ErrorCode, Mismatch, Result};
 pub use hash::{anchor_hash, line_hash, rev, Tag};
+pub use lean::{pair_tag, ViewStyle};
 pub use patch::{paths as patch_paths, FileKind, FileResult, PatchPlan, PatchResult};
-pub use reference::Ref;
+pub use reference::{Ref, RefTag};
 pub use report::Summary;
 pub use request::{Field, OpKind, Operation, Request, Value, OPERATION_FIELDS, REQUEST_FIELDS};
 pub use search::{SearchHit, SearchLine, SearchOptions, SearchResult, Skipped, SkippedFile};
@@ -89,18 +92,24 @@ pub use text::Document;
 pub use view::View;
 
 /// A tagged view of `text` (a file's content held by the caller), lines
-/// `offset..offset + limit` (1-based offset; the whole text by default).
+/// `offset..offset + limit` (1-based offset; the whole text by default),
+/// in the given style.
 ///
 /// ```
-/// let view = hashline::format_view("a\nb\n", "notes.txt", None, None).unwrap();
-/// assert!(view.text.starts_with("notes.txt REV:"));
-/// assert!(view.text.contains("|b\n"));
+/// use hashline::{format_view, ViewStyle};
+///
+/// let full = format_view("a\nb\n", "notes.txt", None, None, ViewStyle::Full).unwrap();
+/// assert!(full.text.starts_with("notes.txt REV:"));
+/// assert!(full.text.contains("|b\n"));
+/// let lean = format_view("a\nb\n", "notes.txt", None, None, ViewStyle::Lean).unwrap();
+/// assert!(lean.text.lines().nth(2).unwrap().ends_with(" b"));
 /// ```
 pub fn format_view(
     text: &str,
     path: &str,
     offset: Option<usize>,
     limit: Option<usize>,
+    style: ViewStyle,
 ) -> Result<View> {
-    view::render(&Document::from_text(text), path, offset, limit)
+    view::render(&Document::from_text(text), path, offset, limit, style)
 }

@@ -198,7 +198,10 @@ pub(crate) fn locate(
     // may mean that version, and where they point now is unknown.
     let current_vouched = current.is_some() || named.as_deref() == Some(ctx.rev);
     let only_unvouched_current = readings.iter().all(|r| !r.remapped);
-    if !unmappable.is_empty() && !current_vouched && only_unvouched_current {
+    // Lean refs hold by chance in far more versions than full ones: when
+    // one they hold in cannot be mapped, which lines they meant is unknown.
+    let lean = cited.iter().any(|c| c.reference.is_pair());
+    if !unmappable.is_empty() && (lean || !current_vouched && only_unvouched_current) {
         readings.clear();
     }
     let Some(first) = readings.first() else {
@@ -219,14 +222,24 @@ pub(crate) fn locate(
     // A ref without ANCHOR cannot tell identical lines apart; accept one on
     // a repeated line only when a stored version vouches for the text read.
     let vouched = named.as_deref() == Some(ctx.rev) || readings.iter().any(|r| r.version.is_some());
-    if !vouched && cited.iter().any(|c| c.reference.anchor.is_none()) {
+    if !vouched && cited.iter().any(|c| c.reference.is_pair()) {
+        return Err(crate::lean::unvouched(
+            ctx.doc,
+            ctx.path,
+            ctx.rev,
+            &first.lines,
+        ));
+    }
+    if !vouched && cited.iter().any(|c| c.reference.anchor().is_none()) {
         let counts = hash_counts(ctx.doc);
         let ambiguous: Vec<usize> = cited
             .iter()
             .zip(&first.lines)
             .filter(|(c, _)| {
-                c.reference.anchor.is_none()
-                    && counts.get(&c.reference.hash).copied().unwrap_or(0) > 1
+                c.reference.anchor().is_none()
+                    && c.reference
+                        .hash()
+                        .is_some_and(|h| counts.get(&h).copied().unwrap_or(0) > 1)
             })
             .map(|(_, &l)| l)
             .collect();
@@ -350,7 +363,7 @@ fn line_hashes(doc: &Document) -> Vec<Tag> {
 fn only_line_with(doc: &Document, hashes: &[Tag], reference: &Ref) -> Option<usize> {
     let mut found = None;
     for (i, hash) in hashes.iter().enumerate() {
-        if *hash == reference.hash && reference.matches(doc, i) {
+        if Some(*hash) == reference.hash() && reference.matches(doc, i) {
             if found.is_some() {
                 return None;
             }

@@ -1,13 +1,14 @@
-//! Line references `LINE#HASH#ANCHOR`: parsing what models copy (tolerantly)
-//! and formatting what they are shown (strictly).
+//! Line references, full `LINE#HASH#ANCHOR` or lean `LINEab`: parsing what
+//! models copy (tolerantly) and formatting what they are shown (strictly).
 
 use crate::error::{excerpt, Error, ErrorCode, Result};
 use crate::hash::{anchor_hash, line_hash, Tag};
+use crate::lean::{pair_tag, parse_pair};
 use crate::text::Document;
 use std::fmt;
 
 pub const EXPECTED_FORM: &str =
-    "LINE#HASH#ANCHOR, e.g. 12#A3F#9BC (HASH and ANCHOR are 3 hex digits; copy it from the view)";
+    "LINEab, e.g. 12ab (the line number and its two-letter tag), or LINE#HASH#ANCHOR, e.g. 12#A3F#9BC (HASH and ANCHOR are 3 hex digits); copy it from the view";
 
 /// A parsed line reference, `LINE#HASH#ANCHOR` (ANCHOR optional).
 ///
@@ -20,20 +21,38 @@ pub const EXPECTED_FORM: &str =
 pub struct Ref {
     /// 1-based line number in the version that was shown.
     pub line: usize,
-    /// The line's HASH.
-    pub hash: Tag,
-    /// The ANCHOR: the HASH of the line with its neighbours, which tells
-    /// identical lines apart.
-    pub anchor: Option<Tag>,
+    /// The tag that names the line's text: the full view's HASH and
+    /// ANCHOR, or the lean view's two letters.
+    pub tag: RefTag,
+}
+
+/// How a ref names its line's text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum RefTag {
+    /// The full view's `HASH#ANCHOR` (ANCHOR optional).
+    Full {
+        /// The line's HASH.
+        hash: Tag,
+        /// The ANCHOR: the HASH of the line with its neighbours, which
+        /// tells identical lines apart.
+        anchor: Option<Tag>,
+    },
+    /// The lean view's two lowercase letters.
+    Pair([u8; 2]),
 }
 
 impl fmt::Display for Ref {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}#{}", self.line, self.hash)?;
-        if let Some(anchor) = self.anchor {
-            write!(f, "#{anchor}")?;
+        match self.tag {
+            RefTag::Full { hash, anchor } => {
+                write!(f, "{}#{hash}", self.line)?;
+                if let Some(anchor) = anchor {
+                    write!(f, "#{anchor}")?;
+                }
+                Ok(())
+            }
+            RefTag::Pair([a, b]) => write!(f, "{}{}{}", self.line, char::from(a), char::from(b)),
         }
-        Ok(())
     }
 }
 
@@ -45,9 +64,40 @@ impl Ref {
         let line = doc.line(index);
         Ref {
             line: index + 1,
-            hash: line_hash(line),
-            anchor: Some(anchor_hash(prev, line, next)),
+            tag: RefTag::Full {
+                hash: line_hash(line),
+                anchor: Some(anchor_hash(prev, line, next)),
+            },
         }
+    }
+
+    /// The lean ref of line `index` (0-based) of `doc`.
+    pub fn pair_of_line(doc: &Document, index: usize) -> Ref {
+        Ref {
+            line: index + 1,
+            tag: RefTag::Pair(pair_tag(index + 1, doc.line(index))),
+        }
+    }
+
+    /// The HASH of a full ref.
+    pub fn hash(&self) -> Option<Tag> {
+        match self.tag {
+            RefTag::Full { hash, .. } => Some(hash),
+            RefTag::Pair(_) => None,
+        }
+    }
+
+    /// The ANCHOR of a full ref that has one.
+    pub fn anchor(&self) -> Option<Tag> {
+        match self.tag {
+            RefTag::Full { anchor, .. } => anchor,
+            RefTag::Pair(_) => None,
+        }
+    }
+
+    /// Whether this is a lean ref (`12ab`).
+    pub fn is_pair(&self) -> bool {
+        matches!(self.tag, RefTag::Pair(_))
     }
 
     /// Whether this ref names line `index` of `doc` as it is there.
@@ -55,13 +105,20 @@ impl Ref {
         if index >= doc.line_count() {
             return false;
         }
-        let actual = Ref::of_line(doc, index);
-        actual.hash == self.hash && self.anchor.is_none_or(|a| Some(a) == actual.anchor)
+        match self.tag {
+            RefTag::Pair(tag) => pair_tag(index + 1, doc.line(index)) == tag,
+            RefTag::Full { hash, anchor } => {
+                let actual = Ref::of_line(doc, index);
+                actual.hash() == Some(hash) && anchor.is_none_or(|a| Some(a) == actual.anchor())
+            }
+        }
     }
 
     /// Parses a ref as models write it: any case, spaces around the
     /// separators, `:` for `#`, a trailing `|content`, a leading `>>>`,
-    /// `+`, `-` or `#HL `, and a missing ANCHOR.
+    /// `+`, `-` or `#HL `, and a missing ANCHOR. Two letters after the line
+    /// number (`12ab`, `12 ab`, `12#ab`, `12:ab`, then maybe ` content`)
+    /// make a lean ref; three hex digits stay a full HASH.
     pub fn parse(input: &str) -> Result<Ref> {
         let invalid = |why: &str| {
             Error::new(
@@ -88,6 +145,9 @@ impl Ref {
         if s.is_empty() {
             return Err(invalid("it is empty"));
         }
+        if let Some(reference) = parse_lean(s) {
+            return Ok(reference);
+        }
         let parts: Vec<&str> = s.split(['#', ':']).map(str::trim).collect();
         let line_part = parts[0];
         if line_part.is_empty() || !line_part.bytes().all(|b| b.is_ascii_digit()) {
@@ -107,17 +167,35 @@ impl Ref {
             1 => Err(invalid("the HASH after the line number is missing")),
             2 => Ok(Ref {
                 line,
-                hash: tag(parts[1], "the HASH")?,
-                anchor: None,
+                tag: RefTag::Full {
+                    hash: tag(parts[1], "the HASH")?,
+                    anchor: None,
+                },
             }),
             3 => Ok(Ref {
                 line,
-                hash: tag(parts[1], "the HASH")?,
-                anchor: Some(tag(parts[2], "the ANCHOR")?),
+                tag: RefTag::Full {
+                    hash: tag(parts[1], "the HASH")?,
+                    anchor: Some(tag(parts[2], "the ANCHOR")?),
+                },
             }),
             _ => Err(invalid("it has too many parts")),
         }
     }
+}
+
+/// A lean ref: the line number, then `#`, `:` or spaces (or nothing), then
+/// exactly two letters, then nothing or whitespace and the line's content.
+fn parse_lean(s: &str) -> Option<Ref> {
+    let digits = s.bytes().take_while(u8::is_ascii_digit).count();
+    let line: usize = s[..digits].parse().ok().filter(|&l| l > 0)?;
+    let rest = s[digits..].trim_start();
+    let rest = rest.strip_prefix(['#', ':']).unwrap_or(rest).trim_start();
+    let token = rest.split(char::is_whitespace).next()?;
+    Some(Ref {
+        line,
+        tag: RefTag::Pair(parse_pair(token)?),
+    })
 }
 
 /// A ref of the batch and the operation (1-based) that cites it.
@@ -134,9 +212,55 @@ mod tests {
     fn r(line: usize, hash: u16, anchor: Option<u16>) -> Ref {
         Ref {
             line,
-            hash: Tag::from_bits(hash).unwrap(),
-            anchor: anchor.map(|a| Tag::from_bits(a).unwrap()),
+            tag: RefTag::Full {
+                hash: Tag::from_bits(hash).unwrap(),
+                anchor: anchor.map(|a| Tag::from_bits(a).unwrap()),
+            },
         }
+    }
+
+    #[test]
+    fn parses_lean_refs_in_every_spelling_and_keeps_three_hex_digits_full() {
+        let want = Ref {
+            line: 12,
+            tag: RefTag::Pair(*b"ab"),
+        };
+        for input in [
+            "12ab",
+            "12 ab",
+            "12#ab",
+            "12:ab",
+            "12AB",
+            "12 # Ab",
+            "12ab    let x = 1;",
+            "12ab|x",
+            ">>> 12ab x",
+            "+12ab x",
+            "-12ab",
+            " 12ab\tx",
+        ] {
+            assert_eq!(Ref::parse(input).unwrap(), want, "{input}");
+        }
+        assert_eq!(want.to_string(), "12ab");
+        assert_eq!(Ref::parse("12#abc").unwrap(), r(12, 0xABC, None));
+        assert_eq!(
+            Ref::parse("12#ab#9BC").unwrap_err().code,
+            ErrorCode::InvalidRef
+        );
+        assert_eq!(Ref::parse("0ab").unwrap_err().code, ErrorCode::InvalidRef);
+        assert_eq!(Ref::parse("12a").unwrap_err().code, ErrorCode::InvalidRef);
+    }
+
+    #[test]
+    fn a_lean_ref_matches_its_line_only_at_its_line_number() {
+        let doc = Document::from_text("}\n}\n}\nx\n");
+        for i in 0..3 {
+            let own = Ref::pair_of_line(&doc, i);
+            assert!(own.matches(&doc, i));
+            assert!(!own.matches(&doc, i + 1), "line {} cited one off", i + 1);
+            assert!(i == 0 || !own.matches(&doc, i - 1));
+        }
+        assert!(!Ref::pair_of_line(&doc, 3).matches(&doc, 9));
     }
 
     #[test]
@@ -190,7 +314,7 @@ mod tests {
         let first = Ref::of_line(&doc, 0);
         assert!(first.matches(&doc, 0));
         // Same text, different neighbours: the hash alone matches, the anchor does not.
-        assert_eq!(first.hash, Ref::of_line(&doc, 1).hash);
+        assert_eq!(first.hash(), Ref::of_line(&doc, 1).hash());
         assert!(!first.matches(&doc, 1));
         assert!(!first.matches(&doc, 5));
     }

@@ -71,6 +71,19 @@ impl Hashline {
         headline: Option<&str>,
         allow_outside: bool,
     ) -> Result<Option<EditResult>> {
+        crate::lean::with_style(self.options.view, || {
+            self.reformatted_in_style(path, written, since, headline, allow_outside)
+        })
+    }
+
+    fn reformatted_in_style(
+        &self,
+        path: &str,
+        written: &str,
+        since: Option<&str>,
+        headline: Option<&str>,
+        allow_outside: bool,
+    ) -> Result<Option<EditResult>> {
         let target = self.target(path, allow_outside)?;
         let _guard = self.path_lock(&target)?;
         let doc = Arc::new(self.load(&target, false)?.doc);

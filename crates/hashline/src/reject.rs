@@ -62,6 +62,7 @@ pub(crate) fn stale_refs(
                 current_ref(ctx.doc, moved)
             );
         }
+        detail.push_str(&crate::lean::one_off_hint(ctx.doc, &c.reference));
         details.push(detail);
         mismatches.push(Mismatch {
             line: c.reference.line,
@@ -143,20 +144,22 @@ impl<'a> FullRefs<'a> {
 
     /// The only line whose HASH and ANCHOR equal the ref's, if exactly one has.
     fn unique_line(&self, reference: &Ref) -> Option<usize> {
-        let anchor = reference.anchor?;
+        let (hash, anchor) = (reference.hash()?, reference.anchor()?);
         let lines = self.lines.get_or_init(|| {
             let mut lines = HashMap::with_capacity(self.doc.line_count());
             for i in 0..self.doc.line_count() {
                 let found = Ref::of_line(self.doc, i);
-                let Some(anchor) = found.anchor else { continue };
+                let (Some(hash), Some(anchor)) = (found.hash(), found.anchor()) else {
+                    continue;
+                };
                 lines
-                    .entry((found.hash, anchor))
+                    .entry((hash, anchor))
                     .and_modify(|line| *line = None)
                     .or_insert(Some(i));
             }
             lines
         });
-        lines.get(&(reference.hash, anchor)).copied().flatten()
+        lines.get(&(hash, anchor)).copied().flatten()
     }
 }
 

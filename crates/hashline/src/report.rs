@@ -208,7 +208,10 @@ fn push_region(out: &mut String, old: &Document, new: &Document, rows: &[Row]) {
             Row::Same(_, n) => push_row(out, ' ', new, n),
             Row::Added(n) => push_row(out, '+', new, n),
             Row::Removed(o) => {
-                out.push_str("-|");
+                out.push_str(match crate::lean::style() {
+                    crate::lean::ViewStyle::Lean => "-",
+                    crate::lean::ViewStyle::Full => "-|",
+                });
                 out.push_str(old.line(o));
                 out.push('\n');
             }
@@ -356,9 +359,12 @@ pub fn window(doc: &Document, focus: &[usize], context: usize) -> (String, Vec<R
     (out, shown)
 }
 
-/// The current ref of line `index`, for messages.
+/// The current ref of line `index` in the style of the call, for messages.
 pub fn current_ref(doc: &Document, index: usize) -> String {
-    Ref::of_line(doc, index).to_string()
+    match crate::lean::style() {
+        crate::lean::ViewStyle::Lean => Ref::pair_of_line(doc, index).to_string(),
+        crate::lean::ViewStyle::Full => Ref::of_line(doc, index).to_string(),
+    }
 }
 
 #[cfg(test)]

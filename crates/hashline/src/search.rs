@@ -238,7 +238,9 @@ impl Hashline {
             self.remember(&file.real, file.doc.rev(), &file.doc, &seen);
             hits.extend(file.hits(options.context));
         }
-        let text = render(&found, options, more, &skipped, self.options.max_file_bytes);
+        let text = crate::lean::with_style(self.options.view, || {
+            render(&found, options, more, &skipped, self.options.max_file_bytes)
+        });
         Ok(SearchResult {
             text,
             hits,
@@ -1127,7 +1129,13 @@ mod tests {
             ("b.txt", b"needle\n"),
             ("a.txt", b"1\nneedle\n3\n4\n5\nneedle\n"),
         ]);
-        let engine = engine(&dir);
+        let lean = search(&engine(&dir), "needle", |_| {});
+        let pair = crate::lean::pair_tag(2, "needle");
+        let want = format!("  2{}{} needle", char::from(pair[0]), char::from(pair[1]));
+        assert_eq!(lean.text.lines().nth(3), Some(want.as_str()));
+        let mut options = Options::new(dir.path());
+        options.view = crate::lean::ViewStyle::Full;
+        let engine = Hashline::new(options).unwrap();
         let plain = search(&engine, "needle", |_| {});
         let lines: Vec<&str> = plain.text.lines().collect();
         assert_eq!(lines[0], "Found 3 matching lines in 2 files.");

@@ -6,6 +6,7 @@ use crate::check::Problem;
 use crate::edit::{edit, EditInput, Edited};
 use crate::error::{Error, ErrorCode, Result};
 use crate::file::{load, replace_atomically, Base, Loaded, Root, Target, DEFAULT_MAX_FILE_BYTES};
+use crate::lean::{with_style, ViewStyle};
 use crate::lock::{locked, DEFAULT_LOCK_TIMEOUT};
 use crate::reference::Ref;
 use crate::remap::LineMap;
@@ -49,6 +50,9 @@ pub struct Options {
     /// How long a write waits for another write of the same folder or file
     /// before it fails with `LOCKED`.
     pub lock_timeout: Duration,
+    /// How views, edit results and rejections show refs; refs of either
+    /// style are accepted whatever this is.
+    pub view: ViewStyle,
 }
 
 impl Options {
@@ -63,6 +67,7 @@ impl Options {
             store: StoreLimits::default(),
             store_dir: None,
             lock_timeout: DEFAULT_LOCK_TIMEOUT,
+            view: ViewStyle::default(),
         }
     }
 }
@@ -213,7 +218,8 @@ impl Hashline {
         lock(&self.store).record_all(real, rev, doc, lines);
     }
 
-    /// A tagged view of lines `offset..offset+limit` (1-based).
+    /// A tagged view of lines `offset..offset+limit` (1-based), in the
+    /// session's view style.
     pub fn read(
         &self,
         path: &str,
@@ -221,9 +227,21 @@ impl Hashline {
         limit: Option<usize>,
         allow_outside: bool,
     ) -> Result<ReadResult> {
+        self.read_in(path, offset, limit, allow_outside, self.options.view)
+    }
+
+    /// The same in the given view style.
+    pub fn read_in(
+        &self,
+        path: &str,
+        offset: Option<usize>,
+        limit: Option<usize>,
+        allow_outside: bool,
+        style: ViewStyle,
+    ) -> Result<ReadResult> {
         let target = self.target(path, allow_outside)?;
         let doc = Arc::new(load(&target, self.options.max_file_bytes, false)?.doc);
-        let view = render(&doc, &target.display, offset, limit)
+        let view = render(&doc, &target.display, offset, limit, style)
             .map_err(|e| e.with_path(&target.display))?;
         let shown = view.start_line.saturating_sub(1)..view.end_line;
         self.remember(&target.real, &view.rev, &doc, &[shown]);
@@ -253,7 +271,11 @@ impl Hashline {
                 };
                 same.then(|| {
                     seen.push(index..index + 1);
-                    Ref::of_line(&doc, index).to_string()
+                    match self.options.view {
+                        ViewStyle::Lean => Ref::pair_of_line(&doc, index),
+                        ViewStyle::Full => Ref::of_line(&doc, index),
+                    }
+                    .to_string()
                 })
             })
             .collect();
@@ -267,7 +289,8 @@ impl Hashline {
 
     /// Computes an edit without writing it.
     pub fn plan(&self, path: &str, request: &Request, allow_outside: bool) -> Result<EditPlan> {
-        self.plan_target(self.target(path, allow_outside)?, request)
+        let target = self.target(path, allow_outside)?;
+        with_style(self.options.view, || self.plan_target(target, request))
     }
 
     /// The file at `target` as text (a missing one as empty text when
@@ -464,7 +487,7 @@ impl Hashline {
     ) -> Result<T> {
         let target = self.target(path, allow_outside)?;
         let _guard = self.path_lock(&target)?;
-        let plan = self.plan_target(target, request)?;
+        let plan = with_style(self.options.view, || self.plan_target(target, request))?;
         self.write(&plan, last_step)
     }
 

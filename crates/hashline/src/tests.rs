@@ -2,6 +2,7 @@
 //! invariants, line endings, stale refs against stored versions.
 
 mod invariants;
+mod lean_refs;
 mod line_endings;
 mod model;
 mod stored_versions;

@@ -3,6 +3,7 @@
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::hash::Tag;
+use crate::lean::{pair_tag, with_style, ViewStyle};
 use crate::reference::Ref;
 use crate::text::Document;
 use std::fmt::Write;
@@ -35,6 +36,7 @@ pub fn render(
     path: &str,
     offset: Option<usize>,
     limit: Option<usize>,
+    style: ViewStyle,
 ) -> Result<View> {
     let total = doc.line_count();
     let offset = offset.unwrap_or(1).max(1);
@@ -59,7 +61,7 @@ pub fn render(
     } else {
         let _ = writeln!(text, "{path} REV:{rev} lines {offset}-{end} of {total}");
     }
-    render_lines(&mut text, doc, start..end);
+    render_lines(&mut text, doc, start..end, style);
     if end < total {
         let _ = writeln!(
             text,
@@ -93,9 +95,9 @@ fn threads() -> usize {
 
 /// Appends lines `range` (0-based) to `out`, one view line each,
 /// newline-terminated.
-fn render_lines(out: &mut String, doc: &Document, range: Range<usize>) {
+fn render_lines(out: &mut String, doc: &Document, range: Range<usize>, style: ViewStyle) {
     if range.len() < PARALLEL_LINES || threads() < 2 {
-        render_run(out, doc, range);
+        with_style(style, || render_run(out, doc, range));
         return;
     }
     let chunk = range.len().div_ceil(threads());
@@ -106,7 +108,7 @@ fn render_lines(out: &mut String, doc: &Document, range: Range<usize>) {
                 let to = (from + chunk).min(range.end);
                 scope.spawn(move || {
                     let mut part = String::new();
-                    render_run(&mut part, doc, from..to);
+                    with_style(style, || render_run(&mut part, doc, from..to));
                     part
                 })
             })
@@ -134,12 +136,23 @@ fn render_run(out: &mut String, doc: &Document, range: Range<usize>) {
     }
 }
 
-/// One view line, `LINE#HASH#ANCHOR|content`, without a newline.
+/// One view line in the style of the call, `LINE#HASH#ANCHOR|content` or
+/// `LINEab content`, without a newline.
 pub fn push_line(out: &mut String, doc: &Document, index: usize) {
+    if crate::lean::style() == ViewStyle::Lean {
+        let [a, b] = pair_tag(index + 1, doc.line(index));
+        let _ = write!(out, "{}{}{} ", index + 1, char::from(a), char::from(b));
+        push_content(out, doc.line(index));
+        return;
+    }
     let r = Ref::of_line(doc, index);
     let _ = write!(out, "{}#", r.line);
-    push_tag(out, r.hash);
-    if let Some(anchor) = r.anchor {
+    push_tag(
+        out,
+        r.hash()
+            .unwrap_or_else(|| unreachable!("of_line gives a full ref")),
+    );
+    if let Some(anchor) = r.anchor() {
         out.push('#');
         push_tag(out, anchor);
     }
@@ -178,7 +191,7 @@ mod tests {
     #[test]
     fn view_shows_header_refs_and_content() {
         let doc = Document::from_text("a\nb\n");
-        let view = render(&doc, "f.txt", None, None).unwrap();
+        let view = render(&doc, "f.txt", None, None, ViewStyle::Full).unwrap();
         let lines: Vec<&str> = view.text.lines().collect();
         assert_eq!(lines[0], format!("f.txt REV:{} lines 1-2 of 2", view.rev));
         assert_eq!(lines[1], format!("{}|a", Ref::of_line(&doc, 0)));
@@ -194,7 +207,7 @@ mod tests {
     fn offset_and_limit_select_lines_and_the_footer_says_how_to_read_on() {
         let text: String = (1..=10).map(|i| format!("line {i}\n")).collect();
         let doc = Document::from_text(&text);
-        let view = render(&doc, "f", Some(3), Some(4)).unwrap();
+        let view = render(&doc, "f", Some(3), Some(4), ViewStyle::Full).unwrap();
         assert_eq!((view.start_line, view.end_line), (3, 6));
         assert!(view.text.lines().nth(1).unwrap().starts_with("3#"));
         assert!(view
@@ -208,7 +221,7 @@ mod tests {
             .map(|i| format!("{}line {}\n", " ".repeat(i % 5), i % 97))
             .collect();
         let doc = Document::from_text(&text);
-        let view = render(&doc, "f", None, Some(usize::MAX)).unwrap();
+        let view = render(&doc, "f", None, Some(usize::MAX), ViewStyle::Full).unwrap();
         let mut expected = String::new();
         for i in 0..doc.line_count() {
             expected.push_str(&format!("{}|{}\n", Ref::of_line(&doc, i), doc.line(i)));
@@ -217,23 +230,53 @@ mod tests {
     }
 
     #[test]
+    fn the_lean_view_shows_line_number_pair_tag_and_a_space_on_every_thread() {
+        let doc = Document::from_text("fn main() {\n    let x = 1;\n    println!(\"{x}\");\n}\n");
+        let view = render(&doc, "src/lib.rs", None, None, ViewStyle::Lean).unwrap();
+        assert_eq!(
+            view.text,
+            format!(
+                "src/lib.rs REV:{} lines 1-4 of 4\n1ve fn main() {{\n2ay     let x = 1;\n3sh     println!(\"{{x}}\");\n4ao }}\n",
+                view.rev
+            )
+        );
+        let text: String = (0..PARALLEL_LINES + 3)
+            .map(|i| format!("l{}\n", i % 7))
+            .collect();
+        let doc = Document::from_text(&text);
+        let view = render(&doc, "f", None, Some(usize::MAX), ViewStyle::Lean).unwrap();
+        let expected: String = (0..doc.line_count())
+            .map(|i| format!("{} {}\n", Ref::pair_of_line(&doc, i), doc.line(i)))
+            .collect();
+        assert_eq!(view.text.split_once('\n').unwrap().1, expected);
+    }
+
+    #[test]
     fn offset_past_the_end_is_out_of_range() {
         let doc = Document::from_text("a\n");
         assert_eq!(
-            render(&doc, "f", Some(3), None).unwrap_err().code,
+            render(&doc, "f", Some(3), None, ViewStyle::Full)
+                .unwrap_err()
+                .code,
             ErrorCode::OutOfRange
         );
-        assert!(render(&Document::from_text(""), "f", Some(1), None)
-            .unwrap()
-            .text
-            .contains("(empty file)"));
+        assert!(render(
+            &Document::from_text(""),
+            "f",
+            Some(1),
+            None,
+            ViewStyle::Lean
+        )
+        .unwrap()
+        .text
+        .contains("(empty file)"));
     }
 
     #[test]
     fn long_lines_are_cut_but_their_ref_hashes_the_whole_line() {
         let long = "é".repeat(MAX_LINE_CHARS + 5);
         let doc = Document::from_text(&format!("{long}\n"));
-        let view = render(&doc, "f", None, None).unwrap();
+        let view = render(&doc, "f", None, None, ViewStyle::Full).unwrap();
         let line = view.text.lines().nth(1).unwrap();
         assert!(line.starts_with(&format!("{}|", Ref::of_line(&doc, 0))));
         assert!(line.contains(&format!("of {} characters", MAX_LINE_CHARS + 5)));

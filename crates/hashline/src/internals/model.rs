@@ -494,8 +494,14 @@ pub fn expected(case: &Case, session: bool) -> Expected {
         if i >= n {
             return false;
         }
+        if let crate::RefTag::Pair(tag) = r.tag {
+            return crate::pair_tag(i + 1, &lines[i]) == tag;
+        }
+        let Some(cited_hash) = r.hash() else {
+            return false;
+        };
         let (hash, anchor) = tags(lines, i);
-        r.hash.bits() == hash && r.anchor.is_none_or(|a| a.bits() == anchor)
+        cited_hash.bits() == hash && r.anchor().is_none_or(|a| a.bits() == anchor)
     };
     let wrong: Vec<&Ref> = cited.iter().filter(|r| !holds(r)).collect();
     if !wrong.is_empty() {
@@ -509,6 +515,9 @@ pub fn expected(case: &Case, session: bool) -> Expected {
         .rev
         .as_deref()
         .is_some_and(|r| r.trim().to_ascii_uppercase() == rev_of(&case.bytes));
+    if !vouched && !named_current && cited.iter().any(Ref::is_pair) {
+        return Err(ErrorCode::HashMismatch);
+    }
     if !vouched && !named_current {
         let mut counts: HashMap<u16, usize> = HashMap::new();
         for line in lines {
@@ -516,7 +525,7 @@ pub fn expected(case: &Case, session: bool) -> Expected {
         }
         if cited
             .iter()
-            .any(|r| r.anchor.is_none() && counts[&r.hash.bits()] > 1)
+            .any(|r| r.anchor().is_none() && r.hash().is_some_and(|h| counts[&h.bits()] > 1))
         {
             return Err(ErrorCode::HashMismatch);
         }

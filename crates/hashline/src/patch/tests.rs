@@ -658,13 +658,13 @@ mod session {
         let now = Document::from_text("// formatted\nlet a = 1\nlet b = 2\nlet c=3\n");
         assert!(
             re.output
-                .contains(&format!("+{}|// formatted", Ref::of_line(&now, 0))),
+                .contains(&format!("+{} // formatted", Ref::pair_of_line(&now, 0))),
             "{}",
             re.output
         );
         assert!(
             re.output
-                .contains(&format!("+{}|let b = 2", Ref::of_line(&now, 2))),
+                .contains(&format!("+{} let b = 2", Ref::pair_of_line(&now, 2))),
             "{}",
             re.output
         );

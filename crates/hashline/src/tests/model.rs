@@ -216,8 +216,10 @@ proptest! {
         let Request::Operations { operations, .. } = &mut request else { unreachable!() };
         let victim = line % operations.len();
         let original = Ref::parse(operations[victim].reference.as_deref().unwrap()).unwrap();
-        let wrong = crate::Tag::from_bits((original.hash.bits() + 1) % 0x1000).unwrap();
-        operations[victim].reference = Some(Ref { hash: wrong, ..original }.to_string());
+        let hash = original.hash().unwrap();
+        let wrong = crate::Tag::from_bits((hash.bits() + 1) % 0x1000).unwrap();
+        let tag = crate::RefTag::Full { hash: wrong, anchor: original.anchor() };
+        operations[victim].reference = Some(Ref { tag, ..original }.to_string());
         let err = session.edit("f.txt", &request, false).unwrap_err();
         prop_assert!(matches!(err.code, ErrorCode::HashMismatch | ErrorCode::InvalidRequest), "{:?}", err);
         prop_assert_eq!(std::fs::read(&path).unwrap(), text.into_bytes());

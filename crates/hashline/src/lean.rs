@@ -1,0 +1,306 @@
+//! The lean view: `12ab content`, a line number and a two-letter pair tag.
+//! Its tag, the view style a session or call renders in, and the rule that
+//! recognises view prefixes echoed into new content.
+//!
+//! The first letter of a pair tag comes from one half of the alphabet for
+//! even line numbers and from the other half for odd ones, so the tags of
+//! neighbouring lines always differ: a line number typed one off never
+//! validates, even in a run of identical lines no content hash tells apart.
+
+use crate::error::{Error, ErrorCode};
+use crate::hash::hashed_text;
+use crate::reference::{Ref, RefTag};
+use crate::report::window;
+use crate::text::Document;
+use sha1::{Digest, Sha1};
+use std::cell::Cell;
+
+/// The letters a pair tag starts with, by the parity of its line number.
+pub const PAIR_FIRST: [&[u8; 13]; 2] = [b"abcdefghijklm", b"nopqrstuvwxyz"];
+/// 13 first letters × 26 second letters.
+const PAIR_VALUES: u32 = 338;
+
+/// How views, edit results and rejections show refs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ViewStyle {
+    /// `12#A3F#9BC|content`.
+    Full,
+    /// `12ab content`: a third of the full view's tokens per line.
+    #[default]
+    Lean,
+}
+
+impl ViewStyle {
+    /// `lean` or `full`, any case and surrounding spaces.
+    pub fn parse(name: &str) -> Option<ViewStyle> {
+        match name.trim().to_ascii_lowercase().as_str() {
+            "lean" => Some(ViewStyle::Lean),
+            "full" => Some(ViewStyle::Full),
+            _ => None,
+        }
+    }
+}
+
+/// The pair tag of line `line_number` (1-based) holding `text`: the first 32
+/// bits of SHA-1 over the hashed text, big-endian, modulo 338, spelled as a
+/// first letter of the line number's parity (value / 26) and a second letter
+/// (value % 26).
+pub fn pair_tag(line_number: usize, text: &str) -> [u8; 2] {
+    let digest = Sha1::digest(hashed_text(text).as_bytes());
+    let v = u32::from_be_bytes([digest[0], digest[1], digest[2], digest[3]]) % PAIR_VALUES;
+    [
+        PAIR_FIRST[line_number % 2][(v / 26) as usize],
+        b'a' + (v % 26) as u8,
+    ]
+}
+
+/// Whether `tag` (lowercase) could be the pair tag of some line numbered
+/// `line_number`: its first letter is of the number's parity.
+pub fn fits_parity(line_number: usize, tag: [u8; 2]) -> bool {
+    PAIR_FIRST[line_number % 2].contains(&tag[0]) && tag[1].is_ascii_lowercase()
+}
+
+thread_local! {
+    static STYLE: Cell<ViewStyle> = const { Cell::new(ViewStyle::Full) };
+}
+
+/// Runs `f` with refs rendered in `style`. Every renderer of one call (the
+/// edit result, rejection windows, the refs named in messages) shows the
+/// same shape, so the model keeps seeing the view it read; the style is
+/// scoped to the call rather than passed through every renderer, and
+/// restored even when `f` panics.
+pub fn with_style<T>(style: ViewStyle, f: impl FnOnce() -> T) -> T {
+    struct Restore(ViewStyle);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            STYLE.with(|s| s.set(self.0));
+        }
+    }
+    let _restore = Restore(STYLE.with(|s| s.replace(style)));
+    f()
+}
+
+/// The style of the call in progress (`Full` outside `with_style`).
+pub fn style() -> ViewStyle {
+    STYLE.with(Cell::get)
+}
+
+/// The rejection for lean refs that only the text itself holds: 8.4 bits a
+/// line cannot tell a changed file from the one read, so they need a stored
+/// version or a `rev` naming the text. The window shows full refs, which
+/// hold on their own.
+pub(crate) fn unvouched(doc: &Document, path: &str, rev: &str, lines: &[usize]) -> Error {
+    let mut focus = lines.to_vec();
+    focus.sort_unstable();
+    focus.dedup();
+    let (shown_text, shown) = with_style(ViewStyle::Full, || window(doc, &focus, 2));
+    let mut err = Error::new(
+        ErrorCode::HashMismatch,
+        format!(
+            "Edit rejected, nothing written: lean refs need the version they were read from, and no view of {path} read here holds this text. Read the file again (or pass rev), or cite the full refs below (REV {rev}):\n{shown_text}"
+        ),
+    )
+    .with_path(path);
+    err.shown = shown;
+    err
+}
+
+/// For a lean ref that does not hold: when the line above or below carries
+/// its tag, a hint that the line number was typed one off; else nothing.
+/// Parity keeps such a tag from ever validating at the wrong number.
+pub(crate) fn one_off_hint(doc: &Document, reference: &Ref) -> String {
+    let RefTag::Pair(tag) = reference.tag else {
+        return String::new();
+    };
+    let index = reference.line - 1;
+    let meant: Vec<String> = [index.checked_sub(1), index.checked_add(1)]
+        .into_iter()
+        .flatten()
+        .filter(|&i| i < doc.line_count() && pair_tag(i + 1, doc.line(i)) == tag)
+        .map(|i| format!("{} ({})", i + 1, Ref::pair_of_line(doc, i)))
+        .collect();
+    if meant.is_empty() {
+        return String::new();
+    }
+    format!(
+        " The tag {} belongs to line{} {}: did you type the line number one off?",
+        String::from_utf8_lossy(&tag),
+        if meant.len() == 1 { "" } else { "s" },
+        meant.join(" and ")
+    )
+}
+
+/// A view prefix at the start of a line of content.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Prefix {
+    len: usize,
+    /// The line number of a lean prefix; `None` for a full one.
+    lean_line: Option<usize>,
+}
+
+/// After an optional marker (`>>> `, `+` or a space, as results and
+/// rejections show lines): `12ab` and a space or tab, the first letter of
+/// the line number's parity.
+fn lean_prefix(line: &str) -> Option<Prefix> {
+    let b = line.as_bytes();
+    let mut i = if line.starts_with(">>> ") {
+        4
+    } else {
+        usize::from(line.starts_with(['+', ' ']))
+    };
+    let digits = b[i..].iter().take_while(|c| c.is_ascii_digit()).count();
+    if digits == 0 || digits > 12 {
+        return None;
+    }
+    let number: usize = line[i..i + digits].parse().ok()?;
+    i += digits;
+    let tag = [*b.get(i)?, *b.get(i + 1)?];
+    if number == 0 || !fits_parity(number, tag) || !matches!(b.get(i + 2), Some(b' ' | b'\t')) {
+        return None;
+    }
+    Some(Prefix {
+        len: i + 3,
+        lean_line: Some(number),
+    })
+}
+
+/// The length of the view prefix of each line (`0` for an empty one), when
+/// every non-empty line carries one and, if any is lean, their line numbers
+/// rise strictly as copied view lines do; `None` otherwise. `full` measures
+/// a full prefix. Ordinals and units (`1st`, `2nd`, `10px `) fail the
+/// parity or the rising numbers and are left alone.
+pub(crate) fn prefix_lengths<'a>(
+    lines: impl IntoIterator<Item = &'a str>,
+    full: impl Fn(&str) -> Option<usize>,
+) -> Option<Vec<usize>> {
+    let mut lengths = Vec::new();
+    let mut any = false;
+    let mut any_lean = false;
+    let mut rising = true;
+    let mut last = 0;
+    for line in lines {
+        if line.is_empty() {
+            lengths.push(0);
+            continue;
+        }
+        let prefix = full(line)
+            .map(|len| Prefix {
+                len,
+                lean_line: None,
+            })
+            .or_else(|| lean_prefix(line))?;
+        any = true;
+        if let Some(n) = prefix.lean_line {
+            any_lean = true;
+            rising &= n > last;
+            last = n;
+        }
+        lengths.push(prefix.len);
+    }
+    (any && (!any_lean || rising)).then_some(lengths)
+}
+
+/// A lean tag as cited: exactly two ASCII letters, lower-cased.
+pub(crate) fn parse_pair(text: &str) -> Option<[u8; 2]> {
+    match text.as_bytes() {
+        [a, b] if a.is_ascii_alphabetic() && b.is_ascii_alphabetic() => {
+            Some([a.to_ascii_lowercase(), b.to_ascii_lowercase()])
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pair_tags_equal_the_reference_function_of_the_benchmark() {
+        // Computed once with bench/editbench/lib/lean.mjs `pairTag`.
+        for (n, line, tag) in [
+            (1, "fn main() {", "ve"),
+            (2, "    let x = 1;", "ay"),
+            (3, "    println!(\"{x}\");", "sh"),
+            (4, "}", "ao"),
+            (5, "", "no"),
+            (6, "", "ao"),
+            (10, "}", "ao"),
+            (11, "}", "no"),
+            (12, "x = 1 \t ", "dz"),
+            (12, "x = 1", "dz"),
+            (1_234_567, "é ünïcode", "ze"),
+            (8, "  return total;", "mk"),
+        ] {
+            assert_eq!(pair_tag(n, line), tag.as_bytes(), "{n} {line:?}");
+        }
+    }
+
+    #[test]
+    fn neighbouring_lines_never_share_a_pair_tag() {
+        for n in 1..200 {
+            assert_ne!(pair_tag(n, "}"), pair_tag(n + 1, "}"));
+            assert!(fits_parity(n, pair_tag(n, "x")));
+            assert!(!fits_parity(n + 1, pair_tag(n, "x")));
+        }
+    }
+
+    #[test]
+    fn lean_and_full_prefixes_are_stripped_only_with_rising_numbers_and_parity() {
+        let full = |_: &str| None;
+        let lens = |lines: &[&str]| prefix_lengths(lines.iter().copied(), full);
+        assert_eq!(lens(&["3sh  x", "", "4ao }"]), Some(vec![4, 0, 4]));
+        assert_eq!(lens(&["+3sh\tx", ">>> 5nq y"]), Some(vec![5, 8]));
+        // Falling or repeated numbers are not copied view lines.
+        assert_eq!(lens(&["4ao }", "3sh x"]), None);
+        assert_eq!(lens(&["3sh x", "3sh x"]), None);
+        // Ordinals and units: `2nd` and `10px` fail parity, a lone `1st`
+        // has no separator after its letters.
+        assert_eq!(lens(&["2nd place"]), None);
+        assert_eq!(lens(&["1st place", "2nd place"]), None);
+        assert_eq!(lens(&["10px solid"]), None);
+        assert_eq!(lens(&["1st"]), None);
+        assert_eq!(lens(&["", ""]), None);
+    }
+
+    #[test]
+    fn the_echo_clean_up_strips_copied_lean_lines_and_leaves_ordinals_and_units() {
+        use crate::cleanup::{strip_view_prefixes, strip_view_prefixes_text};
+        let own = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            strip_view_prefixes(&own(&["3sh     x();", "", "+4ao }"])),
+            Some(own(&["    x();", "", "}"]))
+        );
+        for content in [
+            &["1st place", "2nd place", "3rd place"][..],
+            &["2nd try"],
+            &["10px solid", "12px dotted"],
+            &["5nq a", "3sh b"],
+            &["1st"],
+        ] {
+            assert_eq!(strip_view_prefixes(&own(content)), None, "{content:?}");
+            let text = content.join("\n") + "\n";
+            assert_eq!(strip_view_prefixes_text(&text), (text.clone(), 0));
+        }
+        assert_eq!(
+            strip_view_prefixes_text("1ve fn main() {\r\n2ay \tx\r\n"),
+            ("fn main() {\r\n\tx\r\n".to_owned(), 2)
+        );
+    }
+
+    #[test]
+    fn the_style_is_scoped_to_the_call_and_restored_after_a_panic() {
+        assert_eq!(style(), ViewStyle::Full);
+        assert_eq!(with_style(ViewStyle::Lean, style), ViewStyle::Lean);
+        let caught = std::panic::catch_unwind(|| with_style(ViewStyle::Lean, || panic!("x")));
+        assert!(caught.is_err());
+        assert_eq!(style(), ViewStyle::Full);
+    }
+
+    #[test]
+    fn view_styles_parse_by_name() {
+        assert_eq!(ViewStyle::parse(" Lean "), Some(ViewStyle::Lean));
+        assert_eq!(ViewStyle::parse("full"), Some(ViewStyle::Full));
+        assert_eq!(ViewStyle::parse("pair"), None);
+        assert_eq!(ViewStyle::default(), ViewStyle::Lean);
+    }
+}
