@@ -272,7 +272,7 @@ test.serial("npx -y hashline read works in an empty folder", (t) => {
   fs.mkdirSync(dir)
   fs.writeFileSync(path.join(dir, "f.txt"), "hello\nworld\n")
   const result = run(process.execPath, [npx, "-y", "hashline", "read", "f.txt"], { cwd: dir, env: { ...env, HASHLINE_STORE: path.join(work, "store") } })
-  t.regex(result.stdout, /^f\.txt REV:[0-9A-F]{8} lines 1-2 of 2\n1#[0-9A-F]{3}#[0-9A-F]{3}\|hello\n2#/)
+  t.regex(result.stdout, /^f\.txt REV:[0-9A-F]{8} lines 1-2 of 2\n1[a-z]{2} hello\n2[a-z]{2} world\n/)
 })
 
 test.serial("npm install -g puts a working hashline on the PATH", (t) => {
@@ -318,7 +318,7 @@ const model = new MockLanguageModelV3({
     const call = (toolName, input) => ({ content: [{ type: "tool-call", toolCallId: "c" + turn, toolName, input: JSON.stringify(input) }], finishReason: { unified: "tool-calls", raw: "tool_calls" }, usage, warnings: [] })
     if (turn === 1) return call("read", { filePath: "g.js" })
     if (turn === 2) {
-      const ref = lastTool(prompt).split("\\n").find((l) => l.endsWith("|  return 1")).split("|")[0]
+      const ref = lastTool(prompt).split("\\n").find((l) => l.endsWith(" return 1")).split(" ")[0]
       return call("edit", { filePath: "g.js", operations: [{ op: "replace", ref, content: "  return 2" }] })
     }
     return { content: [{ type: "text", text: "Done." }], finishReason: { unified: "stop", raw: "stop" }, usage, warnings: [] }
@@ -430,7 +430,7 @@ test.serial("npx -y hashline mcp hands over to hashline-mcp, which serves read a
     t.deepEqual(tools.map((tool) => tool.name).sort(), ["edit", "grep", "read"])
     const read = await client.callTool({ name: "read", arguments: { filePath: "m.txt" } })
     const view = /** @type {Array<{ text: string }>} */ (read.content)[0].text
-    const ref = view.split("\n").find((l) => l.endsWith("|beta"))?.split("|")[0]
+    const ref = view.split("\n").find((l) => l.endsWith(" beta"))?.split(" ")[0]
     const edit = await client.callTool({ name: "edit", arguments: { filePath: "m.txt", operations: [{ op: "replace", ref, content: "BETA" }] } })
     t.falsy(edit.isError, JSON.stringify(edit.content))
     t.is(fs.readFileSync(path.join(dir, "m.txt"), "utf8"), "alpha\nBETA\n")
@@ -494,12 +494,13 @@ try {
 const opencodeTest = opencodeProblem ? test.serial.skip : test.serial
 if (opencodeProblem) test("OpenCode is there for the plugin install tests", (t) => t.fail(opencodeProblem))
 
-const REF = /^(\d+#[0-9A-F]{3}#[0-9A-F]{3})\|(.*)$/
+/** A tagged line of either view: `12ab content` or `12#A3F#9BC|content`. */
+const REF = /^(\d+[a-z]{2}) (.*)$|^(\d+#[0-9A-F]{3}#[0-9A-F]{3})\|(.*)$/
 /** @param {string | undefined} output @param {string} text */
 function refFor(output, text) {
   for (const line of (output ?? "").split("\n")) {
     const m = REF.exec(line.trimStart())
-    if (m && m[2] === text) return m[1]
+    if (m && (m[2] ?? m[4]) === text) return m[1] ?? m[3]
   }
   throw new Error(`no ref for ${JSON.stringify(text)} in:\n${output}`)
 }

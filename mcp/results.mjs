@@ -16,7 +16,7 @@
 // clients read in one message.
 const DIFF_BYTES = 256 * 1024
 
-const REF = { type: "string", description: "The line's ref, LINE#HASH#ANCHOR, as an edit cites it." }
+const REF = { type: "string", description: "The line's ref as an edit cites it: 12ab in the lean view, LINE#HASH#ANCHOR in the full one." }
 
 const LINE = {
   type: "object",
@@ -128,16 +128,18 @@ export const OUTPUT_SCHEMAS = {
 }
 
 /**
- * The lines of a view with their refs. The view shows one `REF|content`
- * line per file line from `startLine` to `endLine`, after its header line;
- * a file line holds no line break, so the view's lines map one to one.
+ * The lines of a view with their refs. The view shows one line per file
+ * line from `startLine` to `endLine`, after its header line: `12ab content`
+ * in the lean view, `12#A3F#9BC|content` in the full one. A file line holds
+ * no line break, so the view's lines map one to one.
  * @param {ReadView} view
  */
 function viewLines(view) {
   const shown = view.text.split("\n").slice(1, 1 + Math.max(0, view.endLine - view.startLine + 1))
   return shown.map((entry, i) => {
-    const bar = entry.indexOf("|")
-    return { line: view.startLine + i, ref: entry.slice(0, bar), text: entry.slice(bar + 1) }
+    const tagged = /^(\d+[a-z]{2}) /.exec(entry) ?? /^(\d+#[0-9A-F]{3}#[0-9A-F]{3})\|/.exec(entry)
+    const ref = tagged ? tagged[1] : ""
+    return { line: view.startLine + i, ref, text: entry.slice(tagged ? tagged[0].length : 0) }
   })
 }
 
