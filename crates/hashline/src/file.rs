@@ -25,10 +25,6 @@ pub const DEFAULT_MAX_FILE_BYTES: u64 = 16 << 20;
 /// name only a write of this engine makes. Together with the lock its
 /// writer holds on it, this is what proves a leftover dead and ours.
 const TEMP_SUFFIX: &str = ".hashline-tmp";
-/// A writer creates its temporary file empty and locks it next, so an empty
-/// unlocked one may be a writer between the two: it counts as dead only
-/// once it is this old.
-const EMPTY_TEMPORARY_GRACE: Duration = Duration::from_secs(60);
 const TEMP_RANDOM: usize = 24;
 const TEMP_ALPHABET: &[u8; 32] = b"abcdefghijklmnopqrstuvwxyz234567";
 
@@ -531,10 +527,8 @@ fn is_temp_name(name: &OsStr) -> bool {
 
 /// Removes the temporary files of writes that died before finishing: a
 /// file with a temporary file's name whose lock is free (its writer is
-/// gone), that still has that name once locked, and that holds bytes or is
-/// older than `EMPTY_TEMPORARY_GRACE` (an empty one may belong to a writer
-/// that has not locked it yet). Called while holding the folder lock;
-/// never touches `keep`, the file being written.
+/// gone) and that still has that name once locked. Called while holding
+/// the folder lock; never touches `keep`, the file being written.
 fn remove_dead_temporaries(dir: &Dir, keep: &OsStr) {
     let Ok(entries) = dir.entries() else {
         return;
@@ -548,12 +542,8 @@ fn remove_dead_temporaries(dir: &Dir, keep: &OsStr) {
             continue;
         };
         let file = file.into_std();
-        let dead = file.metadata().is_ok_and(|m| {
-            m.is_file()
-                && (m.len() > 0
-                    || m.modified()
-                        .is_ok_and(|at| at.elapsed().is_ok_and(|age| age > EMPTY_TEMPORARY_GRACE)))
-        }) && try_lock(&file).unwrap_or(false)
+        let dead = file.metadata().is_ok_and(|m| m.is_file())
+            && try_lock(&file).unwrap_or(false)
             && names(dir, &name, &file);
         if dead {
             let _ = dir.remove_file(&name);
@@ -807,24 +797,6 @@ mod tests {
             OsString::from("f.txt"),
             live,
         ];
-        expected.sort();
-        assert_eq!(names_in(dir.path()), expected);
-    }
-
-    #[test]
-    fn an_empty_unlocked_temporary_is_a_writer_between_creating_and_locking_it_until_it_is_old() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = Root::new(dir.path()).unwrap();
-        let target = root.resolve("f.txt", false).unwrap();
-        let fresh = temp_name().unwrap();
-        let old = temp_name().unwrap();
-        fs::write(dir.path().join(&fresh), "").unwrap();
-        let stale = fs::File::create(dir.path().join(&old)).unwrap();
-        stale
-            .set_modified(std::time::SystemTime::now() - 2 * EMPTY_TEMPORARY_GRACE)
-            .unwrap();
-        write(&target, &Base::Missing, b"new\n").unwrap();
-        let mut expected = vec![OsString::from("f.txt"), fresh];
         expected.sort();
         assert_eq!(names_in(dir.path()), expected);
     }
