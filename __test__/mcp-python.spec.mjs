@@ -47,7 +47,7 @@ const PYTHON = python()
     got.read.structured.lines.map((/** @type {{ line: number, text: string }} */ l) => [l.line, l.text]),
     [[1, "a"], [2, "b"], [3, "c"]],
   )
-  t.true(got.read.text.includes(`${got.read.structured.lines[1].ref}|b`))
+  t.true(got.read.text.includes(`${got.read.structured.lines[1].ref} b`))
 
   t.false(got.edit.isError, got.edit.text)
   t.like(got.edit.structured, { ok: true, path: "f.txt", previousRev: got.read.structured.rev, additions: 1, deletions: 1 })
