@@ -7,10 +7,8 @@
 //! neighbouring lines always differ: a line number typed one off never
 //! validates, even in a run of identical lines no content hash tells apart.
 
-use crate::error::{Error, ErrorCode};
 use crate::hash::hashed_text;
 use crate::reference::{Ref, RefTag};
-use crate::report::window;
 use crate::text::Document;
 use sha1::{Digest, Sha1};
 use std::cell::Cell;
@@ -83,26 +81,6 @@ pub fn with_style<T>(style: ViewStyle, f: impl FnOnce() -> T) -> T {
 /// The style of the call in progress (`Full` outside `with_style`).
 pub fn style() -> ViewStyle {
     STYLE.with(Cell::get)
-}
-
-/// The rejection for lean refs that only the text itself holds: 8.4 bits a
-/// line cannot tell a changed file from the one read, so they need a stored
-/// version or a `rev` naming the text. The window shows full refs, which
-/// hold on their own.
-pub(crate) fn unvouched(doc: &Document, path: &str, rev: &str, lines: &[usize]) -> Error {
-    let mut focus = lines.to_vec();
-    focus.sort_unstable();
-    focus.dedup();
-    let (shown_text, shown) = with_style(ViewStyle::Full, || window(doc, &focus, 2));
-    let mut err = Error::new(
-        ErrorCode::HashMismatch,
-        format!(
-            "Edit rejected, nothing written: lean refs need the version they were read from, and no view of {path} read here holds this text. Read the file again (or pass rev), or cite the full refs below (REV {rev}):\n{shown_text}"
-        ),
-    )
-    .with_path(path);
-    err.shown = shown;
-    err
 }
 
 /// For a lean ref that does not hold: when the line above or below carries

@@ -223,11 +223,9 @@ pub(crate) fn locate(
     // a repeated line only when a stored version vouches for the text read.
     let vouched = named.as_deref() == Some(ctx.rev) || readings.iter().any(|r| r.version.is_some());
     if !vouched && cited.iter().any(|c| c.reference.is_pair()) {
-        return Err(crate::lean::unvouched(
-            ctx.doc,
-            ctx.path,
-            ctx.rev,
-            &first.lines,
+        return Err(reject::unvouched_lean_refs(
+            &ctx.subject(),
+            first.lines.clone(),
         ));
     }
     if !vouched && cited.iter().any(|c| c.reference.anchor().is_none()) {

@@ -4,6 +4,7 @@
 
 use crate::error::{list_numbers, Error, ErrorCode, Mismatch};
 use crate::hash::Tag;
+use crate::lean::{with_style, ViewStyle};
 use crate::reference::{Cited, Ref};
 use crate::report::{current_ref, window};
 use crate::store::Version;
@@ -219,4 +220,23 @@ pub(crate) fn unseen_lines(ctx: &Subject<'_>, mut focus: Vec<usize>) -> Error {
         ),
         &focus,
     )
+}
+
+/// Lean refs that only the text itself holds: 8.4 bits a line cannot tell a
+/// changed file from the one read, so they need a stored version or a `rev`
+/// naming the text. The window shows full refs, which hold on their own.
+pub(crate) fn unvouched_lean_refs(ctx: &Subject<'_>, mut focus: Vec<usize>) -> Error {
+    focus.sort_unstable();
+    focus.dedup();
+    with_style(ViewStyle::Full, || {
+        showing(
+            ctx,
+            ErrorCode::HashMismatch,
+            format!(
+                "Edit rejected, nothing written: lean refs need the version they were read from, and no view of {} read here holds this text. Read the file again (or pass rev), or cite the full refs below (REV {})",
+                ctx.path, ctx.rev
+            ),
+            &focus,
+        )
+    })
 }
