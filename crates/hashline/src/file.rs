@@ -20,12 +20,19 @@ use std::time::Duration;
 
 pub const DEFAULT_MAX_FILE_BYTES: u64 = 16 << 20;
 
-/// A temporary file is named `.` + `TEMP_RANDOM` random characters +
-/// `TEMP_SUFFIX`: the same length whatever the file it replaces, and a
-/// name only a write of this engine makes. Together with the lock its
-/// writer holds on it, this is what proves a leftover dead and ours.
+/// A temporary file is named `.` + `TEMP_PID` characters naming its
+/// writer's process + `TEMP_RANDOM` random ones + `TEMP_SUFFIX`: the same
+/// length whatever the file it replaces, and a name only a write of this
+/// engine makes. Together with the lock its writer holds on it, this is what
+/// proves a leftover dead and ours.
 const TEMP_SUFFIX: &str = ".hashline-tmp";
-const TEMP_RANDOM: usize = 24;
+const TEMP_PID: usize = 7;
+const TEMP_RANDOM: usize = 17;
+/// A file can only be locked once it exists, so a live writer's temporary
+/// file is briefly empty and unlocked; an empty one whose writer is alive is
+/// left alone for this long (after which a writer stopped that long finds it
+/// gone and starts over, and one whose process id was reused stops counting).
+const TEMP_UNLOCKED_GRACE: Duration = Duration::from_secs(60);
 const TEMP_ALPHABET: &[u8; 32] = b"abcdefghijklmnopqrstuvwxyz234567";
 
 /// What a version on disk was, to tell at write time whether it changed.
@@ -235,8 +242,8 @@ pub fn replace_atomically<T>(
     }
     let out = before_write()?;
     let written = match now {
-        Current::File { file, base } => temp.exchange(&place.name, file, &base, bytes),
-        _ => temp.take_name(&place.name),
+        Current::File { file, base } => temp.exchange(&place.name, file, &base, bytes, &lock),
+        _ => temp.take_name(&place.name).inspect(|_| lock.sync()),
     };
     match written {
         Ok(true) => {}
@@ -244,7 +251,6 @@ pub fn replace_atomically<T>(
         Err(e) => return Err(err(e)),
     }
     drop(temp);
-    lock.sync();
     folders.keep();
     Ok(out)
 }
@@ -440,14 +446,23 @@ impl<'a> Temp<'a> {
         old: fs::File,
         base: &Base,
         bytes: &[u8],
+        lock: &FolderLock,
     ) -> io::Result<bool> {
         match rename::exchange(self.dir, &self.name, name) {
             Ok(()) => {}
             Err(e) if rename::unsupported(&e) => {
-                return self.dir.rename(&self.name, self.dir, name).map(|()| true)
+                self.dir.rename(&self.name, self.dir, name)?;
+                lock.sync();
+                return Ok(true);
             }
             Err(e) => return Err(e),
         }
+        // The old version is looked at as late as possible, just before it
+        // is removed: after the trade is flushed to disk. A writer that
+        // looked the file up by name just before the trade opens and
+        // truncates the old version a moment later (the kernel resolves the
+        // name first), and that moment must fall before this look.
+        lock.sync();
         // A failed look counts as a change: the old version goes back.
         let kept =
             names(self.dir, &self.name, &old) && Base::read(&old).is_ok_and(|now| now == *base);
@@ -460,6 +475,7 @@ impl<'a> Temp<'a> {
             // version held it: that write is the newest, so it keeps the name.
             rename::exchange(self.dir, &self.name, name)?;
         }
+        lock.sync();
         Ok(false)
     }
 
@@ -499,10 +515,19 @@ fn names(dir: &Dir, name: &OsStr, file: &fs::File) -> bool {
 }
 
 fn temp_name() -> io::Result<OsString> {
+    temp_name_of(std::process::id())
+}
+
+fn temp_name_of(pid: u32) -> io::Result<OsString> {
     let mut random = [0u8; TEMP_RANDOM];
     getrandom::fill(&mut random).map_err(|e| io::Error::other(e.to_string()))?;
-    let mut name = String::with_capacity(1 + TEMP_RANDOM + TEMP_SUFFIX.len());
+    let mut name = String::with_capacity(1 + TEMP_PID + TEMP_RANDOM + TEMP_SUFFIX.len());
     name.push('.');
+    name.extend(
+        (0..TEMP_PID)
+            .rev()
+            .map(|digit| char::from(TEMP_ALPHABET[(u64::from(pid) >> (5 * digit)) as usize & 31])),
+    );
     name.extend(
         random
             .iter()
@@ -512,22 +537,60 @@ fn temp_name() -> io::Result<OsString> {
     Ok(name.into())
 }
 
-fn is_temp_name(name: &OsStr) -> bool {
-    let Some(name) = name.to_str() else {
+/// The writer's process id, if `name` is a temporary file's name.
+fn temp_writer(name: &OsStr) -> Option<u64> {
+    let body = name
+        .to_str()?
+        .strip_prefix('.')?
+        .strip_suffix(TEMP_SUFFIX)?
+        .as_bytes();
+    if body.len() != TEMP_PID + TEMP_RANDOM {
+        return None;
+    }
+    let digits = body
+        .iter()
+        .map(|b| TEMP_ALPHABET.iter().position(|a| a == b))
+        .collect::<Option<Vec<_>>>()?;
+    Some(
+        digits[..TEMP_PID]
+            .iter()
+            .fold(0u64, |pid, &digit| pid << 5 | digit as u64),
+    )
+}
+
+/// Whether process `pid` runs on this machine (or one of another user does).
+#[cfg(unix)]
+fn alive(pid: u64) -> bool {
+    use rustix::process::{test_kill_process, Pid};
+    let Some(pid) = i32::try_from(pid).ok().and_then(Pid::from_raw) else {
         return false;
     };
-    let Some(random) = name
-        .strip_prefix('.')
-        .and_then(|rest| rest.strip_suffix(TEMP_SUFFIX))
-    else {
-        return false;
-    };
-    random.len() == TEMP_RANDOM && random.bytes().all(|b| TEMP_ALPHABET.contains(&b))
+    !matches!(test_kill_process(pid), Err(rustix::io::Errno::SRCH))
+}
+
+/// Without a way to ask, every writer of an unlocked file counts as gone:
+/// a live one finds its file removed before it locked it and starts over.
+#[cfg(not(unix))]
+fn alive(_pid: u64) -> bool {
+    false
+}
+
+/// Whether an unlocked temporary file may still be a live writer's, in the
+/// moment between creating it and locking it.
+fn starting(meta: &fs::Metadata, pid: u64) -> bool {
+    meta.len() == 0
+        && alive(pid)
+        && meta
+            .modified()
+            .ok()
+            .and_then(|at| at.elapsed().ok())
+            .is_some_and(|age| age < TEMP_UNLOCKED_GRACE)
 }
 
 /// Removes the temporary files of writes that died before finishing: a
 /// file with a temporary file's name whose lock is free (its writer is
-/// gone) and that still has that name once locked. Called while holding
+/// gone), that is not a live writer's just created, and that still has
+/// that name once locked. Called while holding
 /// the folder lock; never touches `keep`, the file being written.
 fn remove_dead_temporaries(dir: &Dir, keep: &OsStr) {
     let Ok(entries) = dir.entries() else {
@@ -535,14 +598,19 @@ fn remove_dead_temporaries(dir: &Dir, keep: &OsStr) {
     };
     for entry in entries.flatten() {
         let name = entry.file_name();
-        if name == keep || !is_temp_name(&name) {
+        if name == keep {
             continue;
         }
+        let Some(writer) = temp_writer(&name) else {
+            continue;
+        };
         let Ok(file) = dir.open_with(&name, &reading(FollowSymlinks::No)) else {
             continue;
         };
         let file = file.into_std();
-        let dead = file.metadata().is_ok_and(|m| m.is_file())
+        let dead = file
+            .metadata()
+            .is_ok_and(|m| m.is_file() && !starting(&m, writer))
             && try_lock(&file).unwrap_or(false)
             && names(dir, &name, &file);
         if dead {
@@ -801,18 +869,44 @@ mod tests {
         assert_eq!(names_in(dir.path()), expected);
     }
 
+    #[cfg(unix)]
+    #[test]
+    fn an_empty_temporary_not_yet_locked_by_a_live_writer_is_kept_and_a_dead_writers_is_removed() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = Root::new(dir.path()).unwrap();
+        let target = root.resolve("f.txt", false).unwrap();
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let gone = child.id();
+        child.wait().unwrap();
+        // This process is alive and may be between creating its temporary
+        // file and locking it, on another thread.
+        let starting = temp_name_of(std::process::id()).unwrap();
+        let killed = temp_name_of(gone).unwrap();
+        fs::write(dir.path().join(&starting), "").unwrap();
+        fs::write(dir.path().join(&killed), "").unwrap();
+        write(&target, &Base::Missing, b"new\n").unwrap();
+        let mut expected = vec![OsString::from("f.txt"), starting];
+        expected.sort();
+        assert_eq!(names_in(dir.path()), expected);
+    }
+
     #[test]
     fn temporary_names_have_one_length_and_are_recognised() {
         let name = temp_name().unwrap();
-        assert_eq!(name.len(), 1 + TEMP_RANDOM + TEMP_SUFFIX.len());
-        assert!(is_temp_name(&name));
+        assert_eq!(name.len(), 1 + TEMP_PID + TEMP_RANDOM + TEMP_SUFFIX.len());
+        assert!(temp_writer(&name).is_some());
+        assert_eq!(temp_writer(&name), Some(u64::from(std::process::id())));
+        assert_eq!(
+            temp_writer(&temp_name_of(u32::MAX).unwrap()),
+            Some(u64::from(u32::MAX))
+        );
         for other in [
             ".env.hashline-tmp",
             ".hashline-tmp",
             "f.txt",
             ".ABCDEFGHIJKLMNOPQRSTUVWX.hashline-tmp",
         ] {
-            assert!(!is_temp_name(OsStr::new(other)), "{other}");
+            assert_eq!(temp_writer(OsStr::new(other)), None, "{other}");
         }
     }
 
