@@ -105,6 +105,10 @@ const VOID_ELEMENTS: &[&str] = &[
 /// counts only when its `>` is on the same line, so comparisons such as
 /// `a < b` or `i<n` are not tags.
 fn tag_balance(line: &str) -> i64 {
+    // A C preprocessor line: `#include <stdio.h>` names a file.
+    if line.trim_start().starts_with('#') {
+        return 0;
+    }
     let bytes = line.as_bytes();
     let mut balance = 0;
     let mut i = 0;
@@ -112,12 +116,32 @@ fn tag_balance(line: &str) -> i64 {
         let start = i + at + 1;
         i = start;
         let closing = bytes.get(start) == Some(&b'/');
+        // `Option<T>`, `Vec::<u8>`, `a<<b`: a type's parameters follow a
+        // name or `::`, where markup never opens a tag (it closes one
+        // after text, `text</p>`).
+        if !closing
+            && start >= 2
+            && (bytes[start - 2].is_ascii_alphanumeric()
+                || matches!(bytes[start - 2], b'_' | b'$' | b':' | b'<'))
+        {
+            continue;
+        }
         let name_start = start + usize::from(closing);
         let name_len = bytes[name_start..]
             .iter()
             .take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b':'))
             .count();
         if name_len == 0 || !bytes[name_start].is_ascii_alphabetic() {
+            continue;
+        }
+        // A tag's name ends at a space, `>` or `/`; `<B: 'static>` is a
+        // bound, `<K, V>` a list of parameters.
+        let name_end = name_start + name_len;
+        if matches!(bytes[name_end - 1], b':' | b'.')
+            || !bytes
+                .get(name_end)
+                .is_some_and(|b| b.is_ascii_whitespace() || matches!(b, b'>' | b'/'))
+        {
             continue;
         }
         let Some(end) = memchr::memchr(b'>', &bytes[name_start + name_len..]) else {
@@ -256,6 +280,42 @@ mod tests {
         assert_eq!(bracket_balance(["if a < b && c > d {"]), 1);
         assert_eq!(bracket_balance(["for (i = 0; i<n; i++) {"]), 1);
         assert_eq!(bracket_balance(["x << 2 >> 1"]), 0);
+    }
+
+    #[test]
+    fn generics_and_includes_are_not_markup_tags() {
+        assert_eq!(
+            bracket_balance(["impl<B: 'static> Iterator for IterDefinedNames<B> {"]),
+            1
+        );
+        assert_eq!(
+            bracket_balance(["fn next(&mut self) -> Option<Self::Item> {"]),
+            1
+        );
+        assert_eq!(
+            bracket_balance(["let v: Vec<Vec<u8>> = Vec::<u8>::new();"]),
+            0
+        );
+        assert_eq!(
+            bracket_balance(["const [s, set] = useState<string>('');"]),
+            0
+        );
+        assert_eq!(bracket_balance(["Map<String, List<Integer>> m;"]), 0);
+        assert_eq!(bracket_balance(["#include <stdio.h>"]), 0);
+    }
+
+    #[test]
+    fn an_echo_next_to_generic_code_is_trimmed_like_any_other() {
+        let header = "impl<B: 'static> Iterator for IterDefinedNames<B> {";
+        let mut content = v(&[header, "    type Item = Option<B>;"]);
+        let echoes = trim(
+            &mut content,
+            Some(header),
+            &["    type Item = B;"],
+            Some("    fn next(&mut self) -> Option<Self::Item> {"),
+        );
+        assert_eq!(echoes, vec![Echo::Before]);
+        assert_eq!(content, v(&["    type Item = Option<B>;"]));
     }
 
     fn v(lines: &[&str]) -> Vec<String> {
