@@ -7,15 +7,16 @@
 // what the model reads (views, results, errors); output tokens what it writes
 // (the tool-call arguments).
 
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { splitLines } from './diff.mjs'
 import { toolCalls } from './formats.mjs'
 import { inject } from './mistakes.mjs'
 import { COMBOS } from './scenario.mjs'
 import { LEAN_CHOICE, REF_FORMATS, applyRefEdit, engineLean, plainPage, refFormat, specMap, tagsOf } from './refformats.mjs'
 import { binding } from '../appliers/hashline.mjs'
+import { pairTag } from './lean.mjs'
 
 /**
  * @typedef {import('./scenario.mjs').Scenario} Scenario
@@ -34,13 +35,16 @@ export const PAGE = 2000
 /** Output tokens weigh this many input tokens in the session cost. */
 export const OUTPUT_WEIGHT = 4
 
+/** The chosen lean view's label once the engine renders it (the default view of every host). */
+const LEAN_ENGINE_LABEL = 'this project, lean view `Nab ` (the engine)'
+
 /**
  * The formats of the session measure, in table order.
  * @type {Array<{ id: string, label: string, family: 'builtin' | 'peer' | 'ours' | 'lean' }>}
  */
 export const SESSION_FORMATS = [
   { id: 'opencode', label: 'OpenCode built-in: `N: ` view, str_replace (matcher chain)', family: 'builtin' },
-  ...REF_FORMATS.map((f) => ({ id: f.id, label: f.label, family: /** @type {'peer' | 'ours' | 'lean'} */ (f.id === 'hashline' ? 'ours' : ['omo', 'omp-v2', 'omp', 'angdrew'].includes(f.id) ? 'peer' : 'lean') })),
+  ...REF_FORMATS.map((f) => ({ id: f.id, label: f.id === LEAN_CHOICE && engineLean ? LEAN_ENGINE_LABEL : f.label, family: /** @type {'peer' | 'ours' | 'lean'} */ (f.id === 'hashline' ? 'ours' : ['omo', 'omp-v2', 'omp', 'angdrew'].includes(f.id) ? 'peer' : 'lean') })),
 ]
 
 const OPENCODE_OK = 'Edit applied successfully.'
@@ -117,6 +121,7 @@ export class Session {
     let okTexts
     if (id === 'opencode') okTexts = calls.map(() => OPENCODE_OK)
     else if (id === 'hashline') okTexts = [binding.applyEdits(this.shown.text, hashlineRequestOf(this.sc)).output]
+    else if (id === LEAN_CHOICE && engineLean) okTexts = [leanEngineEdit(this.path, this.shown.text, /** @type {HashlineEdit} */ (this.sc.ideal.edits.hashline), undefined).output]
     else okTexts = [refFormat(id).ok(this.path, this.shown, this.after, this.sc.ideal.edits.hashline.units.length)]
     /** @type {Record<string, number[]>} */
     const callTokens = {}
@@ -190,7 +195,7 @@ export class Session {
     const edit = /** @type {HashlineEdit} */ (variant.edits.hashline)
     const sent = mistakes.length > 0 ? injectInto(edit, mistakes) : edit
     try {
-      const r = leanEngineEdit(this.shown.text, sent, variant.earlierSpec)
+      const r = leanEngineEdit(this.path, this.shown.text, sent, variant.earlier?.hashline)
       return { outcome: r.text === variant.finalText ? /** @type {const} */ ('correct') : /** @type {const} */ ('silent'), rejected: [], errors: [] }
     } catch (err) {
       return { outcome: /** @type {const} */ ('rejected'), rejected: [0], errors: [String(/** @type {any} */ (err).message)] }
@@ -210,28 +215,33 @@ export class Session {
 }
 
 /**
- * The chosen lean view through the engine itself, once the binding renders it:
- * a session reads the file in the lean view, makes the earlier edit of the
- * stale scenario, and sends the batch citing the refs of the first view.
- * @param {string} oldText @param {HashlineEdit} edit mistakes injected @param {{ oldStart: number, oldLen: number, lines: string[] } | undefined} earlier
+ * The chosen lean view through the engine itself, driven as a host drives it:
+ * a session in the lean view reads the file, makes the earlier edit of the
+ * stale scenario (its ideal request, the refs copied from that first view),
+ * and sends the batch citing the refs of the first view. A model that echoes
+ * prefixes past the end of the file makes up tags there in the view's shape.
+ * @param {string} path the file's path in the project, as the model names it
+ * @param {string} oldText @param {HashlineEdit} edit mistakes injected
+ * @param {{ operations: Array<Record<string, string>> } | undefined} earlier the earlier edit's request, in full refs
  */
-export function leanEngineEdit(oldText, edit, earlier) {
+export function leanEngineEdit(path, oldText, edit, earlier) {
   const dir = mkdtempSync(join(tmpdir(), 'editbench-lean-'))
   try {
-    writeFileSync(join(dir, 'file'), oldText)
-    const session = new binding.Hashline({ root: dir })
-    const view = session.read('file', { limit: 1_000_000, view: 'lean' }).text
+    mkdirSync(dirname(join(dir, path)), { recursive: true })
+    writeFileSync(join(dir, path), oldText)
+    const session = new binding.Hashline({ root: dir, view: 'lean' })
+    const view = session.read(path, { limit: 1_000_000 }).text
     /** @type {string[]} */
     const tags = []
     for (const line of view.split('\n')) {
       const m = /^(\d+)([a-z]{2})[ \t]/.exec(line)
       if (m) tags[Number(m[1])] = m[2]
     }
-    const ref = (/** @type {number} */ n, shift = 0) => `${Math.max(1, n + shift)}${tags[n] ?? 'aa'}`
+    const tag = (/** @type {number} */ n) => tags[n] ?? pairTag(n, '')
+    const ref = (/** @type {number} */ n, shift = 0) => `${Math.max(1, n + shift)}${tag(n)}`
     if (earlier) {
-      const at = earlier.oldStart
-      const op = earlier.oldLen > 0 ? { op: 'replace', ref: ref(at + 1), through: ref(at + earlier.oldLen), content: earlier.lines.join('\n') } : at > 0 ? { op: 'insert_after', ref: ref(at), content: earlier.lines.join('\n') } : { op: 'prepend', content: earlier.lines.join('\n') }
-      session.edit('file', { operations: [op] })
+      const lean = (/** @type {string | undefined} */ full) => (full === undefined ? undefined : ref(Number(full.split('#')[0])))
+      session.edit(path, { operations: earlier.operations.map((o) => ({ ...o, ref: lean(o.ref), through: lean(o.through) })) })
     }
     const operations = edit.units.map((u) => {
       /** @type {Record<string, string>} */
@@ -240,12 +250,12 @@ export function leanEngineEdit(oldText, edit, earlier) {
       if (u.last !== undefined && u.last !== u.first && (u.op === 'replace' || u.op === 'delete')) o.through = ref(u.last, u.throughShift)
       if (u.op !== 'delete') {
         const start = u.op === 'insert_after' ? (u.first ?? 0) + 1 : u.op === 'append' ? tags.length : u.op === 'prepend' ? 1 : u.first ?? 1
-        o.content = u.lines.map((l, k) => (u.echo ? `${start + k}${tags[start + k] ?? 'aa'} ` : '') + l.text).join('\n') + (u.lines.length > 0 && u.lines[u.lines.length - 1].text === '' ? '\n' : '')
+        o.content = u.lines.map((l, k) => (u.echo ? `${start + k}${tag(start + k)} ` : '') + l.text).join('\n') + (u.lines.length > 0 && u.lines[u.lines.length - 1].text === '' ? '\n' : '')
       }
       return o
     })
-    const r = session.edit('file', { operations })
-    return { text: readFileSync(join(dir, 'file'), 'utf8'), output: r.output }
+    const r = session.edit(path, { operations })
+    return { text: readFileSync(join(dir, path), 'utf8'), output: r.output }
   } finally {
     rmSync(dir, { recursive: true, force: true })
   }

@@ -11,8 +11,8 @@ import { inject, sitesOf } from '../lib/mistakes.mjs'
 import { movedBlocks } from '../lib/moves.mjs'
 import { applyRefEdit, refFormat, specMap, tagsOf, trimBoundaryEcho } from '../lib/refformats.mjs'
 import { rng } from '../lib/rng.mjs'
-import { Scenario } from '../lib/scenario.mjs'
-import { Session, version } from '../lib/session.mjs'
+import { Scenario, changeOf } from '../lib/scenario.mjs'
+import { Session, leanEngineEdit, version } from '../lib/session.mjs'
 import { tokenizer } from '../lib/tokens.mjs'
 import { hashlineView } from '../lib/views.mjs'
 
@@ -132,6 +132,25 @@ test('stale refs of the lean view are carried over through the earlier edit, and
   const now = before.slice()
   now[cited - 1] = over.lines[0]
   t.is(applyRefEdit(refFormat('pair'), e, { shown, current: version(joinLines(now)), map: specMap(over) }).outcome, 'rejected')
+})
+
+test('the engine lean session makes earlier edits that end in or are a blank line, and strips prefixes echoed past the end', (t) => {
+  const before = sample(3)
+  const after = changed(before)
+  const { change: later, edit: e } = edit(before, after)
+  const { refs } = hashlineView(binding, later.oldText)
+  // Earlier hunks the corpus has: new lines ending in a blank line, and one blank line alone.
+  for (const lines of [['// a', ''], ['']]) {
+    const spec = { oldStart: before.length, oldLen: 0, lines }
+    const request = hashlineRequest(buildHashline(changeOf(before, [spec]), refs, engineText))
+    const got = leanEngineEdit('src/f.rs', later.oldText, e, request).text
+    t.is(got, joinLines([...after, ...lines]))
+  }
+  // Every appended line echoed with a prefix, the ones past the end made up in the view's shape.
+  const tail = ['// x', '// y', '// z']
+  const { change: grown, edit: g } = edit(before, [...before, ...tail])
+  const unit = sitesOf(g, 'echo-prefix')[0]
+  t.is(leanEngineEdit('src/f.rs', grown.oldText, inject(g, [{ kind: 'echo-prefix', site: unit, pick: 0 }]), undefined).text, joinLines([...before, ...tail]))
 })
 
 test('echoed lean prefixes are stripped, ordinals and code are left alone', (t) => {
