@@ -5,7 +5,7 @@
 use crate::cleanup::{strip_view_prefixes, trim_boundary_echo, Echo, Replaced, RunningBalance};
 use crate::error::{Error, ErrorCode, Result};
 use crate::locate::{locate, parse_refs, PlanContext};
-use crate::relocate::{lines_named, place, Placement, Relocated, Relocation};
+use crate::relocate::{lines_phrase, place, Placement, Relocated, Relocation};
 use crate::request::{OpKind, Operation};
 use crate::text::{Document, Splice};
 use std::collections::HashSet;
@@ -134,8 +134,9 @@ pub fn plan(ctx: &PlanContext<'_>, operations: &[Operation], rev: Option<&str>) 
                 let relocation = match place(op.kind, source.clone(), side, anchor) {
                     Placement::Stays => {
                         stays.push(format!(
-                            "operation {number} (move): lines {} are already {} line {}; nothing to move.",
-                            lines_named(&source),
+                            "operation {number} (move): {} {} already {} line {}; nothing to move.",
+                            lines_phrase(&source),
+                            if source.len() == 1 { "is" } else { "are" },
                             side.name(),
                             anchor + 1
                         ));
@@ -145,8 +146,8 @@ pub fn plan(ctx: &PlanContext<'_>, operations: &[Operation], rev: Option<&str>) 
                         return Err(Error::new(
                             ErrorCode::Conflict,
                             format!(
-                                "Edit rejected, nothing written: operation {number} (move) would put lines {} {} line {}, which is one of the lines it moves. Put them before its first line or after its last, or somewhere outside them.",
-                                lines_named(&source),
+                                "Edit rejected, nothing written: operation {number} (move) would put {} {} line {}, which is one of the lines it moves. Put them before its first line or after its last, or somewhere outside them.",
+                                lines_phrase(&source),
                                 side.name(),
                                 anchor + 1
                             ),
@@ -355,16 +356,16 @@ fn check_conflicts(ctx: &PlanContext<'_>, items: &[Item]) -> Result<()> {
         }
         OpKind::Move | OpKind::Copy => match &item.relocation {
             Some(r) if item.range.is_empty() => format!(
-                "{} lines {} to {}",
+                "{} {} to {}",
                 item.kind,
-                lines_named(&r.source),
+                lines_phrase(&r.source),
                 if r.gap < ctx.doc.line_count() {
                     format!("before line {}", r.gap + 1)
                 } else {
                     "the end of the file".to_owned()
                 }
             ),
-            _ => format!("{} lines {}", item.kind, lines_named(&item.range)),
+            _ => format!("{} {}", item.kind, lines_phrase(&item.range)),
         },
         _ => format!(
             "{} lines {}-{}",
@@ -436,12 +437,12 @@ fn check_copied_lines(ctx: &PlanContext<'_>, items: &[Item]) -> Result<()> {
             return Err(Error::new(
                 ErrorCode::Conflict,
                 format!(
-                    "Edit rejected, nothing written: operation {} (copy lines {}) copies lines that operation {} ({} lines {}) changes, so which text it copies is unclear. Copy in one batch and change in the next.",
+                    "Edit rejected, nothing written: operation {} (copy {}) copies lines that operation {} ({} {}) changes, so which text it copies is unclear. Copy in one batch and change in the next.",
                     copy.op,
-                    lines_named(source),
+                    lines_phrase(source),
                     other.op,
                     other.kind,
-                    lines_named(&other.range)
+                    lines_phrase(&other.range)
                 ),
             )
             .with_path(ctx.path));

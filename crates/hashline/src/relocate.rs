@@ -77,6 +77,15 @@ pub(crate) fn lines_named(range: &Range<usize>) -> String {
     }
 }
 
+/// Lines `range` as a sentence names them: `line 12` or `lines 12–40`.
+pub(crate) fn lines_phrase(range: &Range<usize>) -> String {
+    if range.len() == 1 {
+        format!("line {}", lines_named(range))
+    } else {
+        format!("lines {}", lines_named(range))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
