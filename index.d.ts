@@ -164,12 +164,16 @@ export interface Mismatch {
 }
 
 export interface Operation {
-  /** replace | delete | insert_before | insert_after | prepend | append */
+  /** replace | delete | insert_before | insert_after | prepend | append | move | copy */
   op: string
   /** The first line, as `LINE#HASH#ANCHOR` from a view. */
   ref?: string
-  /** The last line of a range (replace, delete), inclusive. */
+  /** The last line of a range (replace, delete, move, copy), inclusive. */
   through?: string
+  /** move, copy: the ref of the line to put the lines after. */
+  after?: string
+  /** move, copy: the ref of the line to put the lines before. */
+  before?: string
   /** The new lines: one string split on newlines (one final newline dropped), or an array of lines. */
   content?: string | Array<string>
 }

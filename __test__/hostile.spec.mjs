@@ -208,7 +208,8 @@ catalogue.push(
 
 // Unknown ops and fields, and contradicting request shapes.
 catalogue.push(
-  { name: 'the unknown op "move"', code: 'INVALID_REQUEST', run: op((r) => ({ op: 'move', ref: r[2] })), message: /unknown op "move"/ },
+  { name: 'the unknown op "swap"', code: 'INVALID_REQUEST', run: op((r) => ({ op: 'swap', ref: r[2] })), message: /unknown op "swap"/ },
+  { name: 'a move without a place', code: 'INVALID_REQUEST', run: op((r) => ({ op: 'move', ref: r[2] })), message: /needs `after` or `before`/ },
   { name: 'an empty op name', code: 'INVALID_REQUEST', run: op((r) => ({ op: '', ref: r[2] })) },
   { name: 'the op "insert" without a side', code: 'INVALID_REQUEST', run: op((r) => ({ op: 'insert', ref: r[2], content: 'x' })) },
   { name: 'an unknown field in an operation', code: 'INVALID_REQUEST', run: op((r) => ({ op: 'replace', ref: r[2], content: 'x', indent: 2 })), message: /unknown field `indent`/ },

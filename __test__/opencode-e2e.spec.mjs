@@ -115,7 +115,7 @@ scenario("the model sees one edit tool, with this package's flat schema, and the
   t.deepEqual(Object.keys(schema.properties).sort(), ["filePath", "newString", "oldString", "operations", "replaceAll", "rev"])
   t.deepEqual(schema.required, ["filePath"])
   const op = schema.properties.operations.items
-  t.deepEqual(Object.keys(op.properties).sort(), ["content", "op", "ref", "through"])
+  t.deepEqual(Object.keys(op.properties).sort(), ["after", "before", "content", "op", "ref", "through"])
   t.is(op.properties.content.type, "string")
   t.deepEqual(unionKeywords(schema), [])
   t.true(edits[0].function.description?.includes("12#A3F#9BC"))

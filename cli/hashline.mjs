@@ -80,7 +80,8 @@ ${COMMON}`,
 Edits FILE by citing refs. The request comes from --ops or stdin: an object
 {"operations":[{"op":"replace","ref":"12#A3F#9BC","content":"..."}, ...]},
 just the array of operations, or {"oldString":"...","newString":"..."}.
-Operations: replace, delete, insert_before, insert_after, prepend, append.
+Operations: replace, delete, insert_before, insert_after, prepend, append,
+and move, copy ({"op":"move","ref":R,"through":R2,"after":R3} or "before":R3).
 
   --ops JSON    the request (default: read from stdin)
   --rev REV     the REV the refs were read from, so that refs of an older view

@@ -11,7 +11,7 @@ import { types } from "node:util"
  * @typedef {{ type: "object", properties: Record<string, any>, required: string[] }} ObjectSchema
  */
 
-export const OPS = /** @type {const} */ (["replace", "delete", "insert_before", "insert_after", "prepend", "append"])
+export const OPS = /** @type {const} */ (["replace", "delete", "insert_before", "insert_after", "prepend", "append", "move", "copy"])
 
 export const EDIT_DESCRIPTION = `Edit a file by citing the refs that read and grep show before each line, e.g. \`12ab   return total;\` has the ref \`12ab\` (line 12, tag ab). Full refs (\`12#A3F#9BC\` from \`12#A3F#9BC|  return total;\`) work too.
 Give filePath and operations; the whole batch is checked against the version you read and applied at once, or nothing is written:
@@ -19,6 +19,7 @@ Give filePath and operations; the whole batch is checked against the version you
 - {"op":"delete","ref":R,"through":R2}
 - {"op":"insert_before"|"insert_after","ref":R,"content":C}
 - {"op":"prepend"|"append","content":C}: at the start or end of the file (append creates a missing file)
+- {"op":"move"|"copy","ref":R,"through":R2,"after":R3} (or "before":R3): lines R..R2 as they are, put after (before) line R3, with no retyping
 content is the new text only, lines separated by \\n, never with the ref prefixes. All refs name lines of the version you read: do not adjust line numbers for earlier operations of the same batch. rev (the REV the read showed) is optional.
 The result shows fresh refs for the changed lines and how the others moved: keep editing from it without reading again. A rejected edit says why and shows the current lines with fresh refs.
 Without refs, oldString/newString (and replaceAll) replace one unique occurrence of oldString instead, as the classic edit tool does.`
@@ -37,7 +38,9 @@ export const EDIT_FIELDS = {
   operations: "Edits citing refs, all against the version you read",
   op: "What to do",
   ref: "Ref of the first line, as shown, e.g. 12ab or 12#A3F#9BC (not for prepend/append)",
-  through: "Ref of the last line of a replace or delete range (inclusive)",
+  through: "Ref of the last line of a replace, delete, move or copy range (inclusive)",
+  after: "move/copy: ref of the line to put the lines after",
+  before: "move/copy: ref of the line to put the lines before",
   content: "New lines, separated by \\n, without ref prefixes (replace, insert_*, prepend, append)",
   oldString: "Fallback without refs: exact text to replace",
   newString: "Fallback without refs: the replacement text",
@@ -64,6 +67,8 @@ export const EDIT_SCHEMA = {
           ref: { description: EDIT_FIELDS.ref, type: "string" },
           through: { description: EDIT_FIELDS.through, type: "string" },
           content: { description: EDIT_FIELDS.content, type: "string" },
+          after: { description: EDIT_FIELDS.after, type: "string" },
+          before: { description: EDIT_FIELDS.before, type: "string" },
         },
         required: ["op"],
       },
@@ -121,6 +126,8 @@ export function zodEditArgs(z) {
           ref: z.string().optional().describe(EDIT_FIELDS.ref),
           through: z.string().optional().describe(EDIT_FIELDS.through),
           content: z.string().optional().describe(EDIT_FIELDS.content),
+          after: z.string().optional().describe(EDIT_FIELDS.after),
+          before: z.string().optional().describe(EDIT_FIELDS.before),
         }),
       )
       .optional()

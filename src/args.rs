@@ -925,12 +925,16 @@ pub struct BindingShownLine {
 
 #[napi(object, js_name = "Operation")]
 pub struct BindingOperation {
-    /// replace | delete | insert_before | insert_after | prepend | append
+    /// replace | delete | insert_before | insert_after | prepend | append | move | copy
     pub op: String,
     /// The first line, as `LINE#HASH#ANCHOR` from a view.
     pub r#ref: Option<String>,
-    /// The last line of a range (replace, delete), inclusive.
+    /// The last line of a range (replace, delete, move, copy), inclusive.
     pub through: Option<String>,
+    /// move, copy: the ref of the line to put the lines after.
+    pub after: Option<String>,
+    /// move, copy: the ref of the line to put the lines before.
+    pub before: Option<String>,
     /// The new lines: one string split on newlines (one final newline dropped), or an array of lines.
     pub content: Option<Either<String, Vec<String>>>,
 }

@@ -4,8 +4,8 @@
 
 use crate::error::{excerpt, Error, Result};
 use crate::request::{
-    split_content, Field, OpKind, Operation, Request, Value, CONTENT, NEW_STRING, OLD_STRING, OP,
-    OPERATIONS, OPERATION_FIELDS, REF, REPLACE_ALL, REV, THROUGH,
+    split_content, Field, OpKind, Operation, Place, Request, Side, Value, AFTER, BEFORE, CONTENT,
+    NEW_STRING, OLD_STRING, OP, OPERATIONS, OPERATION_FIELDS, REF, REPLACE_ALL, REV, THROUGH,
 };
 
 impl Value {
@@ -182,6 +182,8 @@ fn parse_operation(number: usize, value: &Value) -> Result<Operation> {
     let reference = fields.take(&REF)?;
     let through = fields.take(&THROUGH)?;
     let content = fields.take(&CONTENT)?;
+    let after = fields.take(&AFTER)?;
+    let before = fields.take(&BEFORE)?;
     fields.reject_unknown(
         &OPERATION_FIELDS
             .iter()
@@ -225,6 +227,8 @@ fn parse_operation(number: usize, value: &Value) -> Result<Operation> {
     };
     let reference = ref_text(reference, "ref")?;
     let through = ref_text(through, "through")?;
+    let after = ref_text(after, "after")?;
+    let before = ref_text(before, "before")?;
     let content = match content {
         None | Some(Value::Null) => None,
         Some(Value::String(s)) => Some(split_content(s)),
@@ -265,10 +269,42 @@ fn parse_operation(number: usize, value: &Value) -> Result<Operation> {
     }
     if through.is_some() && !kind.takes_through() {
         return Err(Error::invalid_request(format!(
-            "{at} ({kind}) takes no `through`: only replace and delete cover a range."
+            "{at} ({kind}) takes no `through`: only replace, delete, move and copy cover a range."
         )));
     }
+    let place = match (after, before, kind.takes_place()) {
+        (Some(_), Some(_), true) => {
+            return Err(Error::invalid_request(format!(
+                "{at} ({kind}) has both `after` and `before`; give one: the ref of the line to put the lines after, or before."
+            )))
+        }
+        (None, None, true) => {
+            return Err(Error::invalid_request(format!(
+                "{at} ({kind}) needs `after` or `before`: the ref of the line to put the lines after (or before). For the end of the file, `after` the last line; for the start, `before` line 1."
+            )))
+        }
+        (Some(reference), None, true) => Some(Place {
+            side: Side::After,
+            reference,
+        }),
+        (None, Some(reference), true) => Some(Place {
+            side: Side::Before,
+            reference,
+        }),
+        (None, None, false) => None,
+        (after, _, false) => {
+            let field = if after.is_some() { "after" } else { "before" };
+            return Err(Error::invalid_request(format!(
+                "{at} ({kind}) takes no `{field}`: only move and copy take a place. To add new lines next to a line use insert_before or insert_after with `ref`."
+            )));
+        }
+    };
     let content = match (content, kind.takes_content()) {
+        (Some(_), false) if kind.takes_place() => {
+            return Err(Error::invalid_request(format!(
+                "{at} ({kind}) takes no `content`: it takes lines `ref`..`through` as the file has them. To write new lines use replace or insert_before/insert_after."
+            )))
+        }
         (Some(_), false) => {
             return Err(Error::invalid_request(format!(
             "{at} (delete) takes no `content`; to put new lines in place of old ones use replace."
@@ -290,6 +326,7 @@ fn parse_operation(number: usize, value: &Value) -> Result<Operation> {
         reference,
         through,
         content,
+        place,
     })
 }
 
@@ -418,8 +455,8 @@ mod tests {
             (ops(vec![s("x")]), "operation 1 must be an object"),
             (ops(vec![obj(&[("ref", s("1#ABC"))])]), "has no `op`"),
             (
-                ops(vec![obj(&[("op", s("move")), ("ref", s("1#ABC"))])]),
-                "unknown op \"move\"",
+                ops(vec![obj(&[("op", s("swap")), ("ref", s("1#ABC"))])]),
+                "unknown op \"swap\"",
             ),
             (
                 ops(vec![obj(&[("op", Value::Number(1.0))])]),
@@ -543,6 +580,99 @@ mod tests {
         ];
         for (value, want) in cases {
             let err = Request::from_value(&value).unwrap_err();
+            assert_eq!(err.code, ErrorCode::InvalidRequest);
+            assert!(
+                err.message.contains(want),
+                "{want:?} not in {:?}",
+                err.message
+            );
+        }
+    }
+
+    #[test]
+    fn move_and_copy_take_a_range_and_exactly_one_place_and_no_content() {
+        let parsed = |fields: &[(&str, Value)]| {
+            let Request::Operations { mut operations, .. } =
+                Request::from_value(&ops(vec![obj(fields)])).unwrap()
+            else {
+                panic!()
+            };
+            operations.remove(0)
+        };
+        let op = parsed(&[
+            ("op", s("Move")),
+            ("ref", s("2ab")),
+            ("through", s("4cd")),
+            ("after", s("9ef")),
+        ]);
+        assert_eq!(op.kind, OpKind::Move);
+        assert_eq!(op.through.as_deref(), Some("4cd"));
+        assert_eq!(
+            op.place,
+            Some(Place {
+                side: Side::After,
+                reference: "9ef".into()
+            })
+        );
+        let op = parsed(&[
+            ("op", s("copy")),
+            ("ref", s("2ab")),
+            ("before", s("1ef")),
+            ("after", Value::Null),
+        ]);
+        assert_eq!(op.place.map(|p| p.side), Some(Side::Before));
+
+        let cases: Vec<(Vec<(&str, Value)>, &str)> = vec![
+            (
+                vec![("op", s("move")), ("ref", s("2ab"))],
+                "operation 1 (move) needs `after` or `before`",
+            ),
+            (
+                vec![
+                    ("op", s("copy")),
+                    ("ref", s("2ab")),
+                    ("after", s("3ab")),
+                    ("before", s("4ab")),
+                ],
+                "has both `after` and `before`",
+            ),
+            (
+                vec![("op", s("move")), ("after", s("3ab"))],
+                "operation 1 (move) needs `ref`",
+            ),
+            (
+                vec![
+                    ("op", s("move")),
+                    ("ref", s("2ab")),
+                    ("after", s("3ab")),
+                    ("content", s("x")),
+                ],
+                "(move) takes no `content`",
+            ),
+            (
+                vec![
+                    ("op", s("insert_after")),
+                    ("ref", s("2ab")),
+                    ("after", s("3ab")),
+                    ("content", s("x")),
+                ],
+                "(insert_after) takes no `after`",
+            ),
+            (
+                vec![("op", s("delete")), ("ref", s("2ab")), ("before", s("3ab"))],
+                "(delete) takes no `before`",
+            ),
+            (
+                vec![
+                    ("op", s("copy")),
+                    ("ref", s("2ab")),
+                    ("after", Value::Number(3.0)),
+                ],
+                "`after` must be a ref string",
+            ),
+        ];
+        for (fields, want) in cases {
+            let err = Request::from_value(&ops(vec![obj(&fields)])).unwrap_err();
             assert_eq!(err.code, ErrorCode::InvalidRequest);
             assert!(
                 err.message.contains(want),

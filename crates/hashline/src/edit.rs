@@ -5,6 +5,7 @@ use crate::check::{introduced, Problem};
 use crate::error::{Error, ErrorCode, Result};
 use crate::locate::PlanContext;
 use crate::plan::plan;
+use crate::relocate::Relocated;
 use crate::remap::LineMap;
 use crate::replace::{create, replace};
 use crate::report::{hunks, success, Hunk, SuccessInput, Summary};
@@ -59,6 +60,7 @@ pub(crate) struct Change {
     pub headline: String,
     pub notes: Vec<String>,
     pub remapped_from: Option<String>,
+    pub relocated: Vec<Relocated>,
 }
 
 impl Request {
@@ -102,6 +104,7 @@ fn apply(input: &EditInput<'_>, request: &Request) -> Result<Edited> {
         }
     };
     let mut remapped_from = None;
+    let mut relocated = Vec::new();
     let (bytes, hunks, headline, notes): (Vec<u8>, Vec<Hunk>, String, Vec<String>) = match request {
         Request::Operations { operations, rev } => {
             let ctx = PlanContext {
@@ -114,6 +117,7 @@ fn apply(input: &EditInput<'_>, request: &Request) -> Result<Edited> {
             };
             let planned = plan(&ctx, operations, rev.as_deref())?;
             remapped_from = planned.from.clone();
+            relocated = planned.relocated;
             let ops = plural(planned.applied, "operation", "operations");
             let headline = if input.exists {
                 format!("Applied {ops} to {}", input.path)
@@ -180,6 +184,7 @@ fn apply(input: &EditInput<'_>, request: &Request) -> Result<Edited> {
             headline,
             notes,
             remapped_from,
+            relocated,
         },
         input.exists,
     )
@@ -200,6 +205,7 @@ pub(crate) fn finish(
         headline,
         notes,
         remapped_from,
+        relocated,
     } = change;
     let previous_rev = doc.rev().to_owned();
     let new_doc = Document::from_vec(bytes)?;
@@ -230,6 +236,7 @@ pub(crate) fn finish(
         hunks: &hunks,
         headline,
         notes: &notes,
+        relocated: &relocated,
     });
     let map = LineMap::from_changes(
         doc.line_count(),

@@ -57,6 +57,7 @@ mod plan;
 mod reference;
 mod reformat;
 mod reject;
+mod relocate;
 mod remap;
 mod replace;
 mod report;
@@ -82,7 +83,9 @@ pub use lean::{pair_tag, ViewStyle};
 pub use patch::{paths as patch_paths, FileKind, FileResult, PatchPlan, PatchResult};
 pub use reference::{Ref, RefTag};
 pub use report::Summary;
-pub use request::{Field, OpKind, Operation, Request, Value, OPERATION_FIELDS, REQUEST_FIELDS};
+pub use request::{
+    Field, OpKind, Operation, Place, Request, Side, Value, OPERATION_FIELDS, REQUEST_FIELDS,
+};
 pub use search::{SearchHit, SearchLine, SearchOptions, SearchResult, Skipped, SkippedFile};
 pub use session::{
     EditPlan, EditResult, Hashline, Options, ReadResult, ShownLine, Tagged, MAX_RESULT_BYTES,

@@ -58,7 +58,8 @@ pub(crate) fn locate_refs(
     Ok((located.lines, located.from))
 }
 
-/// Every ref of the batch in order (`ref`, then `through`), and which pairs
+/// Every ref of the batch in order (`ref`, `through`, then the place of a
+/// move or a copy), and which pairs
 /// of them form a range.
 pub(crate) type CitedRefs = (Vec<Cited>, Vec<(usize, usize)>);
 
@@ -69,7 +70,11 @@ pub(crate) fn parse_refs(ctx: &PlanContext<'_>, operations: &[Operation]) -> Res
     let mut suggestion = None;
     for (i, op) in operations.iter().enumerate() {
         let start = cited.len();
-        for text in [&op.reference, &op.through].into_iter().flatten() {
+        let place = op.place.as_ref().map(|p| &p.reference);
+        for text in [op.reference.as_ref(), op.through.as_ref(), place]
+            .into_iter()
+            .flatten()
+        {
             match Ref::parse(text) {
                 Ok(reference) => cited.push(Cited {
                     op: i + 1,

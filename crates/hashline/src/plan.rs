@@ -5,6 +5,7 @@
 use crate::cleanup::{strip_view_prefixes, trim_boundary_echo, Echo, Replaced, RunningBalance};
 use crate::error::{Error, ErrorCode, Result};
 use crate::locate::{locate, parse_refs, PlanContext};
+use crate::relocate::{lines_phrase, place, Placement, Relocated, Relocation};
 use crate::request::{OpKind, Operation};
 use crate::text::{Document, Splice};
 use std::collections::HashSet;
@@ -18,6 +19,8 @@ pub struct Planned {
     pub notes: Vec<String>,
     /// The stored version the refs were remapped from, if any.
     pub from: Option<String>,
+    /// Where the lines of each move and copy applied are now.
+    pub(crate) relocated: Vec<Relocated>,
 }
 
 /// One operation placed in the current text.
@@ -29,6 +32,9 @@ struct Item {
     /// For inserts: the line they are anchored on.
     anchor: Option<usize>,
     lines: Vec<String>,
+    /// For a move (both the lines it takes out and the lines it puts in)
+    /// and a copy (the lines it puts in): what it relocates.
+    relocation: Option<Relocation>,
 }
 
 pub fn plan(ctx: &PlanContext<'_>, operations: &[Operation], rev: Option<&str>) -> Result<Planned> {
@@ -69,6 +75,7 @@ pub fn plan(ctx: &PlanContext<'_>, operations: &[Operation], rev: Option<&str>) 
     }
 
     let mut items = Vec::with_capacity(operations.len());
+    let mut stays = Vec::new();
     let mut next = 0;
     for (i, op) in operations.iter().enumerate() {
         let number = i + 1;
@@ -76,6 +83,18 @@ pub fn plan(ctx: &PlanContext<'_>, operations: &[Operation], rev: Option<&str>) 
             let line = located.lines[next];
             next += 1;
             line
+        };
+        let range_of = |first: usize, last: usize| {
+            if last < first {
+                return Err(Error::invalid_request(format!(
+                    "operation {number} ({}): `through` (line {}) comes before `ref` (line {}). `ref` is the first line of the range and `through` the last.",
+                    op.kind,
+                    last + 1,
+                    first + 1
+                ))
+                .with_path(ctx.path));
+            }
+            Ok(first..last + 1)
         };
         let (range, anchor) = match op.kind {
             OpKind::Prepend => (0..0, None),
@@ -95,16 +114,69 @@ pub fn plan(ctx: &PlanContext<'_>, operations: &[Operation], rev: Option<&str>) 
                 } else {
                     first
                 };
-                if last < first {
-                    return Err(Error::invalid_request(format!(
-                        "operation {number} ({}): `through` (line {}) comes before `ref` (line {}). `ref` is the first line of the range and `through` the last.",
-                        op.kind,
-                        last + 1,
-                        first + 1
+                (range_of(first, last)?, None)
+            }
+            OpKind::Move | OpKind::Copy => {
+                let first = line_of();
+                let last = if op.through.is_some() {
+                    line_of()
+                } else {
+                    first
+                };
+                let source = range_of(first, last)?;
+                let side = op.place.as_ref().map(|p| p.side).ok_or_else(|| {
+                    Error::invalid_request(format!(
+                        "operation {number} ({}) needs `after` or `before`.",
+                        op.kind
                     ))
-                    .with_path(ctx.path));
+                })?;
+                let anchor = line_of();
+                let relocation = match place(op.kind, source.clone(), side, anchor) {
+                    Placement::Stays => {
+                        stays.push(format!(
+                            "operation {number} (move): {} {} already {} line {}; nothing to move.",
+                            lines_phrase(&source),
+                            if source.len() == 1 { "is" } else { "are" },
+                            side.name(),
+                            anchor + 1
+                        ));
+                        continue;
+                    }
+                    Placement::InsideItself => {
+                        return Err(Error::new(
+                            ErrorCode::Conflict,
+                            format!(
+                                "Edit rejected, nothing written: operation {number} (move) would put {} {} line {}, which is one of the lines it moves. Put them before its first line or after its last, or somewhere outside them.",
+                                lines_phrase(&source),
+                                side.name(),
+                                anchor + 1
+                            ),
+                        )
+                        .with_path(ctx.path));
+                    }
+                    Placement::At(relocation) => relocation,
+                };
+                let lines: Vec<String> =
+                    source.clone().map(|l| ctx.doc.line(l).to_owned()).collect();
+                if op.kind == OpKind::Move {
+                    items.push(Item {
+                        op: number,
+                        kind: op.kind,
+                        range: source,
+                        anchor: None,
+                        lines: Vec::new(),
+                        relocation: Some(relocation.clone()),
+                    });
                 }
-                (first..last + 1, None)
+                items.push(Item {
+                    op: number,
+                    kind: op.kind,
+                    range: relocation.gap..relocation.gap,
+                    anchor: Some(relocation.anchor),
+                    lines,
+                    relocation: Some(relocation),
+                });
+                continue;
             }
         };
         items.push(Item {
@@ -113,12 +185,14 @@ pub fn plan(ctx: &PlanContext<'_>, operations: &[Operation], rev: Option<&str>) 
             range,
             anchor,
             lines: std::mem::take(&mut contents[i]),
+            relocation: None,
         });
     }
 
     if ctx.cleanup {
         let balances = RunningBalance::new(ctx.doc);
-        for item in &mut items {
+        // Moved and copied lines are the file's own, taken as they are.
+        for item in items.iter_mut().filter(|i| i.relocation.is_none()) {
             trim_echoes(ctx.doc, &balances, item, &mut notes);
         }
     }
@@ -131,6 +205,8 @@ pub fn plan(ctx: &PlanContext<'_>, operations: &[Operation], rev: Option<&str>) 
         ));
     }
     check_conflicts(ctx, &items)?;
+    check_copied_lines(ctx, &items)?;
+    notes.extend(stays.iter().cloned());
 
     let changes = items.iter().any(|item| {
         item.range.len() != item.lines.len()
@@ -141,28 +217,45 @@ pub fn plan(ctx: &PlanContext<'_>, operations: &[Operation], rev: Option<&str>) 
                 .any(|(i, l)| ctx.doc.line(i) != l)
     });
     if !changes {
+        let why = if stays.is_empty() {
+            "the new content equals the lines it would replace".to_owned()
+        } else {
+            stays.join(" ")
+        };
         return Err(Error::new(
             ErrorCode::NoChange,
             format!(
-                "No changes to apply: the operations leave {} exactly as it is (the new content equals the lines it would replace).",
+                "No changes to apply: the operations leave {} exactly as it is ({why}).",
                 ctx.path
             ),
         )
         .with_path(ctx.path));
     }
-    let applied = items.len();
-    let splices = items
-        .into_iter()
-        .map(|item| Splice {
+    let applied = operations_in(&items);
+    let mut relocated = Vec::new();
+    let mut shift: isize = 0;
+    let mut splices = Vec::with_capacity(items.len());
+    for item in items {
+        if let Some(relocation) = item.relocation.filter(|_| item.range.is_empty()) {
+            let start = item.range.start.checked_add_signed(shift).unwrap_or(0);
+            relocated.push(Relocated {
+                kind: item.kind,
+                to: start..start + item.lines.len(),
+                from: relocation.source,
+            });
+        }
+        shift += item.lines.len() as isize - item.range.len() as isize;
+        splices.push(Splice {
             range: item.range,
             lines: item.lines,
-        })
-        .collect();
+        });
+    }
     Ok(Planned {
         splices,
         applied,
         notes,
         from: located.from,
+        relocated,
     })
 }
 
@@ -210,6 +303,11 @@ fn trim_echoes(
     }
 }
 
+/// The number of operations the items come from (a move is two items).
+fn operations_in(items: &[Item]) -> usize {
+    items.iter().map(|i| i.op).collect::<HashSet<_>>().len()
+}
+
 /// Drops operations that repeat an earlier one exactly. Each is hashed
 /// once, so this stays linear in the batch.
 fn collapse_identical(items: Vec<Item>) -> (Vec<Item>, usize) {
@@ -217,10 +315,18 @@ fn collapse_identical(items: Vec<Item>) -> (Vec<Item>, usize) {
         let mut seen = HashSet::with_capacity(items.len());
         items
             .iter()
-            .map(|i| seen.insert((i.kind, i.range.clone(), i.anchor, i.lines.as_slice())))
+            .map(|i| {
+                seen.insert((
+                    i.kind,
+                    i.range.clone(),
+                    i.anchor,
+                    i.lines.as_slice(),
+                    i.relocation.as_ref(),
+                ))
+            })
             .collect()
     };
-    let collapsed = first_of_its_kind.iter().filter(|first| !**first).count();
+    let before = operations_in(&items);
     let mut kept: Vec<Item> = items
         .into_iter()
         .zip(first_of_its_kind)
@@ -237,6 +343,7 @@ fn collapse_identical(items: Vec<Item>) -> (Vec<Item>, usize) {
         };
         (i.range.start, !i.range.is_empty(), place, i.op)
     });
+    let collapsed = before - operations_in(&kept);
     (kept, collapsed)
 }
 
@@ -247,6 +354,19 @@ fn check_conflicts(ctx: &PlanContext<'_>, items: &[Item]) -> Result<()> {
         OpKind::InsertBefore | OpKind::InsertAfter => {
             format!("{} line {}", item.kind, item.anchor.unwrap_or(0) + 1)
         }
+        OpKind::Move | OpKind::Copy => match &item.relocation {
+            Some(r) if item.range.is_empty() => format!(
+                "{} {} to {}",
+                item.kind,
+                lines_phrase(&r.source),
+                if r.gap < ctx.doc.line_count() {
+                    format!("before line {}", r.gap + 1)
+                } else {
+                    "the end of the file".to_owned()
+                }
+            ),
+            _ => format!("{} {}", item.kind, lines_phrase(&item.range)),
+        },
         _ => format!(
             "{} lines {}-{}",
             item.kind,
@@ -296,6 +416,36 @@ fn check_conflicts(ctx: &PlanContext<'_>, items: &[Item]) -> Result<()> {
                 pair[1],
                 "both insert at the same place, so their order is unclear",
             );
+        }
+    }
+    Ok(())
+}
+
+/// A copy reads lines of the version read: none of them may be one another
+/// operation of the batch removes or replaces, or which text it copies is
+/// unclear.
+fn check_copied_lines(ctx: &PlanContext<'_>, items: &[Item]) -> Result<()> {
+    let ranges: Vec<&Item> = items.iter().filter(|i| !i.range.is_empty()).collect();
+    for copy in items.iter().filter(|i| i.kind == OpKind::Copy) {
+        let Some(source) = copy.relocation.as_ref().map(|r| &r.source) else {
+            continue;
+        };
+        // Sorted and disjoint: the first range that ends after the copied
+        // lines start is the only one that can overlap them first.
+        let at = ranges.partition_point(|r| r.range.end <= source.start);
+        if let Some(other) = ranges.get(at).filter(|r| r.range.start < source.end) {
+            return Err(Error::new(
+                ErrorCode::Conflict,
+                format!(
+                    "Edit rejected, nothing written: operation {} (copy {}) copies lines that operation {} ({} {}) changes, so which text it copies is unclear. Copy in one batch and change in the next.",
+                    copy.op,
+                    lines_phrase(source),
+                    other.op,
+                    other.kind,
+                    lines_phrase(&other.range)
+                ),
+            )
+            .with_path(ctx.path));
         }
     }
     Ok(())
@@ -511,7 +661,7 @@ mod tests {
                     _ => (line..end, None),
                 };
                 let lines = if kind == OpKind::Delete { vec![] } else { vec![content.to_string()] };
-                let item = Item { op: i + 1, kind, range, anchor, lines };
+                let item = Item { op: i + 1, kind, range, anchor, lines, relocation: None };
                 let repeat = items.iter().any(|k| {
                     (k.kind, &k.range, k.anchor, &k.lines) == (item.kind, &item.range, item.anchor, &item.lines)
                 });

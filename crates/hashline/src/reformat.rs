@@ -122,6 +122,7 @@ impl Hashline {
             hunks: &hunks,
             headline,
             notes: &notes,
+            relocated: &[],
         });
         let problems = introduced(&old, &doc, &hunks);
         let mut store = self.store();

@@ -3,6 +3,8 @@
 //! rejection, the cited lines as they are now, with refs to retry with.
 
 use crate::reference::Ref;
+use crate::relocate::{lines_named, Relocated};
+use crate::request::OpKind;
 use crate::text::{Document, Splice};
 use crate::view::push_line;
 use similar::{capture_diff_slices, Algorithm, DiffOp};
@@ -15,6 +17,10 @@ const CONTEXT: usize = 1;
 const DIFF_CONTEXT: usize = 3;
 /// Past this many lines a region shows its head and tail only.
 const MAX_REGION_LINES: usize = 80;
+/// Past this many lines moved or copied lines show their first and last
+/// `RELOCATED_ENDS` only: the model knows them, it cited them.
+const MAX_RELOCATED_LINES: usize = 20;
+const RELOCATED_ENDS: usize = 2;
 const SHIFT_HINTS: usize = 4;
 
 /// A changed region: old lines `old` became new lines `new` (0-based).
@@ -116,6 +122,9 @@ pub struct SuccessInput<'a> {
     /// The first sentence, naming what was done and the path.
     pub headline: String,
     pub notes: &'a [String],
+    /// The moves and copies applied, shown as such where a changed region
+    /// is exactly one of them.
+    pub(crate) relocated: &'a [Relocated],
 }
 
 pub fn success(input: SuccessInput<'_>) -> Summary {
@@ -128,6 +137,7 @@ pub fn success(input: SuccessInput<'_>) -> Summary {
         hunks,
         headline,
         notes,
+        relocated,
     } = input;
     let rows: Vec<Vec<Row>> = hunks.iter().map(|h| region_rows(old, new, h)).collect();
     let additions = rows
@@ -163,7 +173,18 @@ pub fn success(input: SuccessInput<'_>) -> Summary {
             for i in next..hunk.new.start {
                 push_row(&mut out, ' ', new, i);
             }
-            push_region(&mut out, old, new, &rows[k]);
+            match relocation_at(relocated, hunk) {
+                Some(Shown::Arrived(r)) => push_arrived(&mut out, new, r),
+                Some(Shown::Left(r)) => {
+                    let _ = writeln!(
+                        out,
+                        "  … ({} moved to {})",
+                        count_lines(r.from.len()),
+                        lines_named(&r.to)
+                    );
+                }
+                None => push_region(&mut out, old, new, &rows[k]),
+            }
             next = hunk.new.end;
         }
         for i in next..to {
@@ -216,6 +237,55 @@ fn push_region(out: &mut String, old: &Document, new: &Document, rows: &[Row]) {
                 out.push('\n');
             }
         }
+    }
+}
+
+/// What a changed region that is exactly one move or copy shows.
+enum Shown<'a> {
+    /// The lines at their new place.
+    Arrived(&'a Relocated),
+    /// Where the lines of a move were.
+    Left(&'a Relocated),
+}
+
+fn relocation_at<'a>(relocated: &'a [Relocated], hunk: &Hunk) -> Option<Shown<'a>> {
+    relocated.iter().find_map(|r| {
+        if hunk.old.is_empty() && hunk.new == r.to {
+            Some(Shown::Arrived(r))
+        } else if hunk.new.is_empty() && hunk.old == r.from && r.kind == OpKind::Move {
+            Some(Shown::Left(r))
+        } else {
+            None
+        }
+    })
+}
+
+fn count_lines(n: usize) -> String {
+    if n == 1 {
+        "1 line".to_owned()
+    } else {
+        format!("{n} lines")
+    }
+}
+
+/// Moved or copied lines at their new place, with fresh refs; a long run
+/// shows its ends and where it came from.
+fn push_arrived(out: &mut String, new: &Document, r: &Relocated) {
+    let elide = r.to.len() > MAX_RELOCATED_LINES;
+    for (k, line) in r.to.clone().enumerate() {
+        if elide && k >= RELOCATED_ENDS && k < r.to.len() - RELOCATED_ENDS {
+            if k == RELOCATED_ENDS {
+                let _ = writeln!(
+                    out,
+                    "  … ({} {} from {})",
+                    count_lines(r.to.len()),
+                    r.verb(),
+                    lines_named(&r.from)
+                );
+            }
+            continue;
+        }
+        push_row(out, '+', new, line);
     }
 }
 
@@ -418,6 +488,7 @@ mod tests {
             hunks: &h,
             headline: "Applied 1 operation to f.txt".into(),
             notes: &[],
+            relocated: &[],
         });
         let want = format!(
             "Applied 1 operation to f.txt. REV OLD -> NEW (+2 -1)\n@@ 1-4 @@\n {}|a\n-|b\n+{}|B\n+{}|B2\n {}|c\nLines moved: old 3-5 are now 4-6 (+1).\n",

@@ -38,17 +38,23 @@ pub enum OpKind {
     Prepend,
     /// Insert the content at the end of the file.
     Append,
+    /// Take lines `ref..=through` out and put them at the place, as they are.
+    Move,
+    /// Put a copy of lines `ref..=through` at the place, as they are.
+    Copy,
 }
 
 impl OpKind {
     /// Every op, in the order hosts document them.
-    pub const ALL: [OpKind; 6] = [
+    pub const ALL: [OpKind; 8] = [
         OpKind::Replace,
         OpKind::Delete,
         OpKind::InsertBefore,
         OpKind::InsertAfter,
         OpKind::Prepend,
         OpKind::Append,
+        OpKind::Move,
+        OpKind::Copy,
     ];
 
     /// The names of every op, for messages.
@@ -65,6 +71,8 @@ impl OpKind {
             OpKind::InsertAfter => "insert_after",
             OpKind::Prepend => "prepend",
             OpKind::Append => "append",
+            OpKind::Move => "move",
+            OpKind::Copy => "copy",
         }
     }
 
@@ -83,6 +91,8 @@ impl OpKind {
             "insertafter" => OpKind::InsertAfter,
             "prepend" => OpKind::Prepend,
             "append" => OpKind::Append,
+            "move" => OpKind::Move,
+            "copy" => OpKind::Copy,
             _ => return None,
         })
     }
@@ -93,11 +103,19 @@ impl OpKind {
     }
 
     pub(crate) fn takes_through(self) -> bool {
-        matches!(self, OpKind::Replace | OpKind::Delete)
+        matches!(
+            self,
+            OpKind::Replace | OpKind::Delete | OpKind::Move | OpKind::Copy
+        )
     }
 
     pub(crate) fn takes_content(self) -> bool {
-        self != OpKind::Delete
+        !matches!(self, OpKind::Delete | OpKind::Move | OpKind::Copy)
+    }
+
+    /// Whether the op puts existing lines at a place (`after` or `before`).
+    pub fn takes_place(self) -> bool {
+        matches!(self, OpKind::Move | OpKind::Copy)
     }
 }
 
@@ -119,6 +137,36 @@ pub struct Operation {
     pub through: Option<String>,
     /// The new lines, without terminators.
     pub content: Vec<String>,
+    /// Where a move or a copy puts its lines.
+    pub place: Option<Place>,
+}
+
+/// Which side of the line it cites a place is on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Side {
+    /// Just before the line.
+    Before,
+    /// Just after the line.
+    After,
+}
+
+impl Side {
+    /// The field that names a place on this side.
+    pub fn name(self) -> &'static str {
+        match self {
+            Side::Before => "before",
+            Side::After => "after",
+        }
+    }
+}
+
+/// The place a move or a copy puts its lines: next to a cited line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Place {
+    /// Before or after the line.
+    pub side: Side,
+    /// The ref of the line, as text.
+    pub reference: String,
 }
 
 impl Operation {
@@ -134,6 +182,28 @@ impl Operation {
             reference: reference.map(str::to_owned),
             through: through.map(str::to_owned),
             content: split_content(content),
+            place: None,
+        }
+    }
+
+    /// A move or a copy of lines `reference..=through` to `side` of the
+    /// line `place` cites.
+    pub fn relocate(
+        kind: OpKind,
+        reference: &str,
+        through: Option<&str>,
+        side: Side,
+        place: &str,
+    ) -> Self {
+        Operation {
+            kind,
+            reference: Some(reference.to_owned()),
+            through: through.map(str::to_owned),
+            content: Vec::new(),
+            place: Some(Place {
+                side,
+                reference: place.to_owned(),
+            }),
         }
     }
 }
@@ -244,6 +314,16 @@ pub(crate) const THROUGH: Field = Field {
     name: "through",
     aliases: &["end", "endRef", "end_ref"],
 };
+/// The line a move or a copy puts its lines after.
+pub(crate) const AFTER: Field = Field {
+    name: "after",
+    aliases: &[],
+};
+/// The line a move or a copy puts its lines before.
+pub(crate) const BEFORE: Field = Field {
+    name: "before",
+    aliases: &[],
+};
 /// The new lines.
 pub(crate) const CONTENT: Field = Field {
     name: "content",
@@ -254,4 +334,4 @@ pub(crate) const CONTENT: Field = Field {
 pub const REQUEST_FIELDS: &[Field] = &[REV, OPERATIONS, OLD_STRING, NEW_STRING, REPLACE_ALL];
 
 /// The fields of one operation, in the order hosts document them.
-pub const OPERATION_FIELDS: &[Field] = &[OP, REF, THROUGH, CONTENT];
+pub const OPERATION_FIELDS: &[Field] = &[OP, REF, THROUGH, CONTENT, AFTER, BEFORE];

@@ -5,4 +5,5 @@ mod invariants;
 mod lean_refs;
 mod line_endings;
 mod model;
+mod moves;
 mod stored_versions;

@@ -20,7 +20,7 @@ use crate::edit::{edit, EditInput, Edited};
 use crate::remap::LineMap;
 use crate::{
     anchor_hash, line_hash, rev, Document, Error, ErrorCode, Hashline, OpKind, Options, Ref,
-    Request, Value,
+    Request, Side, Value,
 };
 use std::collections::HashMap;
 
@@ -105,6 +105,8 @@ pub struct Op {
     pub reference: Option<String>,
     pub through: Option<String>,
     pub content: Vec<String>,
+    /// Where a move or a copy puts its lines: the side and the ref.
+    pub place: Option<(Side, String)>,
 }
 
 #[derive(Debug, Clone)]
@@ -318,14 +320,29 @@ fn joined(lines: &[String]) -> String {
     }
 }
 
-const KINDS: [OpKind; 6] = [
+const KINDS: [OpKind; 8] = [
     OpKind::Replace,
     OpKind::Delete,
     OpKind::InsertBefore,
     OpKind::InsertAfter,
     OpKind::Prepend,
     OpKind::Append,
+    OpKind::Move,
+    OpKind::Copy,
 ];
+
+/// Whether the op covers lines `ref..through`.
+fn ranged(kind: OpKind) -> bool {
+    matches!(
+        kind,
+        OpKind::Replace | OpKind::Delete | OpKind::Move | OpKind::Copy
+    )
+}
+
+/// Whether the op takes existing lines rather than content.
+fn relocates(kind: OpKind) -> bool {
+    matches!(kind, OpKind::Move | OpKind::Copy)
+}
 
 fn op_name(src: &mut Source<'_>, kind: OpKind) -> String {
     let name = kind.name();
@@ -360,11 +377,17 @@ pub fn case(data: &[u8]) -> Case {
         let first = src.below(n + 1);
         let last = (first + src.below(4)).saturating_sub(usize::from(src.chance(2)) * 2);
         let mut reference = kind.needs_ref().then(|| cite(&mut src, &lines, first));
-        let mut through = matches!(kind, OpKind::Replace | OpKind::Delete)
-            .then(|| src.chance(6))
-            .unwrap_or(false)
-            .then(|| cite(&mut src, &lines, last));
-        let content = if kind == OpKind::Delete {
+        let mut through = (ranged(kind) && src.chance(6)).then(|| cite(&mut src, &lines, last));
+        let mut place = relocates(kind).then(|| {
+            let side = if src.chance(8) {
+                Side::After
+            } else {
+                Side::Before
+            };
+            let at = src.below(n + 1);
+            (side, cite(&mut src, &lines, at))
+        });
+        let content = if kind == OpKind::Delete || relocates(kind) {
             Vec::new()
         } else {
             content_lines(&mut src)
@@ -386,7 +409,15 @@ pub fn case(data: &[u8]) -> Case {
             fields.push((through_name.to_owned(), s(&t)));
             through = Some(t).filter(|t| !t.trim().is_empty());
         }
-        if kind != OpKind::Delete {
+        if let Some((side, r)) = place.take() {
+            fields.push((side.name().to_owned(), s(&r)));
+            if r.trim().is_empty() {
+                malformed = true;
+            } else {
+                place = Some((side, r));
+            }
+        }
+        if kind != OpKind::Delete && !relocates(kind) {
             let value = if src.chance(6) {
                 Value::Array(content.iter().map(|l| s(l)).collect())
             } else {
@@ -397,7 +428,7 @@ pub fn case(data: &[u8]) -> Case {
         if src.byte() < 6 {
             malformed = true;
             match src.below(10) {
-                0 => fields[0].1 = s("move"),
+                0 => fields[0].1 = s("swap"),
                 1 => fields.push(("indent".to_owned(), Value::Number(2.0))),
                 2 => fields.push(("ref".to_owned(), Value::Number(first as f64 + 1.0))),
                 3 => fields.push(("content".to_owned(), Value::Bool(true))),
@@ -405,11 +436,23 @@ pub fn case(data: &[u8]) -> Case {
                 5 => {
                     fields.remove(0);
                 }
-                6 if kind == OpKind::Delete => fields.push(("content".to_owned(), s("x"))),
-                7 if !kind.needs_ref() => fields.push(("ref".to_owned(), s("1#ABC"))),
-                8 if !matches!(kind, OpKind::Replace | OpKind::Delete) => {
-                    fields.push(("through".to_owned(), s("1#ABC")))
+                6 if kind == OpKind::Delete || relocates(kind) => {
+                    fields.push(("content".to_owned(), s("x")))
                 }
+                7 if !kind.needs_ref() => fields.push(("ref".to_owned(), s("1#ABC"))),
+                8 if !ranged(kind) => fields.push(("through".to_owned(), s("1#ABC"))),
+                // The place named twice: an empty place counts as none,
+                // so only a second field of the same name is sure to be
+                // refused.
+                9 if relocates(kind) => {
+                    let side = if fields.iter().any(|(k, _)| k == "after") {
+                        "after"
+                    } else {
+                        "before"
+                    };
+                    fields.push((side.to_owned(), s("1#ABC")));
+                }
+                9 => fields.push(("after".to_owned(), s("1#ABC"))),
                 _ => fields.push(("op".to_owned(), s("delete"))),
             };
         }
@@ -419,6 +462,7 @@ pub fn case(data: &[u8]) -> Case {
             reference,
             through,
             content,
+            place,
         });
     }
     let doc_rev = rev_of(&bytes);
@@ -467,6 +511,18 @@ struct Item {
     range: std::ops::Range<usize>,
     anchor: Option<usize>,
     lines: Vec<String>,
+    /// A move's or a copy's lines, place and gap: the two halves of a move
+    /// carry it, and two moves are the same only if all of it is.
+    relocation: Option<(std::ops::Range<usize>, usize, usize)>,
+}
+
+/// Whether two items are one operation given twice.
+fn same(a: &Item, b: &Item) -> bool {
+    a.kind == b.kind
+        && a.range == b.range
+        && a.anchor == b.anchor
+        && a.lines == b.lines
+        && a.relocation == b.relocation
 }
 
 /// The outcome of `case` per the documented semantics. `session`: the
@@ -485,7 +541,11 @@ pub fn expected(case: &Case, session: bool) -> Expected {
     let n = lines.len();
     let mut cited = Vec::new();
     for op in &case.ops {
-        for text in [&op.reference, &op.through].into_iter().flatten() {
+        let place = op.place.as_ref().map(|(_, r)| r);
+        for text in [op.reference.as_ref(), op.through.as_ref(), place]
+            .into_iter()
+            .flatten()
+        {
             cited.push(Ref::parse(text).map_err(|_| ErrorCode::InvalidRef)?);
         }
     }
@@ -532,6 +592,8 @@ pub fn expected(case: &Case, session: bool) -> Expected {
     }
 
     let mut items: Vec<Item> = Vec::new();
+    // The lines each copy reads, which no other operation may change.
+    let mut copied: Vec<std::ops::Range<usize>> = Vec::new();
     let mut at = cited.iter();
     for op in &case.ops {
         let mut next = || at.next().map_or(0, |r| r.line - 1);
@@ -554,20 +616,57 @@ pub fn expected(case: &Case, session: bool) -> Expected {
                 }
                 (first..last + 1, None)
             }
+            OpKind::Move | OpKind::Copy => {
+                let first = next();
+                let last = if op.through.is_some() { next() } else { first };
+                if last < first {
+                    return Err(ErrorCode::InvalidRequest);
+                }
+                let anchor = next();
+                let gap = match op.place.as_ref().map(|(side, _)| *side) {
+                    Some(Side::After) => anchor + 1,
+                    _ => anchor,
+                };
+                let source = first..last + 1;
+                let moving = op.kind == OpKind::Move;
+                // A move next to its own lines leaves them where they are.
+                if moving && (gap == first || gap == last + 1) {
+                    continue;
+                }
+                if moving && source.contains(&anchor) {
+                    return Err(ErrorCode::Conflict);
+                }
+                let relocation = Some((source.clone(), anchor, gap));
+                let halves = [
+                    moving.then(|| (source.clone(), None, Vec::new())),
+                    Some((gap..gap, Some(anchor), lines[source.clone()].to_vec())),
+                ];
+                if !moving {
+                    copied.push(source);
+                }
+                for (range, anchor, lines) in halves.into_iter().flatten() {
+                    let item = Item {
+                        kind: op.kind,
+                        range,
+                        anchor,
+                        lines,
+                        relocation: relocation.clone(),
+                    };
+                    if !items.iter().any(|k| same(k, &item)) {
+                        items.push(item);
+                    }
+                }
+                continue;
+            }
         };
         let item = Item {
             kind: op.kind,
             range,
             anchor,
             lines: op.content.clone(),
+            relocation: None,
         };
-        let same = items.iter().any(|k| {
-            k.kind == item.kind
-                && k.range == item.range
-                && k.anchor == item.anchor
-                && k.lines == item.lines
-        });
-        if !same {
+        if !items.iter().any(|k| same(k, &item)) {
             items.push(item);
         }
     }
@@ -593,6 +692,12 @@ pub fn expected(case: &Case, session: bool) -> Expected {
             if overlap || inside(a, b) || inside(b, a) || same_place {
                 return Err(ErrorCode::Conflict);
             }
+        }
+    }
+    for source in &copied {
+        let changed = |it: &Item| it.range.start < source.end && source.start < it.range.end;
+        if items.iter().any(|it| !it.range.is_empty() && changed(it)) {
+            return Err(ErrorCode::Conflict);
         }
     }
     let changes = items.iter().any(|item| {
@@ -648,8 +753,8 @@ impl Case {
         let mut out = format!("bytes: {:?}\n", String::from_utf8_lossy(&self.bytes));
         for op in &self.ops {
             out.push_str(&format!(
-                "  {} ref={:?} through={:?} content={:?}\n",
-                op.kind, op.reference, op.through, op.content
+                "  {} ref={:?} through={:?} place={:?} content={:?}\n",
+                op.kind, op.reference, op.through, op.place, op.content
             ));
         }
         out.push_str(&format!("rev={:?} malformed={}", self.rev, self.malformed));
@@ -849,6 +954,20 @@ fn span(case: &Case, n: usize) -> (usize, usize) {
             OpKind::Replace | OpKind::Delete => {
                 let a = line(&op.reference).unwrap_or(0);
                 (a, line(&op.through).unwrap_or(a) + 1)
+            }
+            OpKind::Move | OpKind::Copy => {
+                let a = line(&op.reference).unwrap_or(0);
+                let b = line(&op.through).unwrap_or(a) + 1;
+                let place = op.place.as_ref().map(|(side, r)| {
+                    let at = line(&Some(r.clone())).unwrap_or(0);
+                    if *side == Side::After {
+                        at + 1
+                    } else {
+                        at
+                    }
+                });
+                let gap = place.unwrap_or(a);
+                (a.min(gap), b.max(gap))
             }
         };
         head = head.min(start);

@@ -290,6 +290,7 @@ impl Hashline {
                         headline: String::new(),
                         notes: Vec::new(),
                         remapped_from: None,
+                        relocated: Vec::new(),
                     },
                     false,
                 )?;
@@ -448,6 +449,7 @@ impl Hashline {
                 headline,
                 notes,
                 remapped_from: None,
+                relocated: Vec::new(),
             },
             refuse_same,
         )

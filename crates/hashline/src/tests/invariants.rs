@@ -107,6 +107,7 @@ fn an_edit_that_leaves_an_empty_last_line_keeps_it() {
                 reference: Some(Ref::of_line(&doc, index).to_string()),
                 through: None,
                 content: content.iter().map(|l| l.to_string()).collect(),
+                place: None,
             }],
             rev: None,
         };

@@ -114,12 +114,16 @@ fn request(doc: &Document, ops: &[Op]) -> Request {
                 OpKind::InsertBefore => (r(op.first), None),
                 OpKind::InsertAfter => (r(op.first - 1), None),
                 OpKind::Prepend | OpKind::Append => (None, None),
+                OpKind::Move | OpKind::Copy => {
+                    unreachable!("the batches here make no move or copy")
+                }
             };
             Operation {
                 kind: op.kind,
                 reference,
                 through,
                 content: op.content.clone(),
+                place: None,
             }
         })
         .collect();
@@ -296,6 +300,7 @@ fn a_stale_ref_after_an_edit_at_a_lone_cr_lands_on_its_own_line() {
             reference: cite(1),
             through: None,
             content: Vec::new(),
+            place: None,
         }],
         rev: None,
     };
@@ -309,6 +314,7 @@ fn a_stale_ref_after_an_edit_at_a_lone_cr_lands_on_its_own_line() {
             reference: cite(3),
             through: None,
             content: vec!["C".into()],
+            place: None,
         }],
         rev: None,
     };
@@ -323,6 +329,7 @@ fn a_stale_ref_after_an_edit_at_a_lone_cr_lands_on_its_own_line() {
             reference: cite(4),
             through: None,
             content: vec!["E".into()],
+            place: None,
         }],
         rev: None,
     };

@@ -140,6 +140,7 @@ fn to_request(doc: &Document, planned: &[Planned]) -> Request {
             } else {
                 p.content.clone()
             },
+            place: None,
         })
         .collect();
     Request::Operations {
