@@ -102,3 +102,43 @@ test("the loader's list of prebuilt platforms is the package's napi targets", (t
   const listed = [...(/const PREBUILT = \{([^}]*)\}/.exec(source)?.[1] ?? "").matchAll(/"([a-z0-9-]+)":/g)].map((m) => m[1]).sort()
   t.deepEqual(listed, fs.readdirSync(path.join(REPO, "npm")).sort())
 })
+
+/**
+ * Loads `hashline` in a fresh process at `root` and says whether the binding
+ * works and whether napi's generated loader (index.js) ran.
+ * @param {string} root
+ * @param {Record<string, string>} [extraEnv]
+ */
+function loadWorking(root, extraEnv = {}) {
+  const script = `const h = require("hashline"); console.log(JSON.stringify({ rev: h.rev("a\\n"), generated: Object.keys(require.cache).some((k) => k.endsWith(require("node:path").join("hashline", "index.js"))) }))`
+  const env = { ...process.env, ...extraEnv }
+  if (!extraEnv.NAPI_RS_NATIVE_LIBRARY_PATH) delete env.NAPI_RS_NATIVE_LIBRARY_PATH
+  const result = spawnSync(process.execPath, ["-e", script], { cwd: root, env, encoding: "utf8", timeout: 30_000 })
+  return JSON.parse(result.stdout)
+}
+
+/** A working platform package beside the copy, with this build's binary. @param {string} root */
+function workingPlatformPackage(root) {
+  const dir = path.join(root, "node_modules", PACKAGE)
+  fs.mkdirSync(dir, { recursive: true })
+  const binary = `hashline.${platformName()}.node`
+  fs.writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name: PACKAGE, version, main: binary }))
+  fs.copyFileSync(path.join(REPO, binary), path.join(dir, binary))
+  return path.join(dir, binary)
+}
+
+test("an installed platform package is loaded directly, without the generated loader's search", (t) => {
+  const root = installedCopy(t)
+  workingPlatformPackage(root)
+  const loaded = loadWorking(root)
+  t.is(typeof loaded.rev, "string")
+  t.false(loaded.generated)
+})
+
+test("NAPI_RS_NATIVE_LIBRARY_PATH still goes through the generated loader", (t) => {
+  const root = installedCopy(t)
+  const binary = workingPlatformPackage(root)
+  const loaded = loadWorking(root, { NAPI_RS_NATIVE_LIBRARY_PATH: binary })
+  t.is(typeof loaded.rev, "string")
+  t.true(loaded.generated)
+})

@@ -104,8 +104,41 @@ function explain(cause) {
   return Object.assign(error, { code: "NATIVE_MODULE_MISSING", platform: process.platform, arch: process.arch, libc: c?.name, package: `${pkg}@${version}` })
 }
 
-try {
-  module.exports = require("../index.js")
-} catch (cause) {
-  throw explain(cause)
+/**
+ * The binary where a build or an install puts it, loaded without the
+ * generated loader. That loader is the authority (it knows every layout,
+ * the override variable and the WASI fallback) but costs 2–3 ms a call:
+ * it parses 36 KB and reads /usr/bin/ldd to tell glibc from musl. Every
+ * command-line call pays that, so the usual layouts are tried first: the
+ * build's `.node` beside the package, then the platform package, gnu before
+ * musl (npm installs the one the machine's libc takes, and a gnu binary
+ * fails to load on musl). Anything unusual goes to the generated loader.
+ */
+function direct() {
+  if (process.env.NAPI_RS_NATIVE_LIBRARY_PATH || process.env.NAPI_RS_FORCE_WASI) return undefined
+  const { platform, arch } = process
+  const names =
+    platform === "linux" ? [`linux-${arch}-gnu`, `linux-${arch}-musl`] : platform === "win32" ? [`win32-${arch}-msvc`] : [`${platform}-${arch}`]
+  const fs = require("node:fs")
+  for (const name of names.filter((n) => n in PREBUILT)) {
+    try {
+      const built = path.join(__dirname, "..", `hashline.${name}.node`)
+      if (fs.existsSync(built)) return require(built)
+      return require(`hashline-${name}`)
+    } catch {
+      // Not installed, or not loadable here: the next name, then the generated loader.
+    }
+  }
+  return undefined
+}
+
+const found = direct()
+if (found) {
+  module.exports = found
+} else {
+  try {
+    module.exports = require("../index.js")
+  } catch (cause) {
+    throw explain(cause)
+  }
 }
