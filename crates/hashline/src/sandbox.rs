@@ -11,12 +11,13 @@ use crate::error::{Error, ErrorCode, Result};
 use cap_fs_ext::DirExt;
 use cap_std::ambient_authority;
 use cap_std::fs::Dir;
+use parking_lot::Mutex;
 use std::collections::VecDeque;
 use std::ffi::OsString;
 use std::fs;
 use std::io;
 use std::path::{Component, Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 
 /// A path the caller named, resolved against the root.
 #[derive(Debug, Clone)]
@@ -45,7 +46,11 @@ pub struct Root {
     /// The root as given, made absolute: absolute paths that name the root
     /// through a symlinked ancestor are still recognised as inside.
     given: PathBuf,
-    dir: Arc<Dir>,
+    /// The root's handle while a resolved place or a call uses it. A session
+    /// lives as long as its host's garbage collector lets it, so holding the
+    /// handle between calls would keep a file descriptor per idle session;
+    /// it is opened again, from the canonical path, when nothing holds it.
+    dir: Arc<Mutex<Weak<Dir>>>,
 }
 
 impl Root {
@@ -61,15 +66,27 @@ impl Root {
                 format!("The root {} is not a folder.", canonical.display()),
             ));
         }
-        let dir = Dir::open_ambient_dir(&canonical, ambient_authority()).map_err(failed)?;
+        // Opened once here so that a root that cannot be opened fails now.
+        Dir::open_ambient_dir(&canonical, ambient_authority()).map_err(failed)?;
         let given = std::path::absolute(path)
             .map(|p| normalize(&p))
             .unwrap_or_else(|_| canonical.clone());
         Ok(Root {
             path: canonical,
             given,
-            dir: Arc::new(dir),
+            dir: Arc::new(Mutex::new(Weak::new())),
         })
+    }
+
+    /// The root's handle: the one in use, or a new one.
+    fn handle(&self) -> io::Result<Arc<Dir>> {
+        let mut held = self.dir.lock();
+        if let Some(dir) = held.upgrade() {
+            return Ok(dir);
+        }
+        let dir = Arc::new(Dir::open_ambient_dir(&self.path, ambient_authority())?);
+        *held = Arc::downgrade(&dir);
+        Ok(dir)
     }
 
     /// The root as it was named.
@@ -183,7 +200,8 @@ impl Root {
     /// not a link.
     fn beneath(&self, rel: &Path) -> io::Result<(PathBuf, Place)> {
         let mut queue: VecDeque<OsString> = names(rel).collect();
-        let mut dir = Arc::clone(&self.dir);
+        let root = self.handle()?;
+        let mut dir = Arc::clone(&root);
         let mut path = PathBuf::new();
         let mut links = 0;
         // While `queue` is longer than this, its head came from a link.
@@ -193,7 +211,7 @@ impl Root {
                 if !path.pop() {
                     return Err(escape());
                 }
-                dir = self.open_dir(&path)?;
+                dir = open_dir(&root, &path)?;
                 continue;
             }
             let meta = match dir.symlink_metadata(&name) {
@@ -229,7 +247,7 @@ impl Root {
                         .or_else(|_| target.strip_prefix(&self.given))
                         .map_err(|_| escape())?;
                     path.clear();
-                    dir = Arc::clone(&self.dir);
+                    dir = Arc::clone(&root);
                     prepend(&mut queue, inside);
                 } else {
                     prepend(&mut queue, &target);
@@ -277,13 +295,14 @@ impl Root {
             },
         ))
     }
+}
 
-    fn open_dir(&self, rel: &Path) -> io::Result<Arc<Dir>> {
-        if rel.as_os_str().is_empty() {
-            Ok(Arc::clone(&self.dir))
-        } else {
-            self.dir.open_dir(rel).map(Arc::new)
-        }
+/// The folder `rel` below `root`, or `root` itself.
+fn open_dir(root: &Arc<Dir>, rel: &Path) -> io::Result<Arc<Dir>> {
+    if rel.as_os_str().is_empty() {
+        Ok(Arc::clone(root))
+    } else {
+        root.open_dir(rel).map(Arc::new)
     }
 }
 
