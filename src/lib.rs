@@ -10,6 +10,7 @@ pub mod args;
 pub mod check;
 pub mod error;
 pub mod patch;
+pub mod plan;
 pub mod request;
 pub mod search;
 pub mod session;

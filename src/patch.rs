@@ -4,6 +4,7 @@
 use crate::args::{self, Fields};
 use crate::check::{problems, BindingProblem};
 use crate::error::guard;
+use crate::plan::Held;
 use crate::session::{BindingEditResult, Hashline};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
@@ -69,24 +70,24 @@ pub struct BindingPatchResult {
 /// A patch checked against every file it names, nothing written yet.
 #[napi]
 pub struct PatchPlan {
-    inner: hashline::PatchPlan,
+    inner: Held<hashline::PatchPlan>,
 }
 
 #[napi]
 impl PatchPlan {
     #[napi(getter)]
-    pub fn summary(&self) -> &str {
-        &self.inner.result().summary
+    pub fn summary(&self) -> String {
+        self.inner.read(|r| r.summary.clone())
     }
 
     #[napi(getter)]
-    pub fn output(&self) -> &str {
-        &self.inner.result().output
+    pub fn output(&self) -> String {
+        self.inner.read(|r| r.output.clone())
     }
 
     #[napi(getter)]
     pub fn files(&self) -> Vec<PatchFile> {
-        files(self.inner.result())
+        self.inner.read(files)
     }
 }
 
@@ -148,11 +149,11 @@ impl Hashline {
             )?;
             let options = PatchOptions::read(&env, options)?;
             Ok(PatchPlan {
-                inner: self.inner.plan_patch(
+                inner: Held::new(self.inner.plan_patch(
                     &text,
                     options.directory.as_deref().map(std::path::Path::new),
                     options.allow_outside_root.unwrap_or(false),
-                )?,
+                )?),
             })
         })
     }
@@ -170,21 +171,23 @@ impl Hashline {
                 Some(plan),
                 "commitPatch() takes a plan that planPatch() returned",
             )?;
-            self.inner.commit_patch_with(&plan.inner, |result| {
-                BindingPatchResult {
-                    summary: result.summary.clone(),
-                    output: result.output.clone(),
-                    files: files(result),
-                }
-                .into_unknown(env)
-                .map_err(|e| {
-                    hashline::Error::new(
-                        hashline::ErrorCode::Internal,
-                        format!(
-                            "The result of the patch could not be handed over ({}); nothing was written.",
-                            e.reason
-                        ),
-                    )
+            plan.inner.write(|plan| {
+                self.inner.commit_patch_with(plan, |result| {
+                    BindingPatchResult {
+                        summary: result.summary.clone(),
+                        output: result.output.clone(),
+                        files: files(result),
+                    }
+                    .into_unknown(env)
+                    .map_err(|e| {
+                        hashline::Error::new(
+                            hashline::ErrorCode::Internal,
+                            format!(
+                                "The result of the patch could not be handed over ({}); nothing was written.",
+                                e.reason
+                            ),
+                        )
+                    })
                 })
             })
         })

@@ -4,6 +4,7 @@
 use crate::args::{self, CallOptions, HashlineOptions, ReadOptions};
 use crate::check;
 use crate::error::guard;
+use crate::plan::Held;
 use hashline::ErrorCode;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
@@ -59,44 +60,44 @@ pub struct TagResult {
 /// An edit computed and checked but not written.
 #[napi]
 pub struct EditPlan {
-    pub(crate) inner: hashline::EditPlan,
+    pub(crate) inner: Held<hashline::EditPlan>,
 }
 
 #[napi]
 impl EditPlan {
     #[napi(getter)]
-    pub fn output(&self) -> &str {
-        &self.inner.result().output
+    pub fn output(&self) -> String {
+        self.inner.read(|r| r.output.clone())
     }
 
     #[napi(getter)]
-    pub fn path(&self) -> &str {
-        &self.inner.result().path
+    pub fn path(&self) -> String {
+        self.inner.read(|r| r.path.clone())
     }
 
     #[napi(getter)]
-    pub fn rev(&self) -> &str {
-        &self.inner.result().rev
+    pub fn rev(&self) -> String {
+        self.inner.read(|r| r.rev.clone())
     }
 
     #[napi(getter)]
-    pub fn previous_rev(&self) -> &str {
-        &self.inner.result().previous_rev
+    pub fn previous_rev(&self) -> String {
+        self.inner.read(|r| r.previous_rev.clone())
     }
 
     #[napi(getter)]
-    pub fn diff(&self) -> &str {
-        &self.inner.result().diff
+    pub fn diff(&self) -> String {
+        self.inner.read(|r| r.diff.clone())
     }
 
     #[napi(getter)]
     pub fn additions(&self) -> u32 {
-        self.inner.result().additions as u32
+        self.inner.read(|r| r.additions as u32)
     }
 
     #[napi(getter)]
     pub fn deletions(&self) -> u32 {
-        self.inner.result().deletions as u32
+        self.inner.read(|r| r.deletions as u32)
     }
 }
 
@@ -220,7 +221,7 @@ impl Hashline {
             let request = args::request(&env, request)?;
             let outside = CallOptions::outside(&env, options)?;
             Ok(EditPlan {
-                inner: self.inner.plan(&path, &request, outside)?,
+                inner: Held::new(self.inner.plan(&path, &request, outside)?),
             })
         })
     }
@@ -234,8 +235,10 @@ impl Hashline {
     ) -> Result<Unknown<'env>> {
         guard(env, || {
             let plan = args::plan(env, Some(plan))?;
-            self.inner
-                .commit_with(&plan.inner, |result| result_to_js(env, result))
+            plan.inner.write(|plan| {
+                self.inner
+                    .commit_with(plan, |result| result_to_js(env, result))
+            })
         })
     }
 
