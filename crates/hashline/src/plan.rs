@@ -84,7 +84,14 @@ pub fn plan(ctx: &PlanContext<'_>, operations: &[Operation], rev: Option<&str>) 
             next += 1;
             line
         };
-        let range_of = |first: usize, last: usize| {
+        // The lines `ref` through `through` (or `ref` alone) name.
+        let cited_range = |line_of: &mut dyn FnMut() -> usize| {
+            let first = line_of();
+            let last = if op.through.is_some() {
+                line_of()
+            } else {
+                first
+            };
             if last < first {
                 return Err(Error::invalid_request(format!(
                     "operation {number} ({}): `through` (line {}) comes before `ref` (line {}). `ref` is the first line of the range and `through` the last.",
@@ -107,23 +114,9 @@ pub fn plan(ctx: &PlanContext<'_>, operations: &[Operation], rev: Option<&str>) 
                 let a = line_of();
                 (a + 1..a + 1, Some(a))
             }
-            OpKind::Replace | OpKind::Delete => {
-                let first = line_of();
-                let last = if op.through.is_some() {
-                    line_of()
-                } else {
-                    first
-                };
-                (range_of(first, last)?, None)
-            }
+            OpKind::Replace | OpKind::Delete => (cited_range(&mut line_of)?, None),
             OpKind::Move | OpKind::Copy => {
-                let first = line_of();
-                let last = if op.through.is_some() {
-                    line_of()
-                } else {
-                    first
-                };
-                let source = range_of(first, last)?;
+                let source = cited_range(&mut line_of)?;
                 let side = op.place.as_ref().map(|p| p.side).ok_or_else(|| {
                     Error::invalid_request(format!(
                         "operation {number} ({}) needs `after` or `before`.",
