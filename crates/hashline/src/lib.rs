@@ -66,6 +66,7 @@ mod sandbox;
 mod search;
 mod session;
 mod store;
+mod syntax;
 mod text;
 mod view;
 
@@ -91,6 +92,7 @@ pub use session::{
     EditPlan, EditResult, Hashline, Options, ReadResult, ShownLine, Tagged, MAX_RESULT_BYTES,
 };
 pub use store::{clear as clear_store, Cleared, StoreLimits};
+pub use syntax::Language;
 pub use text::Document;
 pub use view::View;
 

@@ -1,0 +1,9 @@
+//! What the engine knows of a file's syntax, through tree-sitter grammars
+//! chosen by file extension: whether an edit broke the parse, where a block
+//! that starts on a line ends, and which of two readings of a payload's
+//! boundary parses better. A file in a language without a grammar (or with
+//! its grammar's feature left out of the build) is plain text to all of it.
+
+mod language;
+
+pub use language::Language;

@@ -1,0 +1,232 @@
+//! The languages the engine parses, chosen by a file's name, and the one
+//! place that turns a language into a parse tree.
+
+use std::path::Path;
+
+use tree_sitter::{Parser, Tree};
+
+/// A language the engine has a grammar for (when its cargo feature is on).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Language {
+    /// Bash and POSIX shell scripts.
+    Bash,
+    /// C, and `.h` headers.
+    C,
+    /// C#.
+    CSharp,
+    /// C++.
+    Cpp,
+    /// CSS.
+    Css,
+    /// Go.
+    Go,
+    /// HTML.
+    Html,
+    /// Java.
+    Java,
+    /// JavaScript, JSX included.
+    JavaScript,
+    /// JSON (comments tolerated, as in `tsconfig.json`).
+    Json,
+    /// Markdown's block structure: headings, lists, code fences.
+    Markdown,
+    /// PHP files, with the HTML around `<?php` blocks.
+    Php,
+    /// Python.
+    Python,
+    /// Ruby.
+    Ruby,
+    /// Rust.
+    Rust,
+    /// TOML.
+    Toml,
+    /// TypeScript.
+    TypeScript,
+    /// TypeScript with JSX.
+    Tsx,
+    /// YAML.
+    Yaml,
+}
+
+impl Language {
+    /// The language of a file by its name, if the build has its grammar.
+    pub fn of_path(path: impl AsRef<Path>) -> Option<Language> {
+        let path = path.as_ref();
+        let name = path.file_name()?.to_str()?;
+        let by_name = match name {
+            "Rakefile" | "Gemfile" | "Guardfile" | "Vagrantfile" => Some(Language::Ruby),
+            ".bashrc" | ".bash_profile" | ".profile" | "PKGBUILD" => Some(Language::Bash),
+            _ => None,
+        };
+        let language = by_name.or_else(|| {
+            let extension = path.extension()?.to_str()?.to_ascii_lowercase();
+            Some(match extension.as_str() {
+                "sh" | "bash" => Language::Bash,
+                "c" | "h" => Language::C,
+                "cs" => Language::CSharp,
+                "cc" | "cpp" | "cxx" | "c++" | "hh" | "hpp" | "hxx" | "h++" | "ipp" | "tpp" => {
+                    Language::Cpp
+                }
+                "css" => Language::Css,
+                "go" => Language::Go,
+                "html" | "htm" | "xhtml" => Language::Html,
+                "java" => Language::Java,
+                "js" | "mjs" | "cjs" | "jsx" => Language::JavaScript,
+                "json" | "jsonc" => Language::Json,
+                "md" | "markdown" | "mdx" => Language::Markdown,
+                "php" | "phtml" => Language::Php,
+                "py" | "pyi" | "pyw" => Language::Python,
+                "rb" | "rake" | "gemspec" | "ru" => Language::Ruby,
+                "rs" => Language::Rust,
+                "toml" => Language::Toml,
+                "ts" | "mts" | "cts" => Language::TypeScript,
+                "tsx" => Language::Tsx,
+                "yaml" | "yml" => Language::Yaml,
+                _ => return None,
+            })
+        })?;
+        language.grammar().map(|_| language)
+    }
+
+    /// The language's name as a user would write it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Language::Bash => "Bash",
+            Language::C => "C",
+            Language::CSharp => "C#",
+            Language::Cpp => "C++",
+            Language::Css => "CSS",
+            Language::Go => "Go",
+            Language::Html => "HTML",
+            Language::Java => "Java",
+            Language::JavaScript => "JavaScript",
+            Language::Json => "JSON",
+            Language::Markdown => "Markdown",
+            Language::Php => "PHP",
+            Language::Python => "Python",
+            Language::Ruby => "Ruby",
+            Language::Rust => "Rust",
+            Language::Toml => "TOML",
+            Language::TypeScript => "TypeScript",
+            Language::Tsx => "TSX",
+            Language::Yaml => "YAML",
+        }
+    }
+
+    /// The grammar, or `None` when its feature is not in this build.
+    fn grammar(self) -> Option<tree_sitter::Language> {
+        let function: tree_sitter_language::LanguageFn = match self {
+            #[cfg(feature = "bash")]
+            Language::Bash => tree_sitter_bash::LANGUAGE,
+            #[cfg(feature = "c")]
+            Language::C => tree_sitter_c::LANGUAGE,
+            #[cfg(feature = "c-sharp")]
+            Language::CSharp => tree_sitter_c_sharp::LANGUAGE,
+            #[cfg(feature = "cpp")]
+            Language::Cpp => tree_sitter_cpp::LANGUAGE,
+            #[cfg(feature = "css")]
+            Language::Css => tree_sitter_css::LANGUAGE,
+            #[cfg(feature = "go")]
+            Language::Go => tree_sitter_go::LANGUAGE,
+            #[cfg(feature = "html")]
+            Language::Html => tree_sitter_html::LANGUAGE,
+            #[cfg(feature = "java")]
+            Language::Java => tree_sitter_java::LANGUAGE,
+            #[cfg(feature = "javascript")]
+            Language::JavaScript => tree_sitter_javascript::LANGUAGE,
+            #[cfg(feature = "json")]
+            Language::Json => tree_sitter_json::LANGUAGE,
+            #[cfg(feature = "markdown")]
+            Language::Markdown => tree_sitter_md::LANGUAGE,
+            #[cfg(feature = "php")]
+            Language::Php => tree_sitter_php::LANGUAGE_PHP,
+            #[cfg(feature = "python")]
+            Language::Python => tree_sitter_python::LANGUAGE,
+            #[cfg(feature = "ruby")]
+            Language::Ruby => tree_sitter_ruby::LANGUAGE,
+            #[cfg(feature = "rust")]
+            Language::Rust => tree_sitter_rust::LANGUAGE,
+            #[cfg(feature = "toml")]
+            Language::Toml => tree_sitter_toml_ng::LANGUAGE,
+            #[cfg(feature = "typescript")]
+            Language::TypeScript => tree_sitter_typescript::LANGUAGE_TYPESCRIPT,
+            #[cfg(feature = "typescript")]
+            Language::Tsx => tree_sitter_typescript::LANGUAGE_TSX,
+            #[cfg(feature = "yaml")]
+            Language::Yaml => tree_sitter_yaml::LANGUAGE,
+            #[allow(unreachable_patterns)]
+            _ => return None,
+        };
+        Some(function.into())
+    }
+
+    /// The parse of `text`; with `old`, the earlier text's tree already
+    /// told of the change by `Tree::edit`, so that only the changed part is
+    /// parsed again. `None` only if the grammar is missing or was built
+    /// for a tree-sitter version this one cannot load.
+    #[cfg_attr(
+        not(test),
+        expect(dead_code, reason = "the checks that parse land next")
+    )]
+    pub(crate) fn parse(self, text: &str, old: Option<&Tree>) -> Option<Tree> {
+        let mut parser = Parser::new();
+        parser.set_language(&self.grammar()?).ok()?;
+        parser.parse(text, old)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One small valid file per language, by a name that picks it.
+    const SAMPLES: &[(&str, &str)] = &[
+        ("run.sh", "if [ -n \"$1\" ]; then\n  echo \"$1\"\nfi\n"),
+        ("a.c", "int main(void) {\n  return 0;\n}\n"),
+        ("A.cs", "class A {\n  void M() { }\n}\n"),
+        ("a.cpp", "namespace n {\nclass A { int x; };\n}\n"),
+        ("a.css", "a {\n  color: red;\n}\n"),
+        ("a.go", "package a\n\nfunc F() int {\n\treturn 1\n}\n"),
+        ("a.html", "<div>\n  <p>x</p>\n</div>\n"),
+        ("A.java", "class A {\n  void m() {}\n}\n"),
+        ("a.jsx", "const a = <div>{x}</div>;\n"),
+        ("a.json", "{\n  \"a\": [1, 2]\n}\n"),
+        ("a.md", "# Title\n\nText.\n\n## Part\n\n- item\n"),
+        ("a.php", "<?php\nfunction f() {\n  return 1;\n}\n"),
+        ("a.py", "def f():\n    return 1\n"),
+        ("a.rb", "def f\n  1\nend\n"),
+        ("a.rs", "fn f() -> u8 {\n    1\n}\n"),
+        ("a.toml", "[a]\nb = 1\n"),
+        ("a.ts", "function f(x: number): number {\n  return x;\n}\n"),
+        ("a.tsx", "const a = (x: number) => <div>{x}</div>;\n"),
+        ("a.yaml", "a:\n  - 1\n  - 2\n"),
+    ];
+
+    #[test]
+    fn every_default_language_parses_its_sample_without_errors() {
+        for (path, text) in SAMPLES {
+            let language = Language::of_path(path).unwrap_or_else(|| panic!("{path}"));
+            let tree = language.parse(text, None).unwrap();
+            assert!(
+                !tree.root_node().has_error(),
+                "{path}: {}",
+                tree.root_node().to_sexp()
+            );
+        }
+    }
+
+    #[test]
+    fn a_broken_sample_parses_with_errors() {
+        let tree = Language::Rust.parse("fn f( {\n", None).unwrap();
+        assert!(tree.root_node().has_error());
+    }
+
+    #[test]
+    fn names_and_extensions_pick_languages_and_others_are_plain_text() {
+        assert_eq!(Language::of_path("src/Main.TSX"), Some(Language::Tsx));
+        assert_eq!(Language::of_path("x/Rakefile"), Some(Language::Ruby));
+        assert_eq!(Language::of_path("notes.txt"), None);
+        assert_eq!(Language::of_path("Makefile"), None);
+        assert_eq!(Language::of_path(".rs"), None);
+    }
+}
