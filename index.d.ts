@@ -152,6 +152,13 @@ export interface HashlineOptions {
    * are accepted whichever is chosen.
    */
   view?: 'lean' | 'full'
+  /**
+   * What an edit that breaks the parse of a file in a known language
+   * gets: "warn" (the default) writes it and reports the broken lines
+   * in `problems` and the output, "reject" writes nothing and fails with
+   * `SYNTAX_ERROR`, "off" does not parse.
+   */
+  syntax?: 'warn' | 'reject' | 'off'
 }
 
 /** HASH: 3 hex digits of SHA-1 of the line (trailing spaces and tabs ignored). */
@@ -239,6 +246,8 @@ export interface Problem {
   message: string
   /** The line's ref, to fix it with an edit. */
   ref: string
+  /** For a parse the edit broke, the language the file was parsed as. */
+  language?: string
 }
 
 export interface ReadOptions {

@@ -171,10 +171,10 @@ const lookalikes = {
     ops: (r) => [{ op: 'replace', ref: r[2], content: '  if x:\n    b()' }],
     want: 'if x:\n  if x:\n    b()\n',
   },
-  'a blank first line next to a blank line': {
-    text: 'a\n\nb\n',
-    ops: (r) => [{ op: 'replace', ref: r[3], content: '\nc' }],
-    want: 'a\n\n\nc\n',
+  'a blank first line next to a blank line, in a file that has two in a row elsewhere': {
+    text: 'a\n\n\nx\n\nb\n',
+    ops: (r) => [{ op: 'replace', ref: r[6], content: '\nc' }],
+    want: 'a\n\n\nx\n\n\nc\n',
   },
   'a closing bracket the new block needs': {
     text: 'function f() {\n  z();\n}\n',

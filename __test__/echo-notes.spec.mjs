@@ -9,10 +9,16 @@ function edit(lines, ops) {
   return applyEdits(text, { operations: ops(refsOf(formatView(text, { view: 'full' }))) })
 }
 
-test('content that starts with a copy of the blank line before it keeps it and says so', (t) => {
+test('content that starts with a copy of the blank line before it, in a file that never has two blank lines in a row, loses it and says so', (t) => {
   const r = edit(['fn a() {}', '', 'fn b() {}', 'fn c() {}'], (refs) => [{ op: 'replace', ref: refs[3], content: '\nfn b2() {}' }])
-  t.is(r.text, 'fn a() {}\n\n\nfn b2() {}\nfn c() {}\n')
-  t.regex(r.output, /Note: operation 1 \(replace\): its first content line repeats line 2 just before it and was kept/)
+  t.is(r.text, 'fn a() {}\n\nfn b2() {}\nfn c() {}\n')
+  t.regex(r.output, /Note: operation 1 \(replace\): dropped its first content line, a copy of line 2 next to it/)
+})
+
+test('content that starts with a copy of the blank line before it, in a file that has two blank lines in a row, keeps it and says so', (t) => {
+  const r = edit(['fn a() {}', '', '', 'fn b() {}', '', 'fn c() {}'], (refs) => [{ op: 'replace', ref: refs[6], content: '\nfn c2() {}' }])
+  t.is(r.text, 'fn a() {}\n\n\nfn b() {}\n\n\nfn c2() {}\n')
+  t.regex(r.output, /Note: operation 1 \(replace\): its first content line repeats line 5 just before it and was kept/)
 })
 
 test('content that ends with a copy of the line after it, needed for bracket balance, is kept and flagged', (t) => {

@@ -10,6 +10,7 @@ import fs from "node:fs"
 import { createRequire } from "node:module"
 import path from "node:path"
 import { parseArgs } from "node:util"
+import { syntaxOption } from "../lib/syntax.mjs"
 import { viewOption } from "../lib/view.mjs"
 
 /**
@@ -30,6 +31,9 @@ const COMMON = `Options of every command:
                 else 256M); the versions used longest ago are removed first
   --view STYLE  how refs are shown: lean (12ab content, the default) or full
                 (12#A3F#9BC|content); both are accepted in edits (default: $HASHLINE_VIEW)
+  --syntax MODE what an edit that breaks the parse of a file in a known language gets:
+                warn (written, broken lines reported), reject (nothing written) or off
+                (default: $HASHLINE_SYNTAX, else warn)
   --json        print results and errors as one JSON object on stdout
   -h, --help    show help
 `
@@ -37,7 +41,7 @@ const COMMON = `Options of every command:
 const EXIT_CODES_TEXT = `Exit codes: 0 done; 1 refs stale or lines unseen (HASH_MISMATCH, UNSEEN_LINES,
 BASE_CHANGED); 2 invalid request (INVALID_REQUEST, INVALID_REF, OUT_OF_RANGE,
 CONFLICT, NO_CHANGE, OLD_STRING_NOT_FOUND, OLD_STRING_AMBIGUOUS,
-CONTEXT_NOT_FOUND, CONTEXT_AMBIGUOUS); 3 file not
+CONTEXT_NOT_FOUND, CONTEXT_AMBIGUOUS, SYNTAX_ERROR); 3 file not
 editable (NOT_FOUND, NOT_A_FILE, NOT_UTF8, BINARY, TOO_LARGE); 4 refused
 (OUTSIDE_ROOT, PERMISSION); 5 other failure (IO, LOCKED, INTERNAL, native
 module missing); 64 wrong command line (USAGE). Errors are printed on stderr
@@ -141,6 +145,7 @@ const EXIT_CODES = /** @type {Record<string, number>} */ ({
   OLD_STRING_AMBIGUOUS: 2,
   CONTEXT_NOT_FOUND: 2,
   CONTEXT_AMBIGUOUS: 2,
+  SYNTAX_ERROR: 2,
   NOT_FOUND: 3,
   NOT_A_FILE: 3,
   NOT_UTF8: 3,
@@ -164,7 +169,7 @@ const COMMAND_OPTIONS = /** @type {Record<string, string[]>} */ ({
   mcp: [],
   cache: [],
 })
-const COMMON_OPTIONS = ["root", "store", "store-max-bytes", "view", "json", "help"]
+const COMMON_OPTIONS = ["root", "store", "store-max-bytes", "view", "syntax", "json", "help"]
 const POSITIONALS = /** @type {Record<string, [number, number]>} */ ({ read: [1, 1], edit: [1, 1], apply: [0, 0], grep: [1, Infinity], mcp: [0, 0], cache: [1, 1] })
 
 class Failure extends Error {
@@ -347,6 +352,7 @@ async function run(argv) {
         store: { type: "string" },
         "store-max-bytes": { type: "string" },
         view: { type: "string" },
+        syntax: { type: "string" },
         json: { type: "boolean" },
         offset: { type: "string" },
         limit: { type: "string" },
@@ -414,9 +420,10 @@ async function run(argv) {
   const maxResults = number(values["max-count"], "-m/--max-count", 1, command)
   const context = number(values.context, "-C/--context", 0, command)
 
-  let view
+  let view, syntax
   try {
     view = viewOption(values.view)
+    syntax = syntaxOption(values.syntax)
   } catch (err) {
     throw usage(err instanceof Error ? err.message : String(err), command)
   }
@@ -430,11 +437,11 @@ async function run(argv) {
   }
   if (command === "mcp") {
     const { serveMcp } = await import("./mcp.mjs")
-    await serveMcp({ root, storeDir: storeGiven === undefined ? undefined : path.resolve(storeGiven), storeMaxBytes, ...(view ? { view } : {}) })
+    await serveMcp({ root, storeDir: storeGiven === undefined ? undefined : path.resolve(storeGiven), storeMaxBytes, ...(view ? { view } : {}), ...(syntax ? { syntax } : {}) })
     return "serving"
   }
 
-  const engine = new native.Hashline({ root, storeDir, storeMaxBytes, ...(view ? { view } : {}) })
+  const engine = new native.Hashline({ root, storeDir, storeMaxBytes, ...(view ? { view } : {}), ...(syntax ? { syntax } : {}) })
 
   if (command === "read") {
     const view = engine.read(given(rest[0]), { offset, limit })

@@ -57,7 +57,7 @@ function handOverCommand(version) {
  * Serves MCP on stdio until the client closes it; resolves once serving (or
  * the process it handed over to) has started, and sets the exit code when a
  * hand-over ends.
- * @param {{ root: string, storeDir?: string, storeMaxBytes?: number, view?: "lean" | "full" }} options
+ * @param {{ root: string, storeDir?: string, storeMaxBytes?: number, view?: "lean" | "full", syntax?: "warn" | "reject" | "off" }} options
  */
 export async function serveMcp(options) {
   let server
@@ -79,8 +79,12 @@ export async function serveMcp(options) {
     ...(options.storeDir === undefined ? [] : ["--store", options.storeDir]),
     ...(options.storeMaxBytes === undefined ? [] : ["--store-max-bytes", String(options.storeMaxBytes)]),
   ]
-  // The published server takes the view from the environment.
-  const env = options.view === undefined ? process.env : { ...process.env, HASHLINE_VIEW: options.view }
+  // The published server takes the view and the syntax check from the environment.
+  const env = {
+    ...process.env,
+    ...(options.view === undefined ? {} : { HASHLINE_VIEW: options.view }),
+    ...(options.syntax === undefined ? {} : { HASHLINE_SYNTAX: options.syntax }),
+  }
   const child = spawn(command, args, { stdio: "inherit", env })
   for (const signal of /** @type {const} */ (["SIGINT", "SIGTERM"])) process.on(signal, () => child.kill(signal))
   await new Promise((resolve, reject) => {

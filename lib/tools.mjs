@@ -14,6 +14,7 @@ import {
   parseGrepArguments,
   parseReadArguments,
 } from "./definitions.mjs"
+import { syntaxOption } from "./syntax.mjs"
 import { viewOption } from "./view.mjs"
 
 /**
@@ -36,7 +37,8 @@ const require = createRequire(import.meta.url)
 export function createTools(options = {}) {
   const native = /** @type {typeof import("../index.js")} */ (require("./native.cjs"))
   const view = viewOption(options.view)
-  const engine = new native.Hashline({ ...options, ...(view ? { view } : {}) })
+  const syntax = syntaxOption(options.syntax)
+  const engine = new native.Hashline({ ...options, ...(view ? { view } : {}), ...(syntax ? { syntax } : {}) })
   return {
     read: {
       name: "read",

@@ -12,6 +12,8 @@ export interface ServerOptions {
   maxFileBytes?: number
   /** How refs are shown: "lean" (default) or "full"; both are accepted (default: HASHLINE_VIEW). */
   view?: "lean" | "full"
+  /** An edit that breaks a file's parse: "warn" (default) writes it and reports the lines, "reject" writes nothing, "off" does not parse (default: HASHLINE_SYNTAX). */
+  syntax?: "warn" | "reject" | "off"
 }
 
 /** An MCP server with the read, edit and grep tools, not yet connected. */

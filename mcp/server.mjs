@@ -21,6 +21,7 @@ import {
   parseReadArguments,
 } from "../lib/definitions.mjs"
 import { OUTPUT_SCHEMAS, editContent, errorContent, grepContent, readContent } from "./results.mjs"
+import { syntaxOption } from "../lib/syntax.mjs"
 import { viewOption } from "../lib/view.mjs"
 import { LineTransport } from "./transport.mjs"
 
@@ -62,7 +63,8 @@ const ANNOTATIONS = {
 function tools(options) {
   const native = /** @type {typeof import("../index.js")} */ (require("../lib/native.cjs"))
   const view = viewOption(options.view)
-  const engine = new native.Hashline({ ...options, ...(view ? { view } : {}), allowOutsideRoot: false })
+  const syntax = syntaxOption(options.syntax)
+  const engine = new native.Hashline({ ...options, ...(view ? { view } : {}), ...(syntax ? { syntax } : {}), allowOutsideRoot: false })
   return [
     {
       name: "read",

@@ -89,34 +89,35 @@ export function insideProject(file, place) {
  * @returns {HashlineInstance}
  */
 export function engineFor(place) {
-  return engineIn(place, configuredView)
+  return engineIn(place, configured)
 }
 
-/** @type {"lean" | "full" | undefined} */
-let configuredView
+/** @type {{ view?: "lean" | "full", syntax?: "warn" | "reject" | "off" }} */
+let configured = {}
 
 /**
- * The view the plugin's engines render in: the plugin option `view`, else
- * HASHLINE_VIEW, else the engine's default (lean). Engines made before keep
- * theirs.
- * @param {"lean" | "full" | undefined} view
+ * The options the plugin's engines are made with: the view they render in
+ * (the plugin option `view`, else HASHLINE_VIEW, else lean) and what an
+ * edit that breaks a file's parse gets (`syntax`, else HASHLINE_SYNTAX,
+ * else a warning). Engines made before keep theirs.
+ * @param {{ view?: "lean" | "full", syntax?: "warn" | "reject" | "off" }} options
  */
-export function configureView(view) {
-  configuredView = view
+export function configureEngines(options) {
+  configured = Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined))
 }
 
 /**
  * @param {Place} place
- * @param {"lean" | "full" | undefined} view
+ * @param {{ view?: "lean" | "full", syntax?: "warn" | "reject" | "off" }} options
  * @returns {HashlineInstance}
  */
-function engineIn(place, view) {
+function engineIn(place, options) {
   const root = projectRoot(place)
   const map = registry()
   let engine = map.get(root)
   if (!engine) {
     const { Hashline } = nativeModule()
-    engine = new Hashline({ root, ...(view ? { view } : {}) })
+    engine = new Hashline({ root, ...options })
     map.set(root, engine)
   }
   return engine

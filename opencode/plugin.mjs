@@ -8,7 +8,8 @@
 // OpenCode calls every export of a plugin module as a plugin, so this module
 // exports only the plugin itself.
 import path from "node:path"
-import { configureView, engineFor, nativeModule } from "./engine.mjs"
+import { configureEngines, engineFor, nativeModule } from "./engine.mjs"
+import { syntaxOption } from "../lib/syntax.mjs"
 import { viewOption } from "../lib/view.mjs"
 import { configFrom } from "./format.mjs"
 import { instructionFor, MARKER } from "../lib/instruction.mjs"
@@ -45,8 +46,9 @@ function logUnavailable(input, err) {
 /** @type {Plugin} */
 async function server(input, options) {
   try {
-    // `["hashline", { "view": "full" }]` in opencode.json, else HASHLINE_VIEW.
-    configureView(viewOption(options?.view))
+    // `["hashline", { "view": "full", "syntax": "reject" }]` in
+    // opencode.json, else HASHLINE_VIEW and HASHLINE_SYNTAX.
+    configureEngines({ view: viewOption(options?.view), syntax: syntaxOption(options?.syntax) })
     nativeModule()
   } catch (err) {
     // Tools that could only fail would replace OpenCode's working edit.

@@ -819,6 +819,12 @@ pub struct HashlineOptions {
     /// are accepted whichever is chosen.
     #[napi(ts_type = "'lean' | 'full'")]
     pub view: Option<String>,
+    /// What an edit that breaks the parse of a file in a known language
+    /// gets: "warn" (the default) writes it and reports the broken lines
+    /// in `problems` and the output, "reject" writes nothing and fails with
+    /// `SYNTAX_ERROR`, "off" does not parse.
+    #[napi(ts_type = "'warn' | 'reject' | 'off'")]
+    pub syntax: Option<String>,
 }
 
 impl HashlineOptions {
@@ -834,6 +840,7 @@ impl HashlineOptions {
             store_max_bytes: o.number("storeMaxBytes")?,
             lock_timeout_ms: o.number("lockTimeoutMs")?,
             view: o.string("view")?,
+            syntax: o.string("syntax")?,
         })
     }
 }

@@ -14,6 +14,8 @@ pub struct BindingProblem {
     pub message: String,
     /// The line's ref, to fix it with an edit.
     pub r#ref: String,
+    /// For a parse the edit broke, the language the file was parsed as.
+    pub language: Option<String>,
 }
 
 impl From<&hashline::Problem> for BindingProblem {
@@ -29,6 +31,7 @@ impl From<&hashline::Problem> for BindingProblem {
             .to_owned(),
             message: p.message.clone(),
             r#ref: p.reference.clone(),
+            language: p.syntax.map(|l| l.name().to_owned()),
         }
     }
 }

@@ -53,6 +53,9 @@ fn to_js_error(env: &Env, err: hashline::Error) -> Error {
         if let Some(path) = &err.path {
             object.set("path", path.as_str())?;
         }
+        if !err.problems.is_empty() {
+            object.set("problems", crate::check::problems(&err.problems))?;
+        }
         Ok(Error::from(object.to_unknown()))
     };
     build().unwrap_or_else(|_| {

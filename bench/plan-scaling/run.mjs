@@ -15,12 +15,12 @@
 // --max            the largest number of operations (default 16000).
 // --rounds         timed rounds per size, after one untimed (default 5).
 // --only           run only the numbered workloads.
-import { spawnSync } from 'node:child_process'
 import * as fs from 'node:fs'
 import { createRequire } from 'node:module'
 import * as os from 'node:os'
 import * as path from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { buildRelease } from '../release.mjs'
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 const repo = path.resolve(here, '..', '..')
@@ -44,16 +44,6 @@ function parseArgs(/** @type {string[]} */ argv) {
     else throw new Error(`unknown argument ${a} (see the comment at the top of bench/plan-scaling/run.mjs)`)
   }
   return o
-}
-
-function buildRelease() {
-  const out = path.join(repo, 'bench', '.cache', 'plan-release')
-  const napi = path.join(repo, 'node_modules', '.bin', process.platform === 'win32' ? 'napi.cmd' : 'napi')
-  process.stderr.write(`  building a release copy of the addon into ${path.relative(repo, out)} ...\n`)
-  const args = ['build', '--platform', '--release', '--output-dir', out, '--target-dir', path.join(out, 'target')]
-  const build = spawnSync(napi, args, { cwd: repo, stdio: ['ignore', 'inherit', 'inherit'] })
-  if (build.error || build.status !== 0) throw new Error(`the release build failed${build.error ? `: ${build.error.message}` : ''}`)
-  return path.join(out, 'index.js')
 }
 
 /** @param {number[]} xs */
@@ -140,7 +130,7 @@ const WORKLOADS = [
 ]
 
 const opts = parseArgs(process.argv.slice(2))
-if (opts.buildRelease) opts.binding = buildRelease()
+if (opts.buildRelease) opts.binding = buildRelease('plan-release')
 const { Hashline } = require(opts.binding)
 const sizes = []
 for (let n = 1000; n <= opts.max; n *= 2) sizes.push(n)

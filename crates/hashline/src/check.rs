@@ -9,7 +9,9 @@
 use crate::cleanup::view_prefix_len;
 use crate::reference::Ref;
 use crate::report::Hunk;
+use crate::syntax::{broken, Language, Parse};
 use crate::text::Document;
+use tree_sitter::Tree;
 
 /// How bad a problem is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -35,6 +37,8 @@ pub struct Problem {
     pub message: String,
     /// The line's ref, for an edit that fixes it.
     pub reference: String,
+    /// For a parse the edit broke, the language it was parsed as.
+    pub syntax: Option<Language>,
 }
 
 /// Conflict markers as `git merge` writes them: seven characters, then the
@@ -66,8 +70,15 @@ fn judge(line: &str) -> Option<(usize, usize, String)> {
 }
 
 /// The problems on lines the change wrote (`hunks` in both numberings)
-/// that the lines they replaced did not already have.
-pub fn introduced(old: &Document, new: &Document, hunks: &[Hunk]) -> Vec<Problem> {
+/// that the lines they replaced did not already have, then the places the
+/// change broke the parse, if `syntax` says to look; with the new text's
+/// tree when it was parsed.
+pub(crate) fn introduced(
+    old: &Document,
+    new: &Document,
+    hunks: &[Hunk],
+    syntax: Option<Parse>,
+) -> (Vec<Problem>, Option<Tree>) {
     let mut problems = Vec::new();
     for hunk in hunks {
         let before: Vec<&str> = hunk.old.clone().map(|i| old.line(i)).collect();
@@ -84,11 +95,29 @@ pub fn introduced(old: &Document, new: &Document, hunks: &[Hunk]) -> Vec<Problem
                     severity: Severity::Error,
                     message,
                     reference: Ref::of_line(new, index).to_string(),
+                    syntax: None,
                 });
             }
         }
     }
-    problems
+    let Some(parse) = syntax.filter(|_| !hunks.is_empty()) else {
+        return (problems, None);
+    };
+    let language = parse.language;
+    let (found, tree) = broken(parse, old, new, hunks);
+    problems.extend(found.into_iter().map(|b| {
+        let line = new.line(b.line);
+        Problem {
+            line: b.line,
+            column: line[..b.start].chars().count(),
+            end_column: line[..b.end].chars().count(),
+            severity: Severity::Error,
+            message: format!("{} syntax: {}", language.name(), b.what),
+            reference: Ref::of_line(new, b.line).to_string(),
+            syntax: Some(language),
+        }
+    }));
+    (problems, tree)
 }
 
 #[cfg(test)]
@@ -103,7 +132,7 @@ mod tests {
             old: 1..2,
             new: 1..4,
         }];
-        let problems = introduced(&old, &new, &hunks);
+        let problems = introduced(&old, &new, &hunks, None).0;
         let lines: Vec<(usize, usize)> = problems.iter().map(|p| (p.line, p.end_column)).collect();
         assert_eq!(lines, vec![(1, 11), (3, 7)]);
         assert_eq!(problems[0].reference, Ref::of_line(&new, 1).to_string());
@@ -118,6 +147,6 @@ mod tests {
             old: 0..1,
             new: 0..2,
         }];
-        assert!(introduced(&old, &new, &hunks).is_empty());
+        assert!(introduced(&old, &new, &hunks, None).0.is_empty());
     }
 }

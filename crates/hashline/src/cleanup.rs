@@ -2,6 +2,7 @@
 //! content, and a neighbouring line echoed at a range's boundary. Each fix
 //! applies only where it is unambiguous and is reported to the caller.
 
+use crate::syntax::EchoJudge;
 use crate::text::Document;
 use std::cell::OnceCell;
 use std::ops::Range;
@@ -234,6 +235,117 @@ pub fn trim_boundary_echo<B: FnOnce() -> i64>(
     removed
 }
 
+/// A replace's content as given and the lines around its range, to judge
+/// its boundary lines beyond the rules of `trim_boundary_echo`.
+pub(crate) struct Echoes<'a> {
+    pub given: &'a [String],
+    pub before: Option<&'a str>,
+    pub after: Option<&'a str>,
+    /// The first and last of the replaced lines.
+    pub first: Option<&'a str>,
+    pub last: Option<&'a str>,
+}
+
+impl Echoes<'_> {
+    /// The content without the echoes `removed`.
+    pub(crate) fn without(&self, removed: &[Echo]) -> Vec<String> {
+        let from = usize::from(removed.contains(&Echo::Before));
+        let to = self.given.len() - usize::from(removed.contains(&Echo::After));
+        self.given[from..to.max(from)].to_vec()
+    }
+
+    /// A better choice than `today`'s (what `trim_boundary_echo` removed),
+    /// if there is one. With a parser for the file's language: the reading
+    /// that parses with the fewest errors, when it parses better than
+    /// today's, so an echo is trimmed if that mends the parse and a
+    /// payload's own closer is kept if dropping it breaks the parse. Then,
+    /// for a blank line the parse cannot judge: dropped when the file never
+    /// has two blank lines in a row, since keeping it would make the first.
+    pub(crate) fn judged(
+        &self,
+        judge: Option<&EchoJudge<'_>>,
+        style: &BlankLines<'_>,
+        range: Range<usize>,
+        today: &[Echo],
+    ) -> Option<Vec<Echo>> {
+        let repeats = |line: Option<&String>, neighbour: Option<&str>, edge: Option<&str>| {
+            line.is_some_and(|l| Some(l.as_str()) == neighbour) && edge != neighbour
+        };
+        let lead = repeats(self.given.first(), self.before, self.first);
+        let tail = repeats(self.given.last(), self.after, self.last);
+        let n = self.given.len();
+        // Content that is nothing but the two neighbours has no reading in
+        // which only one of them is an echo: it is written as given.
+        if !lead && !tail || lead && tail && n <= 2 {
+            return None;
+        }
+        let mut readings: Vec<Vec<Echo>> = vec![Vec::new()];
+        if lead && n > 1 {
+            readings.push(vec![Echo::Before]);
+        }
+        if tail && n > 1 {
+            readings.push(vec![Echo::After]);
+        }
+        if lead && tail && n > 2 {
+            readings.push(vec![Echo::Before, Echo::After]);
+        }
+        let today_at = readings.iter().position(|r| r == today)?;
+        if let Some(judge) = judge {
+            let errors: Option<Vec<usize>> = readings
+                .iter()
+                .map(|r| judge.errors_with(range.clone(), &self.without(r)))
+                .collect();
+            if let Some(errors) = errors {
+                let fewest = errors.iter().copied().min().unwrap_or(0);
+                if errors[today_at] > fewest {
+                    let best = errors.iter().position(|&e| e == fewest).unwrap_or(0);
+                    return Some(readings[best].clone());
+                }
+            }
+        }
+        let blank = |line: Option<&str>| line.is_some_and(|l| l.trim().is_empty());
+        let mut chosen = today.to_vec();
+        for (echo, is_echo, neighbour) in [
+            (Echo::Before, lead, self.before),
+            (Echo::After, tail, self.after),
+        ] {
+            if is_echo && blank(neighbour) && !chosen.contains(&echo) && style.never_doubled() {
+                chosen.push(echo);
+            }
+        }
+        chosen.sort_by_key(|e| *e == Echo::After);
+        (chosen != today && chosen.len() < n).then_some(chosen)
+    }
+}
+
+/// Whether a file ever has two blank lines in a row, found on first use.
+pub(crate) struct BlankLines<'a> {
+    doc: &'a Document,
+    doubled: OnceCell<bool>,
+}
+
+impl<'a> BlankLines<'a> {
+    pub(crate) fn new(doc: &'a Document) -> Self {
+        BlankLines {
+            doc,
+            doubled: OnceCell::new(),
+        }
+    }
+
+    /// True when no blank line of the file follows another.
+    fn never_doubled(&self) -> bool {
+        !*self.doubled.get_or_init(|| {
+            let mut previous_blank = false;
+            self.doc.lines().any(|line| {
+                let blank = line.trim().is_empty();
+                let doubled = blank && previous_blank;
+                previous_blank = blank;
+                doubled
+            })
+        })
+    }
+}
+
 /// The bracket balance of any range of the document's lines in constant
 /// time, from running sums made once, on first use.
 pub(crate) struct RunningBalance<'a> {
@@ -399,5 +511,78 @@ mod tests {
         assert!(trim(&mut content, Some("a"), &["y"], None).is_empty());
         let mut content = v(&["a", "b"]);
         assert!(trim(&mut content, Some("a"), &["a", "c"], None).is_empty());
+    }
+}
+
+#[cfg(test)]
+mod judged_tests {
+    use super::*;
+    use crate::syntax::Language;
+
+    fn owned(lines: &[&str]) -> Vec<String> {
+        lines.iter().map(|l| (*l).to_owned()).collect()
+    }
+
+    /// The choice for replacing line `at` of `doc` with `given`, after
+    /// `today`'s, with a Rust parser or none.
+    fn choose(
+        text: &str,
+        at: usize,
+        given: &[&str],
+        today: &[Echo],
+        rust: bool,
+    ) -> Option<Vec<Echo>> {
+        let doc = Document::from_text(text);
+        let given = owned(given);
+        let echoes = Echoes {
+            given: &given,
+            before: at.checked_sub(1).map(|i| doc.line(i)),
+            after: (at + 1 < doc.line_count()).then(|| doc.line(at + 1)),
+            first: Some(doc.line(at)),
+            last: Some(doc.line(at)),
+        };
+        let judge = rust.then(|| EchoJudge::new(Language::Rust, &doc, None).unwrap());
+        echoes.judged(judge.as_ref(), &BlankLines::new(&doc), at..at + 1, today)
+    }
+
+    #[test]
+    fn an_echoed_closer_the_rules_kept_is_dropped_when_that_mends_the_parse() {
+        let text = "fn f() {\n    a();\n}\n";
+        let given = ["    if x {", "        a();", "    }", "}"];
+        assert_eq!(choose(text, 1, &given, &[], true), Some(vec![Echo::After]));
+        assert_eq!(choose(text, 1, &given, &[], false), None);
+    }
+
+    #[test]
+    fn a_closer_the_payload_needs_is_kept_when_dropping_it_breaks_the_parse() {
+        let text = "fn f() {\n    a();\n}\n";
+        let given = ["    {", "        b();", "}"];
+        assert_eq!(choose(text, 1, &given, &[Echo::After], true), Some(vec![]));
+    }
+
+    #[test]
+    fn readings_that_parse_alike_leave_the_rules_choice() {
+        let text = "fn f() {\n    a();\n    b();\n}\n";
+        let given = ["    c();", "    b();"];
+        assert_eq!(choose(text, 1, &given, &[Echo::After], true), None);
+    }
+
+    #[test]
+    fn an_echoed_blank_line_goes_only_from_a_file_that_never_doubles_blank_lines() {
+        let single = "fn a() {}\n\nfn b() {}\n\nfn c() {}\n";
+        let given = ["", "fn d() {}"];
+        assert_eq!(
+            choose(single, 2, &given, &[], true),
+            Some(vec![Echo::Before])
+        );
+        let doubled = "fn a() {}\n\nfn b() {}\n\n\nfn c() {}\n";
+        assert_eq!(choose(doubled, 2, &given, &[], true), None);
+    }
+
+    #[test]
+    fn content_made_only_of_both_neighbours_is_written_as_given() {
+        let text = "a\nb\nc\n";
+        assert_eq!(choose(text, 1, &["a", "c"], &[], false), None);
+        assert_eq!(choose("\nb\n\nx\n", 1, &["", ""], &[], false), None);
     }
 }

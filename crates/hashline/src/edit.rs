@@ -1,6 +1,8 @@
 //! An edit of one document, start to end without the file system: plan the
 //! request against the text, apply it, and describe the result.
 
+use std::fmt::Write as _;
+
 use crate::check::{introduced, Problem};
 use crate::error::{Error, ErrorCode, Result};
 use crate::locate::PlanContext;
@@ -8,10 +10,12 @@ use crate::plan::plan;
 use crate::relocate::Relocated;
 use crate::remap::LineMap;
 use crate::replace::{create, replace};
-use crate::report::{hunks, success, Hunk, SuccessInput, Summary};
+use crate::report::{hunks, success, window, Hunk, SuccessInput, Summary};
 use crate::request::{OpKind, Request};
 use crate::store::Version;
+use crate::syntax::SyntaxCheck;
 use crate::text::Document;
+use tree_sitter::Tree;
 
 /// One document to edit, and what the edit may rely on.
 pub struct EditInput<'a> {
@@ -28,6 +32,10 @@ pub struct EditInput<'a> {
     pub cleanup: bool,
     /// Refuse lines no view showed.
     pub seen_guard: bool,
+    /// What to do when the edit breaks the file's parse.
+    pub syntax: SyntaxCheck,
+    /// The parse tree of `doc`, if the session kept it.
+    pub old_tree: Option<Tree>,
     /// A note about the store for the result, whatever it is (damaged
     /// versions that were ignored).
     pub store_note: Option<&'a str>,
@@ -50,6 +58,8 @@ pub struct Edited {
     pub remapped_from: Option<String>,
     /// What the change broke that was not broken before.
     pub problems: Vec<Problem>,
+    /// The new version's parse tree, when it was parsed.
+    pub(crate) tree: Option<Tree>,
 }
 
 /// A new version another part of the engine computed (a patch): its bytes
@@ -114,6 +124,10 @@ fn apply(input: &EditInput<'_>, request: &Request) -> Result<Edited> {
                 history: input.history,
                 cleanup: input.cleanup,
                 seen_guard: input.seen_guard,
+                syntax: input
+                    .syntax
+                    .parse_of(input.path, None)
+                    .map(|p| (p.language, input.old_tree.as_ref())),
             };
             let planned = plan(&ctx, operations, rev.as_deref())?;
             remapped_from = planned.from.clone();
@@ -187,17 +201,23 @@ fn apply(input: &EditInput<'_>, request: &Request) -> Result<Edited> {
             relocated,
         },
         input.exists,
+        input.syntax,
+        input.old_tree.clone(),
     )
 }
 
 /// Describes a new version of `doc`: its REV, the result with fresh refs,
 /// where the unchanged lines went, and the problems it brought. With
-/// `refuse_same`, a change that leaves the text as it was is an error.
+/// `refuse_same`, a change that leaves the text as it was is an error;
+/// `syntax` says whether a broken parse is told, refused or not looked for,
+/// and the parse starts from `old_tree` if given.
 pub(crate) fn finish(
     doc: &Document,
     path: &str,
     change: Change,
     refuse_same: bool,
+    syntax: SyntaxCheck,
+    old_tree: Option<Tree>,
 ) -> Result<Edited> {
     let Change {
         bytes,
@@ -227,7 +247,11 @@ pub(crate) fn finish(
     debug_assert!(hunks
         .last()
         .is_none_or(|h| h.new.end <= new_doc.line_count()));
-    let summary = success(SuccessInput {
+    let (problems, tree) = introduced(doc, &new_doc, &hunks, syntax.parse_of(path, old_tree));
+    if syntax == SyntaxCheck::Reject && problems.iter().any(|p| p.syntax.is_some()) {
+        return Err(syntax_refusal(path, &new_doc, problems));
+    }
+    let mut summary = success(SuccessInput {
         path,
         old: doc,
         new: &new_doc,
@@ -242,7 +266,7 @@ pub(crate) fn finish(
         doc.line_count(),
         hunks.iter().map(|h| (h.old.clone(), h.new.clone())),
     );
-    let problems = introduced(doc, &new_doc, &hunks);
+    tell_broken_parse(&mut summary, &new_doc, &problems);
     Ok(Edited {
         doc: new_doc,
         rev: new_rev,
@@ -251,7 +275,56 @@ pub(crate) fn finish(
         problems,
         map,
         remapped_from,
+        tree,
     })
+}
+
+/// The lines of the parse an edit broke, with refs, after the result.
+fn tell_broken_parse(summary: &mut Summary, new: &Document, problems: &[Problem]) {
+    let broken: Vec<&Problem> = problems.iter().filter(|p| p.syntax.is_some()).collect();
+    let Some(language) = broken.first().and_then(|p| p.syntax) else {
+        return;
+    };
+    let mut lines: Vec<usize> = broken.iter().map(|p| p.line).collect();
+    lines.sort_unstable();
+    lines.dedup();
+    let (window, shown) = window(new, &lines, 1);
+    let _ = writeln!(
+        summary.output,
+        "Syntax: the file parsed as {} before this edit and no longer does; fix it with another edit:",
+        language.name()
+    );
+    summary.output.push_str(&window);
+    for p in broken {
+        let _ = writeln!(summary.output, "  line {}: {}", p.line + 1, p.message);
+    }
+    summary.shown.extend(shown);
+}
+
+/// The refusal of an edit that breaks the parse: the broken lines as the
+/// edit would have written them, without refs, since they were not written.
+fn syntax_refusal(path: &str, new: &Document, problems: Vec<Problem>) -> Error {
+    let problems: Vec<Problem> = problems
+        .into_iter()
+        .filter(|p| p.syntax.is_some())
+        .collect();
+    let language = problems[0].syntax.map_or("", |l| l.name());
+    let mut message = format!(
+        "Edit refused, nothing written: {path} parsed as {language} before this edit and would not after it. The lines as the edit would have written them:\n"
+    );
+    for p in &problems {
+        let _ = writeln!(
+            message,
+            "  line {}: {}\n    {}",
+            p.line + 1,
+            p.message,
+            new.line(p.line)
+        );
+    }
+    message.push_str("The file is unchanged and your refs to it still hold: send the edit again with the syntax fixed.");
+    let mut err = Error::new(ErrorCode::SyntaxError, message).with_path(path);
+    err.problems = problems;
+    err
 }
 
 /// Applies a request to a text with no file and no store: the pure form
@@ -279,6 +352,8 @@ pub fn apply_to_text(text: &str, request: &Request, cleanup: bool) -> Result<(St
             history: &[],
             cleanup,
             seen_guard: false,
+            syntax: SyntaxCheck::Off,
+            old_tree: None,
             store_note: None,
         },
         request,

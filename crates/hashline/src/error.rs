@@ -2,6 +2,8 @@
 //! and show `message` to the model as-is, so the message is the repair kit.
 
 use std::fmt;
+
+use crate::check::Problem;
 use std::ops::Range;
 
 /// The stable code of an error, the same in every host (`err.code`).
@@ -45,6 +47,8 @@ pub enum ErrorCode {
     ContextNotFound,
     /// A patch hunk whose lines fit more than one place.
     ContextAmbiguous,
+    /// The edit breaks the file's parse and the session rejects such edits.
+    SyntaxError,
     /// The request is malformed.
     InvalidRequest,
     /// Another input or output error.
@@ -55,7 +59,7 @@ pub enum ErrorCode {
 
 impl ErrorCode {
     /// Every code, for hosts that map them (exit codes, tables).
-    pub const ALL: [ErrorCode; 22] = [
+    pub const ALL: [ErrorCode; 23] = [
         ErrorCode::HashMismatch,
         ErrorCode::InvalidRef,
         ErrorCode::OutOfRange,
@@ -75,6 +79,7 @@ impl ErrorCode {
         ErrorCode::OldStringAmbiguous,
         ErrorCode::ContextNotFound,
         ErrorCode::ContextAmbiguous,
+        ErrorCode::SyntaxError,
         ErrorCode::InvalidRequest,
         ErrorCode::Io,
         ErrorCode::Internal,
@@ -102,6 +107,7 @@ impl ErrorCode {
             ErrorCode::OldStringAmbiguous => "OLD_STRING_AMBIGUOUS",
             ErrorCode::ContextNotFound => "CONTEXT_NOT_FOUND",
             ErrorCode::ContextAmbiguous => "CONTEXT_AMBIGUOUS",
+            ErrorCode::SyntaxError => "SYNTAX_ERROR",
             ErrorCode::InvalidRequest => "INVALID_REQUEST",
             ErrorCode::Io => "IO",
             ErrorCode::Internal => "INTERNAL",
@@ -143,6 +149,9 @@ pub struct ErrorDetails {
     /// Lines (0-based) of the current version the message displays with
     /// refs: a retry may cite them.
     pub shown: Vec<Range<usize>>,
+    /// What the refused version would have broken (`SYNTAX_ERROR`), in
+    /// that version's lines.
+    pub problems: Vec<Problem>,
 }
 
 impl Error {
@@ -155,6 +164,7 @@ impl Error {
             suggestion: None,
             path: None,
             shown: Vec::new(),
+            problems: Vec::new(),
         }))
     }
 

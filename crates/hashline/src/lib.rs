@@ -92,7 +92,7 @@ pub use session::{
     EditPlan, EditResult, Hashline, Options, ReadResult, ShownLine, Tagged, MAX_RESULT_BYTES,
 };
 pub use store::{clear as clear_store, Cleared, StoreLimits};
-pub use syntax::Language;
+pub use syntax::{Language, SyntaxCheck};
 pub use text::Document;
 pub use view::View;
 

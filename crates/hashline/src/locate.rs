@@ -12,9 +12,11 @@ use crate::remap::{certain, LineMap};
 use crate::report::current_ref;
 use crate::request::{OpKind, Operation};
 use crate::store::Version;
+use crate::syntax::Language;
 use crate::text::Document;
 use std::collections::HashMap;
 use std::fmt::Write;
+use tree_sitter::Tree;
 
 /// What the plan needs to know besides the operations.
 pub struct PlanContext<'a> {
@@ -27,6 +29,9 @@ pub struct PlanContext<'a> {
     pub history: &'a [Version],
     pub cleanup: bool,
     pub seen_guard: bool,
+    /// The language the clean-up may parse the file in to judge echoes,
+    /// and the file's tree if the session kept it.
+    pub syntax: Option<(Language, Option<&'a Tree>)>,
 }
 
 impl PlanContext<'_> {

@@ -2,11 +2,14 @@
 //! every operation at the lines its refs name (`locate`), cleans up echoes,
 //! collapses repeats and rejects conflicts, all before anything changes.
 
-use crate::cleanup::{strip_view_prefixes, trim_boundary_echo, Echo, Replaced, RunningBalance};
+use crate::cleanup::{
+    strip_view_prefixes, trim_boundary_echo, BlankLines, Echo, Echoes, Replaced, RunningBalance,
+};
 use crate::error::{Error, ErrorCode, Result};
 use crate::locate::{locate, parse_refs, PlanContext};
 use crate::relocate::{lines_phrase, place, Placement, Relocated, Relocation};
 use crate::request::{OpKind, Operation};
+use crate::syntax::EchoJudge;
 use crate::text::{Document, Splice};
 use std::collections::HashSet;
 use std::ops::Range;
@@ -184,9 +187,13 @@ pub fn plan(ctx: &PlanContext<'_>, operations: &[Operation], rev: Option<&str>) 
 
     if ctx.cleanup {
         let balances = RunningBalance::new(ctx.doc);
+        let judge = ctx
+            .syntax
+            .and_then(|(language, kept)| EchoJudge::new(language, ctx.doc, kept.cloned()));
+        let style = BlankLines::new(ctx.doc);
         // Moved and copied lines are the file's own, taken as they are.
         for item in items.iter_mut().filter(|i| i.relocation.is_none()) {
-            trim_echoes(ctx.doc, &balances, item, &mut notes);
+            trim_echoes(ctx.doc, &balances, judge.as_ref(), &style, item, &mut notes);
         }
     }
     let (items, collapsed) = collapse_identical(items);
@@ -255,6 +262,8 @@ pub fn plan(ctx: &PlanContext<'_>, operations: &[Operation], rev: Option<&str>) 
 fn trim_echoes(
     doc: &Document,
     balances: &RunningBalance<'_>,
+    judge: Option<&EchoJudge<'_>>,
+    style: &BlankLines<'_>,
     item: &mut Item,
     notes: &mut Vec<String>,
 ) {
@@ -268,7 +277,20 @@ fn trim_echoes(
         last,
         balance: || balances.of(start..end),
     };
-    for echo in trim_boundary_echo(&mut item.lines, before, replaced, after) {
+    let given = item.lines.clone();
+    let mut removed = trim_boundary_echo(&mut item.lines, before, replaced, after);
+    let echoes = Echoes {
+        given: &given,
+        before,
+        after,
+        first,
+        last,
+    };
+    if let Some(better) = echoes.judged(judge, style, item.range.clone(), &removed) {
+        removed = better;
+        item.lines = echoes.without(&removed);
+    }
+    for echo in removed {
         let (which, line) = match echo {
             Echo::Before => ("first", start),
             Echo::After => ("last", end + 1),
@@ -459,6 +481,7 @@ mod tests {
             history,
             cleanup: true,
             seen_guard: true,
+            syntax: None,
         }
     }
 

@@ -124,7 +124,12 @@ impl Hashline {
             notes: &notes,
             relocated: &[],
         });
-        let problems = introduced(&old, &doc, &hunks);
+        let (problems, _) = introduced(
+            &old,
+            &doc,
+            &hunks,
+            self.options().syntax.parse_of(&target.display, None),
+        );
         let mut store = self.store();
         let mut seen = summary.shown.clone();
         if let Some(parent) = parent {

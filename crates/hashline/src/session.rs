@@ -12,6 +12,7 @@ use crate::reference::Ref;
 use crate::remap::LineMap;
 use crate::request::Request;
 use crate::store::{Parent, Store, StoreLimits, Version};
+use crate::syntax::{SyntaxCheck, Trees};
 use crate::text::Document;
 use crate::view::{render, View};
 use parking_lot::lock_api::ArcMutexGuard;
@@ -24,6 +25,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
+use tree_sitter::Tree;
 
 /// Past this many bytes the output and the diff of an edit are cut, with a
 /// note: every result must fit a host's string (V8 refuses strings of about
@@ -53,6 +55,9 @@ pub struct Options {
     /// How views, edit results and rejections show refs; refs of either
     /// style are accepted whatever this is.
     pub view: ViewStyle,
+    /// What an edit that breaks a file's parse gets: a warning with the
+    /// result, a refusal, or no parse at all.
+    pub syntax: SyntaxCheck,
 }
 
 impl Options {
@@ -68,6 +73,7 @@ impl Options {
             store_dir: None,
             lock_timeout: DEFAULT_LOCK_TIMEOUT,
             view: ViewStyle::default(),
+            syntax: SyntaxCheck::default(),
         }
     }
 }
@@ -136,6 +142,8 @@ pub struct EditPlan {
     base: Base,
     old: Arc<Document>,
     new: Arc<Document>,
+    /// The new version's parse tree, kept for the next edit once written.
+    tree: Option<Tree>,
     shown: Vec<Range<usize>>,
     map: Arc<LineMap>,
     remapped_from: Option<String>,
@@ -169,6 +177,8 @@ pub struct Hashline {
     /// One lock per file, held from plan to write; an owned guard needs
     /// parking_lot's `lock_arc`.
     locks: Mutex<HashMap<PathBuf, Arc<parking_lot::Mutex<()>>>>,
+    /// The parse trees of versions this session read or wrote.
+    trees: Arc<Trees>,
 }
 
 /// A panic while a lock was held leaves data that is still consistent
@@ -193,6 +203,7 @@ impl Hashline {
             options,
             root,
             locks: Mutex::new(HashMap::new()),
+            trees: Arc::default(),
         })
     }
 
@@ -216,6 +227,9 @@ impl Hashline {
         lines: &[Range<usize>],
     ) {
         lock(&self.store).record_all(real, rev, doc, lines);
+        if let Some(parse) = self.options.syntax.parse_of(&real.to_string_lossy(), None) {
+            Trees::parse_later(&self.trees, real, rev, doc, parse.language);
+        }
     }
 
     /// A tagged view of lines `offset..offset+limit` (1-based), in the
@@ -312,6 +326,15 @@ impl Hashline {
         lock(&self.store)
     }
 
+    /// The parse tree of `doc`, the file at `target` now, if this session
+    /// wrote that version and the check is on.
+    pub(crate) fn kept_tree(&self, target: &Target, doc: &Document) -> Option<Tree> {
+        if self.options.syntax == SyntaxCheck::Off {
+            return None;
+        }
+        self.trees.get(&target.real, doc.rev())
+    }
+
     fn plan_target(&self, target: Target, request: &Request) -> Result<EditPlan> {
         let loaded = self.load(&target, request.creates())?;
         let old = Arc::new(loaded.doc);
@@ -327,6 +350,8 @@ impl Hashline {
             history: &history,
             cleanup: self.options.cleanup,
             seen_guard: self.options.seen_guard,
+            syntax: self.options.syntax,
+            old_tree: self.kept_tree(&target, &old),
             store_note: store_note.as_deref(),
         };
         let edited: Edited = match edit(&input, request) {
@@ -380,6 +405,7 @@ impl Hashline {
             map: Arc::new(edited.map),
             remapped_from: edited.remapped_from,
             new: Arc::new(edited.doc),
+            tree: edited.tree,
             old,
             base,
             target,
@@ -445,6 +471,9 @@ impl Hashline {
 
     fn record_write(&self, plan: &EditPlan) {
         let path = &plan.target.real;
+        if let Some(tree) = &plan.tree {
+            self.trees.put(path, &plan.result.rev, tree.clone());
+        }
         let mut store = lock(&self.store);
         if let Some(from) = &plan.remapped_from {
             store.touch(path, from);

@@ -212,6 +212,12 @@ impl Document {
         self.final_newline
     }
 
+    /// Where line `index` starts in the canonical text; the text's length
+    /// for `index == line_count()`.
+    pub(crate) fn offset_of_line(&self, index: usize) -> usize {
+        self.starts.get(index).copied().unwrap_or(self.text.len())
+    }
+
     /// Line `index` (0-based) without its terminator.
     pub fn line(&self, index: usize) -> &str {
         let start = self.starts[index];

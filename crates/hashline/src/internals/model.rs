@@ -856,6 +856,8 @@ fn run_pure(case: &Case, cleanup: bool) -> Result<Edited, Error> {
             history: &[],
             cleanup,
             seen_guard: false,
+            syntax: crate::SyntaxCheck::Off,
+            old_tree: None,
             store_note: None,
         },
         &request,

@@ -11,6 +11,7 @@ use crate::locate::locate_refs;
 use crate::locate::PlanContext;
 use crate::report::hunks;
 use crate::session::{EditPlan, Hashline};
+use crate::syntax::SyntaxCheck;
 use crate::text::{Document, Splice};
 use std::collections::BTreeSet;
 use std::fmt::Write;
@@ -293,6 +294,8 @@ impl Hashline {
                         relocated: Vec::new(),
                     },
                     false,
+                    SyntaxCheck::Off,
+                    None,
                 )?;
                 Ok(Planned {
                     result: FileResult {
@@ -409,6 +412,7 @@ impl Hashline {
                 history,
                 cleanup: self.options().cleanup,
                 seen_guard: self.options().seen_guard,
+                syntax: None,
             };
             // The refs are numbered as the hunks they head.
             let (lines, from) = locate_refs(&ctx, &refs, None).map_err(|mut err| {
@@ -452,6 +456,8 @@ impl Hashline {
                 relocated: Vec::new(),
             },
             refuse_same,
+            self.options().syntax,
+            self.kept_tree(target, old),
         )
         .map_err(|e| e.with_path(&target.display))
     }

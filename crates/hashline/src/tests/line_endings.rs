@@ -189,6 +189,8 @@ fn check(bytes: &[u8], ops: &[Op]) -> Result<(), TestCaseError> {
         history: &[],
         cleanup: false,
         seen_guard: false,
+        syntax: crate::SyntaxCheck::Off,
+        old_tree: None,
         store_note: None,
     };
     let edited = match edit(&input, &request(&doc, ops)) {

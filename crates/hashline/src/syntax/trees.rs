@@ -1,0 +1,147 @@
+//! The parse trees of the versions a session last read or wrote, so that
+//! the next edit of such a file parses only what it changed: a full parse
+//! of a 100,000-line file takes a quarter of a second, a reparse after a
+//! one-line edit a few milliseconds. A version read is parsed on a thread
+//! of its own while the model thinks; a version written keeps the tree its
+//! edit's check made.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{channel, Sender};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, Weak};
+use std::time::Duration;
+
+use tree_sitter::Tree;
+
+use super::check::MAX_PARSED_BYTES;
+use super::Language;
+use crate::text::Document;
+
+/// How many files keep their tree: the files an agent is editing now.
+const KEPT: usize = 8;
+
+/// An edit waits at most this long for the background parse of the version
+/// it edits, then parses it itself.
+const WAIT: Duration = Duration::from_secs(5);
+
+/// Trees by file and REV, most recently used first, and the versions the
+/// background thread has yet to parse for this session.
+#[derive(Default)]
+pub(crate) struct Trees {
+    kept: Mutex<Vec<(PathBuf, String, Tree)>>,
+    pending: Mutex<Vec<(PathBuf, String)>>,
+    parsed: Condvar,
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl Trees {
+    /// The tree of the version `rev` of the file at `path`, if kept, or
+    /// once the background parse of that version ends: two parses of one
+    /// text at once would each take longer than one.
+    pub(crate) fn get(&self, path: &Path, rev: &str) -> Option<Tree> {
+        let pending = lock(&self.pending);
+        let _done = self
+            .parsed
+            .wait_timeout_while(pending, WAIT, |now| {
+                now.iter().any(|(p, r)| p == path && r == rev)
+            })
+            .unwrap_or_else(|p| p.into_inner());
+        self.kept_now(path, rev)
+    }
+
+    fn kept_now(&self, path: &Path, rev: &str) -> Option<Tree> {
+        lock(&self.kept)
+            .iter()
+            .find(|(p, r, _)| p == path && r == rev)
+            .map(|(_, _, tree)| tree.clone())
+    }
+
+    /// Keeps the tree of a version, in place of the file's earlier one.
+    pub(crate) fn put(&self, path: &Path, rev: &str, tree: Tree) {
+        let mut kept = lock(&self.kept);
+        kept.retain(|(p, _, _)| p != path);
+        kept.insert(0, (path.to_owned(), rev.to_owned(), tree));
+        kept.truncate(KEPT);
+    }
+
+    /// The background parse of a version is over, whatever its outcome.
+    fn done(&self, path: &Path, rev: &str) {
+        lock(&self.pending).retain(|(p, r)| p != path || r != rev);
+        self.parsed.notify_all();
+    }
+
+    /// Parses a version just read, in the background, to keep its tree.
+    /// Nothing is held for it: the job only points at the session's trees
+    /// and at the document the store keeps, and is dropped if either is gone.
+    pub(crate) fn parse_later(
+        trees: &Arc<Trees>,
+        path: &Path,
+        rev: &str,
+        doc: &Arc<Document>,
+        language: Language,
+    ) {
+        if doc.text().len() > MAX_PARSED_BYTES || trees.kept_now(path, rev).is_some() {
+            return;
+        }
+        {
+            let mut pending = lock(&trees.pending);
+            if pending.iter().any(|(p, r)| p == path && r == rev) {
+                return;
+            }
+            pending.push((path.to_owned(), rev.to_owned()));
+        }
+        let job = Job {
+            trees: Arc::downgrade(trees),
+            path: path.to_owned(),
+            rev: rev.to_owned(),
+            doc: Arc::downgrade(doc),
+            language,
+        };
+        if !worker().lock().is_ok_and(|queue| queue.send(job).is_ok()) {
+            trees.done(path, rev);
+        }
+    }
+}
+
+struct Job {
+    trees: Weak<Trees>,
+    path: PathBuf,
+    rev: String,
+    doc: Weak<Document>,
+    language: Language,
+}
+
+/// One thread for every session of the process: reads come one at a time
+/// from a model, and a parse takes milliseconds, so one keeps up.
+fn worker() -> &'static Mutex<Sender<Job>> {
+    static WORKER: OnceLock<Mutex<Sender<Job>>> = OnceLock::new();
+    WORKER.get_or_init(|| {
+        let (send, receive) = channel::<Job>();
+        let _ = std::thread::Builder::new()
+            .name("hashline-parse".into())
+            .spawn(move || {
+                for job in receive {
+                    let Some(trees) = job.trees.upgrade() else {
+                        continue;
+                    };
+                    if let Some(doc) = job.doc.upgrade() {
+                        if trees.kept_now(&job.path, &job.rev).is_none() {
+                            // A grammar's panic must not leave edits waiting
+                            // for a parse that will never end.
+                            let parsed = catch_unwind(AssertUnwindSafe(|| {
+                                job.language.parse(doc.text(), None)
+                            }));
+                            if let Ok(Some(tree)) = parsed {
+                                trees.put(&job.path, &job.rev, tree);
+                            }
+                        }
+                    }
+                    trees.done(&job.path, &job.rev);
+                }
+            });
+        Mutex::new(send)
+    })
+}
