@@ -171,7 +171,10 @@ export interface Mismatch {
 }
 
 export interface Operation {
-  /** replace | delete | insert_before | insert_after | prepend | append | move | copy */
+  /**
+   * replace | delete | insert_before | insert_after | prepend | append | move | copy |
+   * replace_block | delete_block | insert_before_block | insert_after_block
+   */
   op: string
   /** The first line, as `LINE#HASH#ANCHOR` from a view. */
   ref?: string

@@ -85,7 +85,9 @@ Edits FILE by citing refs. The request comes from --ops or stdin: an object
 {"operations":[{"op":"replace","ref":"12#A3F#9BC","content":"..."}, ...]},
 just the array of operations, or {"oldString":"...","newString":"..."}.
 Operations: replace, delete, insert_before, insert_after, prepend, append,
-and move, copy ({"op":"move","ref":R,"through":R2,"after":R3} or "before":R3).
+move, copy ({"op":"move","ref":R,"through":R2,"after":R3} or "before":R3), and
+replace_block, delete_block, insert_before_block, insert_after_block, which cite
+only the first line of a function, class, statement, element, object or section.
 
   --ops JSON    the request (default: read from stdin)
   --rev REV     the REV the refs were read from, so that refs of an older view

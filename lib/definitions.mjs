@@ -11,7 +11,7 @@ import { types } from "node:util"
  * @typedef {{ type: "object", properties: Record<string, any>, required: string[] }} ObjectSchema
  */
 
-export const OPS = /** @type {const} */ (["replace", "delete", "insert_before", "insert_after", "prepend", "append", "move", "copy"])
+export const OPS = /** @type {const} */ (["replace", "delete", "insert_before", "insert_after", "prepend", "append", "move", "copy", "replace_block", "delete_block", "insert_before_block", "insert_after_block"])
 
 export const EDIT_DESCRIPTION = `Edit a file by citing the refs that read and grep show before each line, e.g. \`12ab   return total;\` has the ref \`12ab\` (line 12, tag ab). Full refs (\`12#A3F#9BC\` from \`12#A3F#9BC|  return total;\`) work too.
 Give filePath and operations; the whole batch is checked against the version you read and applied at once, or nothing is written:
@@ -20,6 +20,7 @@ Give filePath and operations; the whole batch is checked against the version you
 - {"op":"insert_before"|"insert_after","ref":R,"content":C}
 - {"op":"prepend"|"append","content":C}: at the start or end of the file (append creates a missing file)
 - {"op":"move"|"copy","ref":R,"through":R2,"after":R3} (or "before":R3): lines R..R2 as they are, put after (before) line R3, with no retyping
+- {"op":"replace_block"|"delete_block"|"insert_before_block"|"insert_after_block","ref":R,"content":C}: R is the first line of a function, class, if/for/while/try, element, object or Markdown section (the outermost one starting there); the engine finds its last line
 content is the new text only, lines separated by \\n, never with the ref prefixes. All refs name lines of the version you read: do not adjust line numbers for earlier operations of the same batch. rev (the REV the read showed) is optional.
 The result shows fresh refs for the changed lines and how the others moved: keep editing from it without reading again. A rejected edit says why and shows the current lines with fresh refs.
 Without refs, oldString/newString (and replaceAll) replace one unique occurrence of oldString instead, as the classic edit tool does.`
@@ -41,7 +42,7 @@ export const EDIT_FIELDS = {
   through: "Ref of the last line of a replace, delete, move or copy range (inclusive)",
   after: "move/copy: ref of the line to put the lines after",
   before: "move/copy: ref of the line to put the lines before",
-  content: "New lines, separated by \\n, without ref prefixes (replace, insert_*, prepend, append)",
+  content: "New lines, separated by \\n, without ref prefixes (replace*, insert_*, prepend, append)",
   oldString: "Fallback without refs: exact text to replace",
   newString: "Fallback without refs: the replacement text",
   replaceAll: "Fallback without refs: replace every occurrence of oldString",

@@ -932,7 +932,8 @@ pub struct BindingShownLine {
 
 #[napi(object, js_name = "Operation")]
 pub struct BindingOperation {
-    /// replace | delete | insert_before | insert_after | prepend | append | move | copy
+    /// replace | delete | insert_before | insert_after | prepend | append | move | copy |
+    /// replace_block | delete_block | insert_before_block | insert_after_block
     pub op: String,
     /// The first line, as `LINE#HASH#ANCHOR` from a view.
     pub r#ref: Option<String>,

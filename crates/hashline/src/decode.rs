@@ -267,6 +267,12 @@ fn parse_operation(number: usize, value: &Value) -> Result<Operation> {
             if kind == OpKind::Prepend { "start" } else { "end" }
         )));
     }
+    if through.is_some() && kind.cites_block() {
+        return Err(Error::invalid_request(format!(
+            "{at} ({kind}) takes no `through`: it cites only the block's first line and the engine finds its last. To give the range yourself use {}.",
+            if kind == OpKind::DeleteBlock { "delete" } else if kind == OpKind::ReplaceBlock { "replace" } else { "insert_before or insert_after" }
+        )));
+    }
     if through.is_some() && !kind.takes_through() {
         return Err(Error::invalid_request(format!(
             "{at} ({kind}) takes no `through`: only replace, delete, move and copy cover a range."
@@ -307,7 +313,8 @@ fn parse_operation(number: usize, value: &Value) -> Result<Operation> {
         }
         (Some(_), false) => {
             return Err(Error::invalid_request(format!(
-            "{at} (delete) takes no `content`; to put new lines in place of old ones use replace."
+            "{at} ({kind}) takes no `content`; to put new lines in place of old ones use {}.",
+            if kind == OpKind::DeleteBlock { "replace_block" } else { "replace" }
         )))
         }
         (None, true) => {

@@ -9,7 +9,7 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::locate::{locate, parse_refs, PlanContext};
 use crate::relocate::{lines_phrase, place, Placement, Relocated, Relocation};
 use crate::request::{OpKind, Operation};
-use crate::syntax::EchoJudge;
+use crate::syntax::{block_at, EchoJudge, Language};
 use crate::text::{Document, Splice};
 use std::collections::HashSet;
 use std::ops::Range;
@@ -118,6 +118,23 @@ pub fn plan(ctx: &PlanContext<'_>, operations: &[Operation], rev: Option<&str>) 
                 (a + 1..a + 1, Some(a))
             }
             OpKind::Replace | OpKind::Delete => (cited_range(&mut line_of)?, None),
+            OpKind::ReplaceBlock
+            | OpKind::DeleteBlock
+            | OpKind::InsertBeforeBlock
+            | OpKind::InsertAfterBlock => {
+                let block = block_of(ctx, number, op.kind, line_of())?;
+                notes.push(format!(
+                    "operation {number} ({}): the block starting on line {} ends on line {}.",
+                    op.kind,
+                    block.start + 1,
+                    block.end
+                ));
+                match op.kind {
+                    OpKind::InsertBeforeBlock => (block.start..block.start, Some(block.start)),
+                    OpKind::InsertAfterBlock => (block.end..block.end, Some(block.end - 1)),
+                    _ => (block, None),
+                }
+            }
             OpKind::Move | OpKind::Copy => {
                 let source = cited_range(&mut line_of)?;
                 let side = op.place.as_ref().map(|p| p.side).ok_or_else(|| {
@@ -259,6 +276,37 @@ pub fn plan(ctx: &PlanContext<'_>, operations: &[Operation], rev: Option<&str>) 
     })
 }
 
+/// The lines of the block that starts on line `first`, for a block op.
+fn block_of(
+    ctx: &PlanContext<'_>,
+    number: usize,
+    kind: OpKind,
+    first: usize,
+) -> Result<Range<usize>> {
+    let refuse = |why: String| {
+        let instead = match kind {
+            OpKind::ReplaceBlock => "replace with `through`",
+            OpKind::DeleteBlock => "delete with `through`",
+            _ => "insert_before or insert_after on the line itself",
+        };
+        Error::invalid_request(format!(
+            "operation {number} ({kind}): {why}. Cite the block's last line too, with {instead}."
+        ))
+        .with_path(ctx.path)
+    };
+    let language = Language::of_path(ctx.path).ok_or_else(|| {
+        refuse(format!(
+            "blocks are found by parsing, and {} is in no language the engine parses (by its name)",
+            ctx.path
+        ))
+    })?;
+    let kept = ctx
+        .syntax
+        .filter(|(l, _)| *l == language)
+        .and_then(|(_, tree)| tree);
+    block_at(language, ctx.doc, kept, first).map_err(refuse)
+}
+
 fn trim_echoes(
     doc: &Document,
     balances: &RunningBalance<'_>,
@@ -366,7 +414,10 @@ fn check_conflicts(ctx: &PlanContext<'_>, items: &[Item]) -> Result<()> {
     let describe = |item: &Item| match item.kind {
         OpKind::Prepend => "prepend (start of file)".to_string(),
         OpKind::Append => "append (end of file)".to_string(),
-        OpKind::InsertBefore | OpKind::InsertAfter => {
+        OpKind::InsertBefore
+        | OpKind::InsertAfter
+        | OpKind::InsertBeforeBlock
+        | OpKind::InsertAfterBlock => {
             format!("{} line {}", item.kind, item.anchor.unwrap_or(0) + 1)
         }
         OpKind::Move | OpKind::Copy => match &item.relocation {

@@ -42,11 +42,21 @@ pub enum OpKind {
     Move,
     /// Put a copy of lines `ref..=through` at the place, as they are.
     Copy,
+    /// Replace the block that starts on line `ref` (a function, class,
+    /// statement, element, object or section, its end found in the
+    /// file's syntax tree) with the content.
+    ReplaceBlock,
+    /// Delete the block that starts on line `ref`.
+    DeleteBlock,
+    /// Insert the content before the block that starts on line `ref`.
+    InsertBeforeBlock,
+    /// Insert the content after the block that starts on line `ref`.
+    InsertAfterBlock,
 }
 
 impl OpKind {
     /// Every op, in the order hosts document them.
-    pub const ALL: [OpKind; 8] = [
+    pub const ALL: [OpKind; 12] = [
         OpKind::Replace,
         OpKind::Delete,
         OpKind::InsertBefore,
@@ -55,6 +65,10 @@ impl OpKind {
         OpKind::Append,
         OpKind::Move,
         OpKind::Copy,
+        OpKind::ReplaceBlock,
+        OpKind::DeleteBlock,
+        OpKind::InsertBeforeBlock,
+        OpKind::InsertAfterBlock,
     ];
 
     /// The names of every op, for messages.
@@ -73,6 +87,10 @@ impl OpKind {
             OpKind::Append => "append",
             OpKind::Move => "move",
             OpKind::Copy => "copy",
+            OpKind::ReplaceBlock => "replace_block",
+            OpKind::DeleteBlock => "delete_block",
+            OpKind::InsertBeforeBlock => "insert_before_block",
+            OpKind::InsertAfterBlock => "insert_after_block",
         }
     }
 
@@ -93,6 +111,10 @@ impl OpKind {
             "append" => OpKind::Append,
             "move" => OpKind::Move,
             "copy" => OpKind::Copy,
+            "replaceblock" => OpKind::ReplaceBlock,
+            "deleteblock" => OpKind::DeleteBlock,
+            "insertbeforeblock" => OpKind::InsertBeforeBlock,
+            "insertafterblock" => OpKind::InsertAfterBlock,
             _ => return None,
         })
     }
@@ -110,7 +132,21 @@ impl OpKind {
     }
 
     pub(crate) fn takes_content(self) -> bool {
-        !matches!(self, OpKind::Delete | OpKind::Move | OpKind::Copy)
+        !matches!(
+            self,
+            OpKind::Delete | OpKind::DeleteBlock | OpKind::Move | OpKind::Copy
+        )
+    }
+
+    /// Whether the op cites a block by its first line.
+    pub fn cites_block(self) -> bool {
+        matches!(
+            self,
+            OpKind::ReplaceBlock
+                | OpKind::DeleteBlock
+                | OpKind::InsertBeforeBlock
+                | OpKind::InsertAfterBlock
+        )
     }
 
     /// Whether the op puts existing lines at a place (`after` or `before`).

@@ -4,11 +4,13 @@
 //! boundary parses better. A file in a language without a grammar (or with
 //! its grammar's feature left out of the build) is plain text to all of it.
 
+mod block;
 mod check;
 mod echo;
 mod language;
 mod trees;
 
+pub(crate) use block::block_at;
 pub use check::SyntaxCheck;
 pub(crate) use check::{broken, Parse};
 pub(crate) use echo::EchoJudge;

@@ -598,6 +598,11 @@ pub fn expected(case: &Case, session: bool) -> Expected {
     for op in &case.ops {
         let mut next = || at.next().map_or(0, |r| r.line - 1);
         let (range, anchor) = match op.kind {
+            // The model's files have no language, where block ops are refused.
+            OpKind::ReplaceBlock
+            | OpKind::DeleteBlock
+            | OpKind::InsertBeforeBlock
+            | OpKind::InsertAfterBlock => return Err(ErrorCode::InvalidRequest),
             OpKind::Prepend => (0..0, None),
             OpKind::Append => (n..n, None),
             OpKind::InsertBefore => {
@@ -943,6 +948,10 @@ fn span(case: &Case, n: usize) -> (usize, usize) {
     let mut tail = 0;
     for op in &case.ops {
         let (start, end) = match op.kind {
+            OpKind::ReplaceBlock
+            | OpKind::DeleteBlock
+            | OpKind::InsertBeforeBlock
+            | OpKind::InsertAfterBlock => continue,
             OpKind::Prepend => (0, 0),
             OpKind::Append => (n, n),
             OpKind::InsertBefore => {

@@ -114,9 +114,7 @@ fn request(doc: &Document, ops: &[Op]) -> Request {
                 OpKind::InsertBefore => (r(op.first), None),
                 OpKind::InsertAfter => (r(op.first - 1), None),
                 OpKind::Prepend | OpKind::Append => (None, None),
-                OpKind::Move | OpKind::Copy => {
-                    unreachable!("the batches here make no move or copy")
-                }
+                _ => unreachable!("the batches here make no move, copy or block op"),
             };
             Operation {
                 kind: op.kind,
