@@ -19,7 +19,7 @@ const { scratch } = helpers
  */
 const refsOf = (text) => /** @type {Record<number, string>} */ (helpers.refsOf(text))
 
-const CLI = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "cli", "hashline.mjs")
+const CLI = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "cli", "hashline.cjs")
 
 /**
  * @typedef {{ cwd: string, store?: string, input?: string | Buffer, env?: Record<string, string | undefined> }} RunOptions
@@ -215,12 +215,12 @@ test("without its native module the command line says why and exits with 5", (t)
   const repo = path.join(path.dirname(CLI), "..")
   for (const folder of ["cli", "lib"]) fs.cpSync(path.join(repo, folder), path.join(copy, folder), { recursive: true })
   fs.copyFileSync(path.join(repo, "package.json"), path.join(copy, "package.json"))
-  const result = spawnSync(process.execPath, [path.join(copy, "cli", "hashline.mjs"), "read", "a.txt"], { cwd: copy, encoding: "utf8", timeout: 30_000 })
+  const result = spawnSync(process.execPath, [path.join(copy, "cli", "hashline.cjs"), "read", "a.txt"], { cwd: copy, encoding: "utf8", timeout: 30_000 })
   t.is(result.status, 5)
   // One line: what was detected, the package looked for, and the fixes.
   t.regex(result.stderr, /^hashline: The hashline native module could not be loaded on \S+ \S+.*: .*hashline-\S+@\d+\.\d+\.\d+.*npm install hashline-\S+.*build the binary from a clone.*\n$/)
   t.is(result.stderr.split("\n").length, 2)
-  const json = spawnSync(process.execPath, [path.join(copy, "cli", "hashline.mjs"), "read", "a.txt", "--json"], { cwd: copy, encoding: "utf8", timeout: 30_000 })
+  const json = spawnSync(process.execPath, [path.join(copy, "cli", "hashline.cjs"), "read", "a.txt", "--json"], { cwd: copy, encoding: "utf8", timeout: 30_000 })
   t.is(json.status, 5)
   t.is(JSON.parse(json.stdout).error.code, "NATIVE_MODULE_MISSING")
 })

@@ -15,7 +15,7 @@ import { binding, refsOf, scratch, thrown as thrownAny } from "./helpers.mjs"
 const thrown = (t, fn) => /** @type {any} */ (thrownAny(t, fn)) ?? { message: "" }
 
 delete process.env.HASHLINE_VIEW
-const CLI = fileURLToPath(new URL("../cli/hashline.mjs", import.meta.url))
+const CLI = fileURLToPath(new URL("../cli/hashline.cjs", import.meta.url))
 const LEAN_LINE = /^(\d+)([a-z]{2}) (.*)$/
 
 /** @param {import("ava").ExecutionContext} t @param {Record<string, string>} files */

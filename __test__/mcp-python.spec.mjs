@@ -11,7 +11,7 @@ import { scratch } from "./helpers.mjs"
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 const repo = path.join(here, "..")
-const CLI = path.join(repo, "cli", "hashline.mjs")
+const CLI = path.join(repo, "cli", "hashline.cjs")
 const CLIENT = path.join(here, "support", "mcp_client.py")
 
 /** The project's venv (made by .ci/run) if there is one, else the system's Python. */

@@ -26,7 +26,7 @@ const { scratch } = helpers
  */
 const refsOf = (text) => /** @type {Record<number, string>} */ (helpers.refsOf(text))
 
-const CLI = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "cli", "hashline.mjs")
+const CLI = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "cli", "hashline.cjs")
 
 /**
  * A project folder, a folder next to it, and a connected client whose server

@@ -18,7 +18,7 @@ import pluginModule from "../opencode/plugin.mjs"
 import { binding, refsOf, scratch } from "./helpers.mjs"
 
 const { Hashline, applyEdits, formatView } = binding
-const CLI = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "cli", "hashline.mjs")
+const CLI = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "cli", "hashline.cjs")
 const TEN = Array.from({ length: 10 }, (_, i) => `line ${i + 1}\n`).join("")
 
 /**

@@ -11,7 +11,7 @@ import { scratch } from "./helpers.mjs"
 // These tests pin the full view's text; the lean view, the default, has its own in lean.spec.mjs.
 process.env.HASHLINE_VIEW = "full"
 
-const CLI = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "cli", "hashline.mjs")
+const CLI = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "cli", "hashline.cjs")
 
 /**
  * @param {import("ava").ExecutionContext} t

@@ -15,7 +15,7 @@ import { binding, refsOf as refsOfView, scratch, thrown } from "./helpers.mjs"
 const refsOf = (text) => /** @type {any} */ (refsOfView(text))
 
 const { Hashline } = binding
-const CLI = fileURLToPath(new URL("../cli/hashline.mjs", import.meta.url))
+const CLI = fileURLToPath(new URL("../cli/hashline.cjs", import.meta.url))
 
 const SOURCE = "export function area(w: number, h: number): number {\n  const a = w * h;\n  return a;\n}\n"
 

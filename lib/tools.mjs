@@ -14,8 +14,8 @@ import {
   parseGrepArguments,
   parseReadArguments,
 } from "./definitions.mjs"
-import { syntaxOption } from "./syntax.mjs"
-import { viewOption } from "./view.mjs"
+import { syntaxOption } from "./syntax.cjs"
+import { viewOption } from "./view.cjs"
 
 /**
  * @typedef {import("../index.js").HashlineOptions} HashlineOptions

@@ -21,8 +21,8 @@ import {
   parseReadArguments,
 } from "../lib/definitions.mjs"
 import { OUTPUT_SCHEMAS, editContent, errorContent, grepContent, readContent } from "./results.mjs"
-import { syntaxOption } from "../lib/syntax.mjs"
-import { viewOption } from "../lib/view.mjs"
+import { syntaxOption } from "../lib/syntax.cjs"
+import { viewOption } from "../lib/view.cjs"
 import { LineTransport } from "./transport.mjs"
 
 /**

@@ -9,8 +9,8 @@
 // exports only the plugin itself.
 import path from "node:path"
 import { configureEngines, engineFor, nativeModule } from "./engine.mjs"
-import { syntaxOption } from "../lib/syntax.mjs"
-import { viewOption } from "../lib/view.mjs"
+import { syntaxOption } from "../lib/syntax.cjs"
+import { viewOption } from "../lib/view.cjs"
 import { configFrom } from "./format.mjs"
 import { instructionFor, MARKER } from "../lib/instruction.mjs"
 import { editKindOf, modelIdOf, tagsReads } from "./model.mjs"

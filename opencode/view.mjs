@@ -3,7 +3,7 @@
 // stays OpenCode's; only the line labels change, and only for lines the engine
 // confirms are the file's current lines.
 
-import { taggedLine } from "../lib/view.mjs"
+import { taggedLine } from "../lib/view.cjs"
 
 /**
  * @typedef {import("./types.mjs").ShownLine} ShownLine

@@ -4,8 +4,9 @@
 // exit: the time a call costs after Node itself has started. With no
 // arguments after `--` it loads nothing, the baseline of the same measure.
 //
-//   node bench/cli/measure.mjs path/to/cli/hashline.mjs read FILE ...
+//   node bench/cli/measure.mjs path/to/cli/hashline.cjs read FILE ...
 //   node bench/cli/measure.mjs --baseline
+import { createRequire } from "node:module"
 import { pathToFileURL } from "node:url"
 
 const start = performance.now()
@@ -13,5 +14,8 @@ process.on("exit", () => process.stderr.write(`\nMEASURE ${(performance.now() - 
 const [cli, ...args] = process.argv.slice(2)
 if (cli !== "--baseline") {
   process.argv = [process.argv[0], cli, ...args]
-  await import(pathToFileURL(cli).href)
+  // A CommonJS command line is loaded as `node cli` loads it, without the
+  // ES module loader.
+  if (cli.endsWith(".cjs")) createRequire(import.meta.url)(cli)
+  else await import(pathToFileURL(cli).href)
 }

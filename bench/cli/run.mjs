@@ -44,7 +44,7 @@ function median(xs) {
 
 function main() {
   const opts = options(process.argv.slice(2))
-  const cli = path.join(path.dirname(opts.binding), "cli", "hashline.mjs")
+  const cli = path.join(path.dirname(opts.binding), "cli", "hashline.cjs")
   const work = fs.mkdtempSync(path.join(os.tmpdir(), "hashline-bench-cli-"))
   const env = { ...process.env, HASHLINE_STORE: path.join(work, "store") }
   fs.writeFileSync(path.join(work, "f200.txt"), Array.from({ length: 200 }, (_, i) => `  const value${i} = compute(${i}, "line ${i}")\n`).join(""))
@@ -57,7 +57,7 @@ function main() {
   ]
   const wall = [
     { name: "`node -e ''` (baseline)", args: ["-e", ""] },
-    { name: "`node cli/hashline.mjs read` of a 200-line file", args: [cli, "read", "f200.txt"] },
+    { name: "`node cli/hashline.cjs read` of a 200-line file", args: [cli, "read", "f200.txt"] },
   ]
   /** @type {number[][]} */
   const inside = cases.map(() => [])

@@ -114,7 +114,7 @@ function main() {
     throw new Error('ripgrep (rg) is not on PATH; on Debian: apt-get install -y ripgrep')
   }
   const binding = opts.buildRelease ? buildRelease() : opts.binding
-  const cli = path.join(path.dirname(binding), 'cli', 'hashline.mjs')
+  const cli = path.join(path.dirname(binding), 'cli', 'hashline.cjs')
   const { Hashline } = require(binding)
   const store = fs.mkdtempSync(path.join(os.tmpdir(), 'hashline-bench-search-'))
 

@@ -60,7 +60,7 @@ function listing(/** @type {string} */ dir) {
 
 function main() {
   const opts = options(process.argv.slice(2))
-  const cli = path.join(path.dirname(opts.binding), "cli", "hashline.mjs")
+  const cli = path.join(path.dirname(opts.binding), "cli", "hashline.cjs")
   const work = fs.mkdtempSync(path.join(os.tmpdir(), "hashline-bench-store-"))
   const tree = path.join(work, "tree")
   const store = path.join(work, "store")

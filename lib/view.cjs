@@ -3,7 +3,7 @@
 // default) or "full" (`12#A3F#9BC|content`), from the host's option or
 // HASHLINE_VIEW. Refs of both styles are accepted whichever is chosen.
 
-export const VIEWS = /** @type {const} */ (["lean", "full"])
+const VIEWS = /** @type {const} */ (["lean", "full"])
 
 /**
  * The view style named by `value`, else by HASHLINE_VIEW; undefined when
@@ -11,7 +11,7 @@ export const VIEWS = /** @type {const} */ (["lean", "full"])
  * @param {unknown} [value]
  * @returns {"lean" | "full" | undefined}
  */
-export function viewOption(value) {
+function viewOption(value) {
   const chosen = value ?? (process.env.HASHLINE_VIEW || undefined)
   if (chosen === undefined) return undefined
   const name = typeof chosen === "string" ? chosen.trim().toLowerCase() : chosen
@@ -27,6 +27,8 @@ export function viewOption(value) {
  * @param {string} ref
  * @param {string} text
  */
-export function taggedLine(ref, text) {
+function taggedLine(ref, text) {
   return /^\d+[a-z]{2}$/.test(ref) ? `${ref} ${text}` : `${ref}|${text}`
 }
+
+module.exports = { VIEWS, viewOption, taggedLine }

@@ -1,9 +1,10 @@
 // @ts-check
 // What an edit that breaks a file's parse gets, from the host's option or
 // HASHLINE_SYNTAX: "warn" (the engine's default) writes it and reports the
-// broken lines, "reject" writes nothing, "off" does not parse.
+// broken lines, "reject" writes nothing, "off" does not parse. CommonJS, so
+// that the command line loads it without the ES module loader.
 
-export const SYNTAX_MODES = /** @type {const} */ (["warn", "reject", "off"])
+const SYNTAX_MODES = /** @type {const} */ (["warn", "reject", "off"])
 
 /**
  * The mode named by `value`, else by HASHLINE_SYNTAX; undefined when
@@ -11,7 +12,7 @@ export const SYNTAX_MODES = /** @type {const} */ (["warn", "reject", "off"])
  * @param {unknown} [value]
  * @returns {"warn" | "reject" | "off" | undefined}
  */
-export function syntaxOption(value) {
+function syntaxOption(value) {
   const chosen = value ?? (process.env.HASHLINE_SYNTAX || undefined)
   if (chosen === undefined) return undefined
   const name = typeof chosen === "string" ? chosen.trim().toLowerCase() : chosen
@@ -20,3 +21,5 @@ export function syntaxOption(value) {
   Object.assign(err, { code: "INVALID_REQUEST" })
   throw err
 }
+
+module.exports = { SYNTAX_MODES, syntaxOption }
