@@ -69,7 +69,18 @@ export declare class PatchPlan {
 export declare function anchorHash(prev: string | undefined | null, line: string, next?: string | undefined | null): string
 
 /** Applies an edit request to text the caller holds; no file, no store. */
-export declare function applyEdits(text: string, request?: EditRequest): TextEditResult
+export declare function applyEdits(text: string, request?: EditRequest, options?: ApplyEditsOptions | undefined | null): TextEditResult
+
+export interface ApplyEditsOptions {
+  /**
+   * The file's name: its extension picks the language that block
+   * operations, the echo clean-up and the parse check parse it in
+   * (default: none, plain text).
+   */
+  path?: string
+  /** "warn" (the default), "reject" or "off", as the session option. */
+  syntax?: 'warn' | 'reject' | 'off'
+}
 
 export interface CallOptions {
   allowOutsideRoot?: boolean
@@ -420,4 +431,6 @@ export interface TextEditResult {
   diff: string
   additions: number
   deletions: number
+  /** What the edit broke that was not broken before. */
+  problems: Array<Problem>
 }

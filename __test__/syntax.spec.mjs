@@ -140,3 +140,16 @@ test("the OpenCode edit tool appends the broken lines where the built-in edit pu
   t.is(fs.readFileSync(path.join(strict, "a.py"), "utf8"), "def f():\n    return 1\n")
   await /** @type {any} */ (pluginModule).server(/** @type {any} */ ({ directory: strict, worktree: strict }), {})
 })
+
+test("applyEdits parses text in the language its path names: the parse check, block ops and plain text without one", (t) => {
+  const text = "fn f() {\n    g();\n}\n"
+  const refs = refsOf(binding.formatView(text, { view: "full" }))
+  const broken = binding.applyEdits(text, { operations: [{ op: "delete", ref: refs[3] }] }, { path: "src/f.rs" })
+  t.is(broken.problems[0]?.language, "Rust")
+  const plain = binding.applyEdits(text, { operations: [{ op: "delete", ref: refs[3] }] })
+  t.deepEqual(plain.problems, [])
+  const block = binding.applyEdits(text, { operations: [{ op: "replace_block", ref: refs[1], content: "fn f() {}" }] }, { path: "f.rs" })
+  t.is(block.text, "fn f() {}\n")
+  const err = /** @type {any} */ (thrown(t, () => binding.applyEdits(text, { operations: [{ op: "delete", ref: refs[3] }] }, { path: "f.rs", syntax: "reject" })))
+  t.is(err.code, "SYNTAX_ERROR")
+})

@@ -908,6 +908,41 @@ impl FormatViewOptions {
     }
 }
 
+#[napi(object)]
+#[derive(Default)]
+pub struct ApplyEditsOptions {
+    /// The file's name: its extension picks the language that block
+    /// operations, the echo clean-up and the parse check parse it in
+    /// (default: none, plain text).
+    pub path: Option<String>,
+    /// "warn" (the default), "reject" or "off", as the session option.
+    #[napi(ts_type = "'warn' | 'reject' | 'off'")]
+    pub syntax: Option<String>,
+}
+
+impl ApplyEditsOptions {
+    pub fn read(env: &Env, value: Option<Unknown>) -> hashline::Result<Self> {
+        let o = Fields::read(env, value, "options")?;
+        Ok(ApplyEditsOptions {
+            path: o.string("path")?,
+            syntax: o.string("syntax")?,
+        })
+    }
+}
+
+/// A syntax check mode named by a host.
+pub fn syntax(name: Option<&str>, what: &str) -> hashline::Result<Option<hashline::SyntaxCheck>> {
+    name.map(|n| {
+        hashline::SyntaxCheck::from_name(n).ok_or_else(|| {
+            Error::invalid_request(format!(
+                "`{what}` must be \"warn\", \"reject\" or \"off\", not {}.",
+                hashline::excerpt(n)
+            ))
+        })
+    })
+    .transpose()
+}
+
 /// A view style named by a host: "lean" or "full".
 pub fn view(name: Option<&str>, what: &str) -> hashline::Result<Option<hashline::ViewStyle>> {
     name.map(|n| {

@@ -137,12 +137,8 @@ impl Hashline {
             if let Some(view) = args::view(o.view.as_deref(), "options.view")? {
                 opts.view = view;
             }
-            if let Some(name) = o.syntax.as_deref() {
-                opts.syntax = hashline::SyntaxCheck::from_name(name).ok_or_else(|| {
-                    hashline::Error::invalid_request(format!(
-                        "options.syntax must be \"warn\", \"reject\" or \"off\", not {name:?}."
-                    ))
-                })?;
+            if let Some(syntax) = args::syntax(o.syntax.as_deref(), "options.syntax")? {
+                opts.syntax = syntax;
             }
             if let Some(max) = args::count(o.store_max_bytes, "options.storeMaxBytes", 0.0)? {
                 opts.store.max_disk_bytes = max as u64;

@@ -1,7 +1,8 @@
 //! Functions over text the caller holds: views, edits, refs and hashes, with
 //! no file and no session.
 
-use crate::args::{self, FormatViewOptions};
+use crate::args::{self, ApplyEditsOptions, FormatViewOptions};
+use crate::check::{problems, BindingProblem};
 use crate::error::guard;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
@@ -34,6 +35,8 @@ pub struct TextEditResult {
     pub diff: String,
     pub additions: u32,
     pub deletions: u32,
+    /// What the edit broke that was not broken before.
+    pub problems: Vec<BindingProblem>,
 }
 
 /// Applies an edit request to text the caller holds; no file, no store.
@@ -42,12 +45,16 @@ pub fn apply_edits(
     env: Env,
     #[napi(ts_arg_type = "string")] text: Unknown,
     #[napi(ts_arg_type = "EditRequest")] request: Option<Unknown>,
+    #[napi(ts_arg_type = "ApplyEditsOptions | undefined | null")] options: Option<Unknown>,
 ) -> Result<TextEditResult> {
     guard(&env, || {
         let text =
             args::required_string(&env, Some(text), "text", "the text to edit, as a string")?;
         let request = args::request(&env, request)?;
-        let (text, edited) = hashline::apply_to_text(&text, &request, true)?;
+        let o = ApplyEditsOptions::read(&env, options)?;
+        let syntax = args::syntax(o.syntax.as_deref(), "options.syntax")?.unwrap_or_default();
+        let path = o.path.as_deref().unwrap_or("text");
+        let (text, edited) = hashline::apply_to_text_named(&text, path, &request, true, syntax)?;
         Ok(TextEditResult {
             text,
             output: edited.summary.output,
@@ -56,6 +63,7 @@ pub fn apply_edits(
             diff: edited.summary.diff,
             additions: edited.summary.additions as u32,
             deletions: edited.summary.deletions as u32,
+            problems: problems(&edited.problems),
         })
     })
 }

@@ -113,6 +113,9 @@ function main() {
   /** Boundary echoes in hashline ops, one at a time: by what was echoed, how they ended. */
   /** @type {Record<string, Record<string, number>>} */
   const echoes = {}
+  /** Silently wrong results with one mistake of a kind, and how many of them carried a parse-check warning. */
+  /** @type {Record<string, { silent: number, flagged: number }>} */
+  const parseFlags = {}
   /** Ideal hashline ops whose first or last content line legitimately repeats the neighbouring line. */
   const repeats = { blank: 0, text: 0 }
   /** @type {import('./lib/scenario.mjs').Timing} time of each applier call on the files every applier runs on */
@@ -339,6 +342,11 @@ function main() {
         cell.tokens[t.name] += sum
       }
       if (combo.format !== 'hashline') return
+      if (tally === forced && r.outcome === 'silent') {
+        const f = (parseFlags[kind] ??= { silent: 0, flagged: 0 })
+        f.silent++
+        if (r.flagged) f.flagged++
+      }
       const edit = /** @type {import('./lib/formats.mjs').HashlineEdit} */ (variant.edits.hashline)
       const echoed = mistakes
         .filter((/** @type {any} */ m) => m.kind === 'echo-boundary')
@@ -415,6 +423,7 @@ function main() {
     viewTokens,
     hashlineSilent,
     echoes,
+    parseFlags,
     repeats,
     timing,
     sessions,

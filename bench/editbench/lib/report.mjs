@@ -20,7 +20,7 @@ export const SHORT_VIEW = 'N#HHH| or N#HHH#AAA|'
  *   forced: Tally, rated: Tally, editTokens: Record<string, { calls: number, new: number, old: number, structure: number, total: number }>,
  *   viewTokens: Record<string, Record<string, { tokens: number, lines: number }>>,
  *   hashlineSilent: Array<{ kind: string, cond: string, file: string, mistakes: any, detail: string, echo?: string }>,
- *   echoes: Record<string, Record<string, number>>, repeats: { blank: number, text: number },
+ *   echoes: Record<string, Record<string, number>>, parseFlags: Record<string, { silent: number, flagged: number }>, repeats: { blank: number, text: number },
  *   timing: import('./scenario.mjs').Timing } & Omit<import('./sessionreport.mjs').SessionData, 'rates' | 'encodings'>} Run
  */
 
@@ -160,6 +160,15 @@ export function renderReport(d) {
         const n = e.correct + e.rejected + e.silent
         L.push(`| ${what}, ${mode === 'one' ? 'one per file' : 'at rates'} | ${n} | ${pct(e.correct, n)}% | ${pct(e.rejected, n)}% | ${pct(e.silent, n)}% | ${e.noted} |`)
       }
+      L.push('')
+    }
+    const flagRows = Object.entries(d.parseFlags).sort()
+    if (flagRows.length > 0) {
+      L.push('Parse-check warnings: of the silently wrong results with one mistake of a kind, how many had the engine report a parse the edit broke (files in the languages it parses, `syntax: "warn"`).')
+      L.push('')
+      L.push('| mistake kind | silently wrong | with a parse warning |')
+      L.push('|---|---:|---:|')
+      for (const [kind, f] of flagRows) L.push(`| ${kind} | ${f.silent} | ${f.flagged} (${pct(f.flagged, f.silent)}%) |`)
       L.push('')
     }
     for (const [kind, list] of byKind) {

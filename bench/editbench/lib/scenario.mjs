@@ -25,7 +25,7 @@ import { binding } from '../appliers/hashline.mjs'
  * @typedef {'hashline' | 'hashline-short' | 'str-min' | 'str-ctx2' | 'patch-ctx3' | 'patch-ref' | 'patch-ref1' | 'whole'} FormatId
  * @typedef {{ id: string, format: FormatId, applier: string, label: string }} Combo
  * @typedef {{ base: string, finalText: string, inter: string[], edits: Record<FormatId, Edit>, earlier?: Record<string, any>, earlierSpec?: Spec }} Variant
- * @typedef {{ outcome: 'correct' | 'rejected' | 'silent', rejected: number[], noted: boolean, output?: string, got?: string }} TrialResult
+ * @typedef {{ outcome: 'correct' | 'rejected' | 'silent', rejected: number[], noted: boolean, output?: string, got?: string, flagged?: boolean }} TrialResult
  * @typedef {Record<string, { applied: number, appliedMs: number, refused: number, refusedMs: number }>} Timing
  */
 
@@ -224,9 +224,9 @@ export class Scenario {
       const request = hashlineRequest(edit)
       try {
         const r = stale
-          ? engineAfterEarlierEdit(this.file.beforeText, variant.earlier?.[combo.format], request)
-          : timed(timing, combo.id, () => engineApply(variant.base, request))
-        return { ...judge(r.text), noted: /\nNote:/.test(r.output), output: r.output }
+          ? engineAfterEarlierEdit(this.file.beforeText, variant.earlier?.[combo.format], request, this.path)
+          : timed(timing, combo.id, () => engineApply(variant.base, request, this.path))
+        return { ...judge(r.text), noted: /\nNote:/.test(r.output), output: r.output, flagged: r.flagged }
       } catch (err) {
         return { outcome: 'rejected', rejected: [0], noted: false, output: String(/** @type {any} */ (err).message) }
       }

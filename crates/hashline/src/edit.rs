@@ -343,16 +343,29 @@ fn syntax_refusal(path: &str, new: &Document, problems: Vec<Problem>) -> Error {
 /// assert_eq!(edited.summary.additions, 1);
 /// ```
 pub fn apply_to_text(text: &str, request: &Request, cleanup: bool) -> Result<(String, Edited)> {
+    apply_to_text_named(text, "text", request, cleanup, SyntaxCheck::Off)
+}
+
+/// `apply_to_text` for the text of a file named `path`: its name picks the
+/// language the parse check (`syntax`) and the echo clean-up parse it in,
+/// and block operations find their blocks in.
+pub fn apply_to_text_named(
+    text: &str,
+    path: &str,
+    request: &Request,
+    cleanup: bool,
+    syntax: SyntaxCheck,
+) -> Result<(String, Edited)> {
     let doc = Document::from_text(text);
     let edited = edit(
         &EditInput {
             doc: &doc,
-            path: "text",
+            path,
             exists: true,
             history: &[],
             cleanup,
             seen_guard: false,
-            syntax: SyntaxCheck::Off,
+            syntax,
             old_tree: None,
             store_note: None,
         },

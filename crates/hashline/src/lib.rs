@@ -77,7 +77,7 @@ mod tests;
 
 pub use check::{Problem, Severity};
 pub use cleanup::strip_view_prefixes_text;
-pub use edit::{apply_to_text, Edited};
+pub use edit::{apply_to_text, apply_to_text_named, Edited};
 pub use error::{excerpt, Error, ErrorCode, Mismatch, Result};
 pub use hash::{anchor_hash, line_hash, rev, Tag};
 pub use lean::{pair_tag, ViewStyle};
