@@ -62,13 +62,16 @@ function main() {
   /** @type {number[][]} */
   const inside = cases.map(() => [])
   /** @type {number[][]} */
+  const cpu = cases.map(() => [])
+  /** @type {number[][]} */
   const whole = wall.map(() => [])
   for (let round = -1; round < opts.runs; round++) {
     cases.forEach((c, i) => {
       const r = spawnSync(process.execPath, c.args, { cwd: work, env, encoding: "utf8" })
-      const m = /MEASURE (\S+)/.exec(r.stderr)
+      const m = /MEASURE (\S+) CPU (\S+)/.exec(r.stderr)
       if (r.status !== 0 || !m) throw new Error(`${c.name} failed (${r.status}): ${r.stderr}`)
       if (round >= 0) inside[i].push(Number(m[1]))
+      if (round >= 0) cpu[i].push(Number(m[2]))
     })
     wall.forEach((c, i) => {
       const start = performance.now()
@@ -83,9 +86,14 @@ function main() {
   process.stdout.write(`# Command line: time per call\n\n`)
   process.stdout.write(`Node ${process.version}; ${os.cpus().length} cores, load ${os.loadavg().map((l) => l.toFixed(1)).join(" ")}; `)
   process.stdout.write(`binding ${path.relative(repo, opts.binding)}; ${opts.runs} rounds after a warm-up, medians.\n\n`)
-  process.stdout.write("| call | after Node's start | beyond the baseline |\n|---|---:|---:|\n")
+  process.stdout.write("| call | after Node's start | beyond the baseline | CPU time | CPU beyond the baseline |\n|---|---:|---:|---:|---:|\n")
   const base = median(inside[0])
-  cases.forEach((c, i) => process.stdout.write(`| ${c.name} | ${ms(median(inside[i]))} | ${i === 0 ? "" : ms(median(inside[i]) - base)} |\n`))
+  const cpuBase = median(cpu[0])
+  cases.forEach((c, i) =>
+    process.stdout.write(
+      `| ${c.name} | ${ms(median(inside[i]))} | ${i === 0 ? "" : ms(median(inside[i]) - base)} | ${ms(median(cpu[i]))} | ${i === 0 ? "" : ms(median(cpu[i]) - cpuBase)} |\n`,
+    ),
+  )
   const read = median(inside[1]) - base
   process.stdout.write(`\nTarget: \`read\` of a 200-line file within 5 ms after Node's start: ${read <= 5 ? "**met**" : "**missed**"} (${ms(read)}).\n\n`)
   process.stdout.write("| whole process | wall time | beyond `node -e ''` |\n|---|---:|---:|\n")
