@@ -22,7 +22,7 @@ pub fn format_view(
         let limit = args::count(o.limit, "options.limit", 1.0)?;
         let path = o.path.as_deref().unwrap_or("text");
         let style = args::view(o.view.as_deref(), "options.view")?.unwrap_or_default();
-        Ok(hashline::format_view(&text, path, offset, limit, style)?
+        Ok(hashline::format_view(text, path, offset, limit, style)?
             .text
             .into())
     })
@@ -51,9 +51,9 @@ pub fn apply_edits(
         let text =
             args::required_string(&env, Some(text), "text", "the text to edit, as a string")?;
         let request = args::request(&env, request)?;
-        let (text, edited) = hashline::apply_to_text(&text, &request, true)?;
+        let edited = hashline::apply_to_string(text, &request, true)?;
         Ok(TextEditResult {
-            text: text.into(),
+            text: edited.text.into(),
             output: edited.summary.output,
             rev: edited.rev,
             previous_rev: edited.previous_rev,

@@ -55,7 +55,7 @@ pub struct Edited {
 /// A new version another part of the engine computed (a patch): its bytes
 /// and the regions it changed, to be described like an edit.
 pub(crate) struct Change {
-    pub bytes: Vec<u8>,
+    pub new: Document,
     pub hunks: Vec<Hunk>,
     pub headline: String,
     pub notes: Vec<String>,
@@ -105,7 +105,7 @@ fn apply(input: &EditInput<'_>, request: &Request) -> Result<Edited> {
     };
     let mut remapped_from = None;
     let mut relocated = Vec::new();
-    let (bytes, hunks, headline, notes): (Vec<u8>, Vec<Hunk>, String, Vec<String>) = match request {
+    let (new, hunks, headline, notes): (Document, Vec<Hunk>, String, Vec<String>) = match request {
         Request::Operations { operations, rev } => {
             let ctx = PlanContext {
                 doc,
@@ -125,7 +125,7 @@ fn apply(input: &EditInput<'_>, request: &Request) -> Result<Edited> {
                 format!("Created {} with {ops}", input.path)
             };
             (
-                doc.splice(&planned.splices)
+                doc.spliced(&planned.splices)
                     .map_err(|e| e.with_path(input.path))?,
                 hunks(&planned.splices),
                 headline,
@@ -137,8 +137,8 @@ fn apply(input: &EditInput<'_>, request: &Request) -> Result<Edited> {
             new_string,
             replace_all,
         } if old_string.is_empty() => {
-            let bytes = create(doc, input.path, new_string, *replace_all)?;
-            let lines = Document::from_bytes(&bytes)?.line_count();
+            let new = Document::from_vec(create(doc, input.path, new_string, *replace_all)?)?;
+            let lines = new.line_count();
             let created = [Hunk {
                 old: 0..0,
                 new: 0..lines,
@@ -148,7 +148,7 @@ fn apply(input: &EditInput<'_>, request: &Request) -> Result<Edited> {
                 if input.exists { "Wrote" } else { "Created" },
                 input.path
             );
-            (bytes, created.to_vec(), headline, Vec::new())
+            (new, created.to_vec(), headline, Vec::new())
         }
         Request::Replace {
             old_string,
@@ -163,7 +163,7 @@ fn apply(input: &EditInput<'_>, request: &Request) -> Result<Edited> {
                 input.path
             );
             (
-                doc.splice(&replaced.splices)
+                doc.spliced(&replaced.splices)
                     .map_err(|e| e.with_path(input.path))?,
                 hunks(&replaced.splices),
                 headline,
@@ -179,7 +179,7 @@ fn apply(input: &EditInput<'_>, request: &Request) -> Result<Edited> {
         doc,
         input.path,
         Change {
-            bytes,
+            new,
             hunks,
             headline,
             notes,
@@ -200,7 +200,7 @@ pub(crate) fn finish(
     refuse_same: bool,
 ) -> Result<Edited> {
     let Change {
-        bytes,
+        new: new_doc,
         hunks,
         headline,
         notes,
@@ -208,7 +208,6 @@ pub(crate) fn finish(
         relocated,
     } = change;
     let previous_rev = doc.rev().to_owned();
-    let new_doc = Document::from_vec(bytes)?;
     // Lines that only trade places with copies of themselves can move line
     // endings around a mixed file without changing a line: still no change.
     if new_doc.text() == doc.text() && refuse_same {
@@ -270,10 +269,43 @@ pub(crate) fn finish(
 /// assert_eq!(edited.summary.additions, 1);
 /// ```
 pub fn apply_to_text(text: &str, request: &Request, cleanup: bool) -> Result<(String, Edited)> {
-    let doc = Document::from_text(text);
-    let edited = edit(
+    let edited = edit_text(&Document::from_text(text), request, cleanup)?;
+    // The bytes carry a BOM as its UTF-8 encoding, which the string keeps as U+FEFF.
+    let out = String::from_utf8(edited.doc.to_bytes())
+        .map_err(|_| Error::new(ErrorCode::NotUtf8, "The edit produced invalid UTF-8."))?;
+    Ok((out, edited))
+}
+
+/// An edit of text the caller holds, taken and given back by value: what a
+/// host that only passes the text through needs, without the copies
+/// [`apply_to_text`] makes to keep the new document.
+#[derive(Debug, Clone)]
+pub struct TextEdit {
+    /// The new text, a BOM as U+FEFF.
+    pub text: String,
+    /// The REV of the new text.
+    pub rev: String,
+    /// The REV of the text edited.
+    pub previous_rev: String,
+    /// What the model and the host are told.
+    pub summary: Summary,
+}
+
+/// [`apply_to_text`] by value.
+pub fn apply_to_string(text: String, request: &Request, cleanup: bool) -> Result<TextEdit> {
+    let edited = edit_text(&Document::from_string(text), request, cleanup)?;
+    Ok(TextEdit {
+        text: edited.doc.into_file_text(),
+        rev: edited.rev,
+        previous_rev: edited.previous_rev,
+        summary: edited.summary,
+    })
+}
+
+fn edit_text(doc: &Document, request: &Request, cleanup: bool) -> Result<Edited> {
+    edit(
         &EditInput {
-            doc: &doc,
+            doc,
             path: "text",
             exists: true,
             history: &[],
@@ -282,11 +314,7 @@ pub fn apply_to_text(text: &str, request: &Request, cleanup: bool) -> Result<(St
             store_note: None,
         },
         request,
-    )?;
-    // The bytes carry a BOM as its UTF-8 encoding, which the string keeps as U+FEFF.
-    let out = String::from_utf8(edited.doc.to_bytes())
-        .map_err(|_| Error::new(ErrorCode::NotUtf8, "The edit produced invalid UTF-8."))?;
-    Ok((out, edited))
+    )
 }
 
 #[cfg(test)]
