@@ -1,8 +1,10 @@
-//! Text handed back to JS. A large ASCII text (a view, an edited file) is
-//! given to the engine as an external Latin-1 string: V8 reads the Rust
-//! buffer in place instead of decoding a copy of it, which is most of the
-//! cost of returning a multi-megabyte view. Anything else, and any host
-//! without external strings, gets the ordinary UTF-8 copy.
+//! Text handed back to JS. A large text (a view, an edited file) is given
+//! to the engine as an external string: V8 reads the Rust buffer in place
+//! instead of decoding a UTF-8 copy of it, which is most of the cost of
+//! returning a multi-megabyte view. ASCII goes as Latin-1, as it is; other
+//! text is transcoded to UTF-16 first (V8 would hold it as UTF-16 anyway).
+//! Small texts, and any host without external strings, get the ordinary
+//! UTF-8 copy.
 
 use napi::bindgen_prelude::*;
 use napi::sys;
@@ -37,23 +39,101 @@ impl TypeName for Text {
 impl ToNapiValue for Text {
     unsafe fn to_napi_value(env: sys::napi_env, val: Self) -> Result<sys::napi_value> {
         let text = val.0;
-        if text.len() < EXTERNAL_MIN_BYTES || !text.is_ascii() || !external_strings() {
+        if text.len() < EXTERNAL_MIN_BYTES || !external_strings() {
             // SAFETY: the caller's `env` is live for this call.
             return unsafe { String::to_napi_value(env, text) };
         }
-        // SAFETY: as above; the bytes are ASCII, hence Latin-1.
-        match unsafe { external_latin1(env, text.into_bytes()) } {
+        if text.is_ascii() {
+            // SAFETY: as above; ASCII bytes are Latin-1.
+            return match unsafe { external(env, text.into_bytes(), latin1) } {
+                Ok(value) => Ok(value),
+                Err(bytes) => {
+                    refused();
+                    // SAFETY: the bytes came from a `String`, unchanged.
+                    let text = unsafe { String::from_utf8_unchecked(bytes) };
+                    // SAFETY: the caller's `env` is live for this call.
+                    unsafe { String::to_napi_value(env, text) }
+                }
+            };
+        }
+        // A UTF-16 text has at most as many units as its UTF-8 has bytes.
+        let mut units = vec![0u16; text.len()];
+        let written = encoding_rs::mem::convert_str_to_utf16(&text, &mut units);
+        units.truncate(written);
+        drop(text);
+        // SAFETY: as above.
+        match unsafe { external(env, units, utf16) } {
             Ok(value) => Ok(value),
-            Err(bytes) => {
-                // A host that has the function but refuses it once will
-                // refuse it again: stop trying.
-                EXTERNAL.store(NO, Ordering::Relaxed);
-                // SAFETY: the bytes came from a `String`, unchanged.
-                let text = unsafe { String::from_utf8_unchecked(bytes) };
-                // SAFETY: the caller's `env` is live for this call.
-                unsafe { String::to_napi_value(env, text) }
+            Err(units) => {
+                refused();
+                let mut value = ptr::null_mut();
+                // SAFETY: `units` holds `units.len()` UTF-16 units.
+                check_status!(unsafe {
+                    sys::napi_create_string_utf16(
+                        env,
+                        units.as_ptr(),
+                        units.len() as isize,
+                        &mut value,
+                    )
+                })?;
+                Ok(value)
             }
         }
+    }
+}
+
+/// A host that has the functions but refuses them once will refuse them
+/// again: stop trying.
+fn refused() {
+    EXTERNAL.store(NO, Ordering::Relaxed);
+}
+
+/// One of napi's `node_api_create_external_string_*` functions.
+type Create<T> = unsafe fn(
+    sys::napi_env,
+    *const T,
+    isize,
+    sys::node_api_basic_finalize,
+    *mut c_void,
+    *mut sys::napi_value,
+    *mut bool,
+) -> sys::napi_status;
+
+unsafe fn latin1(
+    env: sys::napi_env,
+    data: *const u8,
+    len: isize,
+    finalize: sys::node_api_basic_finalize,
+    hint: *mut c_void,
+    value: *mut sys::napi_value,
+    copied: *mut bool,
+) -> sys::napi_status {
+    // SAFETY: the caller's contract is this function's.
+    unsafe {
+        sys::node_api_create_external_string_latin1(
+            env,
+            data.cast(),
+            len,
+            finalize,
+            hint,
+            value,
+            copied,
+        )
+    }
+}
+
+unsafe fn utf16(
+    env: sys::napi_env,
+    data: *const u16,
+    len: isize,
+    finalize: sys::node_api_basic_finalize,
+    hint: *mut c_void,
+    value: *mut sys::napi_value,
+    copied: *mut bool,
+) -> sys::napi_status {
+    // SAFETY: the caller's contract is this function's.
+    unsafe {
+        sys::node_api_create_external_string_utf16(env, data, len, finalize, hint, value, copied)
     }
 }
 
@@ -62,8 +142,8 @@ const YES: u8 = 1;
 const NO: u8 = 2;
 static EXTERNAL: AtomicU8 = AtomicU8::new(UNKNOWN);
 
-/// Whether the host exports `node_api_create_external_string_latin1`
-/// (Node ≥ 18.18 and 20.4, Bun ≥ 1.2). The addon loads its Node-API
+/// Whether the host exports `node_api_create_external_string_latin1` and
+/// `_utf16` (Node ≥ 18.18 and 20.4, Bun ≥ 1.2). The addon loads its Node-API
 /// functions by name, and one the host lacks is a stub that complains on
 /// stderr, so it is looked up here first.
 fn external_strings() -> bool {
@@ -71,7 +151,8 @@ fn external_strings() -> bool {
         YES => true,
         NO => false,
         _ => {
-            let found = host_exports(c"node_api_create_external_string_latin1");
+            let found = host_exports(c"node_api_create_external_string_latin1")
+                && host_exports(c"node_api_create_external_string_utf16");
             EXTERNAL.store(if found { YES } else { NO }, Ordering::Relaxed);
             found
         }
@@ -96,30 +177,32 @@ fn host_exports(_: &std::ffi::CStr) -> bool {
     true
 }
 
-/// An external Latin-1 string over `bytes`, which V8 then owns until it
-/// drops the string (or at once, if it chose to copy them); the bytes back
-/// if the host refused.
+/// An external string over `data`, which V8 then owns until it drops the
+/// string (or at once, if it chose to copy it); the data back if the host
+/// refused.
 ///
-/// Hand-written over napi-sys rather than napi's `JsStringLatin1::from_data`,
-/// which drops the buffer when the call fails, leaving nothing to fall back
-/// to without copying every large text first.
-unsafe fn external_latin1(
+/// Hand-written over napi-sys rather than napi's `JsStringLatin1::from_data`
+/// and `JsStringUtf16::from_data`, which drop the buffer when the call
+/// fails, leaving nothing to fall back to without copying every large text
+/// first.
+unsafe fn external<T>(
     env: sys::napi_env,
-    bytes: Vec<u8>,
-) -> std::result::Result<sys::napi_value, Vec<u8>> {
-    let mut bytes = ManuallyDrop::new(bytes);
-    let (data, len, cap) = (bytes.as_mut_ptr(), bytes.len(), bytes.capacity());
+    data: Vec<T>,
+    create: Create<T>,
+) -> std::result::Result<sys::napi_value, Vec<T>> {
+    let mut data = ManuallyDrop::new(data);
+    let (ptr, len, cap) = (data.as_mut_ptr(), data.len(), data.capacity());
     let hint = Box::into_raw(Box::new((len, cap)));
     let mut value = ptr::null_mut();
     let mut copied = false;
-    // SAFETY: `data` holds `len` initialised bytes that stay valid until
-    // `release` runs; on success the finalizer owns them and the hint.
+    // SAFETY: `ptr` holds `len` initialised units that stay valid until
+    // `release::<T>` runs; on success the finalizer owns them and the hint.
     let status = unsafe {
-        sys::node_api_create_external_string_latin1(
+        create(
             env,
-            data.cast(),
+            ptr,
             len as isize,
-            Some(release),
+            Some(release::<T>),
             hint.cast(),
             &mut value,
             &mut copied,
@@ -131,15 +214,15 @@ unsafe fn external_latin1(
     // SAFETY: on failure the finalizer never runs: both are still ours.
     unsafe {
         drop(Box::from_raw(hint));
-        Err(ManuallyDrop::into_inner(bytes))
+        Err(ManuallyDrop::into_inner(data))
     }
 }
 
-unsafe extern "C" fn release(_: sys::node_api_basic_env, data: *mut c_void, hint: *mut c_void) {
-    // SAFETY: `hint` and `data` are what `external_latin1` handed over,
-    // released once, here.
+unsafe extern "C" fn release<T>(_: sys::node_api_basic_env, data: *mut c_void, hint: *mut c_void) {
+    // SAFETY: `hint` and `data` are what `external` handed over, released
+    // once, here.
     unsafe {
         let (len, cap) = *Box::from_raw(hint.cast::<(usize, usize)>());
-        drop(Vec::from_raw_parts(data.cast::<u8>(), len, cap));
+        drop(Vec::from_raw_parts(data.cast::<T>(), len, cap));
     }
 }
