@@ -730,28 +730,26 @@ mod properties {
     /// Sorted, non-overlapping splices over a document of `n` lines.
     fn splices(n: usize) -> impl Strategy<Value = Vec<Splice>> {
         let line = prop::sample::select(vec!["", "new", "\u{FEFF}y", "ü x"]);
-        prop::collection::vec(
-            (0..=n, 0..3usize, prop::collection::vec(line, 0..3)),
-            0..4,
-        )
-        .prop_map(move |raw| {
-            let mut raw = raw;
-            raw.sort_by_key(|(at, _, _)| *at);
-            let mut next = 0;
-            let mut out = Vec::new();
-            for (at, len, lines) in raw {
-                if at < next {
-                    continue;
+        prop::collection::vec((0..=n, 0..3usize, prop::collection::vec(line, 0..3)), 0..4).prop_map(
+            move |raw| {
+                let mut raw = raw;
+                raw.sort_by_key(|(at, _, _)| *at);
+                let mut next = 0;
+                let mut out = Vec::new();
+                for (at, len, lines) in raw {
+                    if at < next {
+                        continue;
+                    }
+                    let end = (at + len).min(n);
+                    out.push(Splice {
+                        range: at..end,
+                        lines: lines.into_iter().map(str::to_owned).collect(),
+                    });
+                    next = end.max(at + 1);
                 }
-                let end = (at + len).min(n);
-                out.push(Splice {
-                    range: at..end,
-                    lines: lines.into_iter().map(str::to_owned).collect(),
-                });
-                next = end.max(at + 1);
-            }
-            out
-        })
+                out
+            },
+        )
     }
 
     proptest! {
