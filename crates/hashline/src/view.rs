@@ -266,7 +266,10 @@ mod tests {
             let rev = crate::hash::rev(&text);
             assert_eq!(view.rev, rev);
             let header = view.text.lines().next().unwrap();
-            assert_eq!(header, format!("{path} REV:{rev} lines 2-{total} of {total}"));
+            assert_eq!(
+                header,
+                format!("{path} REV:{rev} lines 2-{total} of {total}")
+            );
         }
     }
 
