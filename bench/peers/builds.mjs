@@ -29,7 +29,7 @@ for (let i = 0; i < args.length; i++) {
 if (dirs.length === 0) throw new Error('name at least one build folder')
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'hashline-builds-'))
-const sizes = [50, 5000, 100000]
+const sizes = [50, 500, 5000, 100000]
 for (const n of sizes) fs.writeFileSync(path.join(root, `f${n}.js`), textOf(n))
 
 /** The refs of a full view, by 0-based line. */
@@ -37,22 +37,30 @@ function refs(/** @type {any} */ native, /** @type {string} */ text, /** @type {
   return native.formatView(text, { limit: n, view: 'full' }).split('\n').slice(1, n + 1).map((/** @type {string} */ l) => l.split('|')[0])
 }
 
-/** @type {Map<string, Map<string, () => unknown>>} */
+/** A timed call, and what restores its input untimed before each call. */
+/** @typedef {{ run: () => unknown, setup?: () => void }} Job */
+/** @type {Map<string, Map<string, Job>>} */
 const work = new Map()
-for (const dir of dirs) {
+for (const [b, dir] of dirs.entries()) {
   const native = require(path.join(dir, 'index.js'))
   const session = new native.Hashline({ root })
-  /** @type {Map<string, () => unknown>} */
+  /** @type {Map<string, Job>} */
   const jobs = new Map()
   for (const n of sizes) {
     const text = textOf(n)
     const label = n.toLocaleString('en').replace(/,/g, ' ')
-    jobs.set(`formatView, ${label} lines`, () => native.formatView(text, { limit: n }))
-    jobs.set(`read, ${label} lines`, () => session.read(`f${n}.js`, { limit: n }))
+    jobs.set(`formatView, ${label} lines`, { run: () => native.formatView(text, { limit: n }) })
+    jobs.set(`read, ${label} lines`, { run: () => session.read(`f${n}.js`, { limit: n }) })
     if (n >= 500) {
       const r = refs(native, text, n)
       const operations = editedLines(n, 10).map((at, j) => ({ op: 'replace', ref: r[at], content: replacement(j) }))
-      jobs.set(`applyEdits, ${label} lines, 10 replacements`, () => native.applyEdits(text, { operations }))
+      jobs.set(`applyEdits, ${label} lines, 10 replacements`, { run: () => native.applyEdits(text, { operations }) })
+      // Each build edits its own copy, restored before every call.
+      const name = `e${n}-${b}.js`
+      const restore = () => fs.writeFileSync(path.join(root, name), text)
+      restore()
+      session.read(name, { limit: n })
+      jobs.set(`edit, ${label} lines, 10 replacements`, { run: () => session.edit(name, { operations }), setup: restore })
     }
   }
   work.set(dir, jobs)
@@ -65,7 +73,7 @@ const rows = [`| workload | ${dirs.map((d) => path.basename(d)).join(' | ')} |`,
 for (const label of first.keys()) {
   if (only && !label.includes(only)) continue
   // Enough calls per sample that a sample is not one timer tick.
-  const inner = label.includes('100 000') ? 1 : label.includes('5 000') ? 10 : 200
+  const inner = label.includes('100 000') ? 1 : label.includes('5 000') ? 10 : label.includes(' 500 ') ? 50 : 200
   /** @type {number[][]} */
   const times = dirs.map(() => [])
   for (let round = -3; round < rounds; round++) {
@@ -73,9 +81,14 @@ for (const label of first.keys()) {
       const b = (k + round + 3) % dirs.length
       const job = work.get(dirs[b])?.get(label)
       if (!job) continue
-      const start = process.hrtime.bigint()
-      for (let i = 0; i < inner; i++) job()
-      if (round >= 0) times[b].push(Number(process.hrtime.bigint() - start) / 1e3 / inner)
+      let ns = 0n
+      for (let i = 0; i < inner; i++) {
+        job.setup?.()
+        const start = process.hrtime.bigint()
+        job.run()
+        ns += process.hrtime.bigint() - start
+      }
+      if (round >= 0) times[b].push(Number(ns) / 1e3 / inner)
     }
   }
   const base = median(times[0])
