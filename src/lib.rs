@@ -2,7 +2,8 @@
 //! decision is the engine's. One file per concept: arguments (`args`),
 //! errors (`error`), the session class (`session`), text functions
 //! (`text`), the request format (`request`), patches (`patch`), search
-//! (`search`), the store folder (`store`), problems (`check`).
+//! (`search`), the store folder (`store`), problems (`check`), text
+//! results (`string`).
 //! The modules are public so that the items napi exports to JS count as
 //! used in every build of this crate, tests included.
 
@@ -15,4 +16,5 @@ pub mod request;
 pub mod search;
 pub mod session;
 pub mod store;
+pub mod string;
 pub mod text;

@@ -5,13 +5,15 @@ use crate::args::{self, CallOptions, HashlineOptions, ReadOptions};
 use crate::check;
 use crate::error::guard;
 use crate::plan::Held;
+use crate::string::Text;
 use hashline::ErrorCode;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
-#[napi(object)]
+#[napi(object, object_from_js = false)]
 pub struct ReadView {
-    pub text: String,
+    #[napi(ts_type = "string")]
+    pub text: Text,
     pub path: String,
     pub rev: String,
     pub total_lines: u32,
@@ -178,7 +180,7 @@ impl Hashline {
                 None => self.inner.read(&path, offset, limit, outside)?,
             };
             Ok(ReadView {
-                text: read.view.text,
+                text: read.view.text.into(),
                 path: read.path,
                 rev: read.view.rev,
                 total_lines: read.view.total_lines as u32,

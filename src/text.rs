@@ -4,16 +4,17 @@
 use crate::args::{self, ApplyEditsOptions, FormatViewOptions};
 use crate::check::{problems, BindingProblem};
 use crate::error::guard;
+use crate::string::Text;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
 /// A tagged view of text the caller holds.
-#[napi]
+#[napi(ts_return_type = "string")]
 pub fn format_view(
     env: Env,
     #[napi(ts_arg_type = "string")] text: Unknown,
     #[napi(ts_arg_type = "FormatViewOptions | undefined | null")] options: Option<Unknown>,
-) -> Result<String> {
+) -> Result<Text> {
     guard(&env, || {
         let text =
             args::required_string(&env, Some(text), "text", "the text to show, as a string")?;
@@ -22,13 +23,16 @@ pub fn format_view(
         let limit = args::count(o.limit, "options.limit", 1.0)?;
         let path = o.path.as_deref().unwrap_or("text");
         let style = args::view(o.view.as_deref(), "options.view")?.unwrap_or_default();
-        Ok(hashline::format_view(&text, path, offset, limit, style)?.text)
+        Ok(hashline::format_view(text, path, offset, limit, style)?
+            .text
+            .into())
     })
 }
 
-#[napi(object)]
+#[napi(object, object_from_js = false)]
 pub struct TextEditResult {
-    pub text: String,
+    #[napi(ts_type = "string")]
+    pub text: Text,
     pub output: String,
     pub rev: String,
     pub previous_rev: String,
@@ -54,9 +58,9 @@ pub fn apply_edits(
         let o = ApplyEditsOptions::read(&env, options)?;
         let syntax = args::syntax(o.syntax.as_deref(), "options.syntax")?.unwrap_or_default();
         let path = o.path.as_deref().unwrap_or("text");
-        let (text, edited) = hashline::apply_to_text_named(&text, path, &request, true, syntax)?;
+        let edited = hashline::apply_to_string(text, path, &request, true, syntax)?;
         Ok(TextEditResult {
-            text,
+            text: edited.text.into(),
             output: edited.summary.output,
             rev: edited.rev,
             previous_rev: edited.previous_rev,

@@ -65,7 +65,7 @@ pub struct Edited {
 /// A new version another part of the engine computed (a patch): its bytes
 /// and the regions it changed, to be described like an edit.
 pub(crate) struct Change {
-    pub bytes: Vec<u8>,
+    pub new: Document,
     pub hunks: Vec<Hunk>,
     pub headline: String,
     pub notes: Vec<String>,
@@ -115,7 +115,7 @@ fn apply(input: &EditInput<'_>, request: &Request) -> Result<Edited> {
     };
     let mut remapped_from = None;
     let mut relocated = Vec::new();
-    let (bytes, hunks, headline, notes): (Vec<u8>, Vec<Hunk>, String, Vec<String>) = match request {
+    let (new, hunks, headline, notes): (Document, Vec<Hunk>, String, Vec<String>) = match request {
         Request::Operations { operations, rev } => {
             let ctx = PlanContext {
                 doc,
@@ -139,7 +139,7 @@ fn apply(input: &EditInput<'_>, request: &Request) -> Result<Edited> {
                 format!("Created {} with {ops}", input.path)
             };
             (
-                doc.splice(&planned.splices)
+                doc.spliced(&planned.splices)
                     .map_err(|e| e.with_path(input.path))?,
                 hunks(&planned.splices),
                 headline,
@@ -151,8 +151,8 @@ fn apply(input: &EditInput<'_>, request: &Request) -> Result<Edited> {
             new_string,
             replace_all,
         } if old_string.is_empty() => {
-            let bytes = create(doc, input.path, new_string, *replace_all)?;
-            let lines = Document::from_bytes(&bytes)?.line_count();
+            let new = Document::from_vec(create(doc, input.path, new_string, *replace_all)?)?;
+            let lines = new.line_count();
             let created = [Hunk {
                 old: 0..0,
                 new: 0..lines,
@@ -162,7 +162,7 @@ fn apply(input: &EditInput<'_>, request: &Request) -> Result<Edited> {
                 if input.exists { "Wrote" } else { "Created" },
                 input.path
             );
-            (bytes, created.to_vec(), headline, Vec::new())
+            (new, created.to_vec(), headline, Vec::new())
         }
         Request::Replace {
             old_string,
@@ -177,7 +177,7 @@ fn apply(input: &EditInput<'_>, request: &Request) -> Result<Edited> {
                 input.path
             );
             (
-                doc.splice(&replaced.splices)
+                doc.spliced(&replaced.splices)
                     .map_err(|e| e.with_path(input.path))?,
                 hunks(&replaced.splices),
                 headline,
@@ -193,7 +193,7 @@ fn apply(input: &EditInput<'_>, request: &Request) -> Result<Edited> {
         doc,
         input.path,
         Change {
-            bytes,
+            new,
             hunks,
             headline,
             notes,
@@ -220,7 +220,7 @@ pub(crate) fn finish(
     old_tree: Option<Tree>,
 ) -> Result<Edited> {
     let Change {
-        bytes,
+        new: new_doc,
         hunks,
         headline,
         notes,
@@ -228,7 +228,6 @@ pub(crate) fn finish(
         relocated,
     } = change;
     let previous_rev = doc.rev().to_owned();
-    let new_doc = Document::from_vec(bytes)?;
     // Lines that only trade places with copies of themselves can move line
     // endings around a mixed file without changing a line: still no change.
     if new_doc.text() == doc.text() && refuse_same {
@@ -343,23 +342,66 @@ fn syntax_refusal(path: &str, new: &Document, problems: Vec<Problem>) -> Error {
 /// assert_eq!(edited.summary.additions, 1);
 /// ```
 pub fn apply_to_text(text: &str, request: &Request, cleanup: bool) -> Result<(String, Edited)> {
-    apply_to_text_named(text, "text", request, cleanup, SyntaxCheck::Off)
+    let edited = edit_text(
+        &Document::from_text(text),
+        "text",
+        request,
+        cleanup,
+        SyntaxCheck::Off,
+    )?;
+    // The bytes carry a BOM as its UTF-8 encoding, which the string keeps as U+FEFF.
+    let out = String::from_utf8(edited.doc.to_bytes())
+        .map_err(|_| Error::new(ErrorCode::NotUtf8, "The edit produced invalid UTF-8."))?;
+    Ok((out, edited))
 }
 
-/// `apply_to_text` for the text of a file named `path`: its name picks the
-/// language the parse check (`syntax`) and the echo clean-up parse it in,
-/// and block operations find their blocks in.
-pub fn apply_to_text_named(
-    text: &str,
+/// An edit of text the caller holds, taken and given back by value: what a
+/// host that only passes the text through needs, without the copies
+/// [`apply_to_text`] makes to keep the new document.
+#[derive(Debug, Clone)]
+pub struct TextEdit {
+    /// The new text, a BOM as U+FEFF.
+    pub text: String,
+    /// The REV of the new text.
+    pub rev: String,
+    /// The REV of the text edited.
+    pub previous_rev: String,
+    /// What the model and the host are told.
+    pub summary: Summary,
+    /// What the change broke that was not broken before.
+    pub problems: Vec<Problem>,
+}
+
+/// [`apply_to_text`] by value, for the text of a file named `path`: its name
+/// picks the language the parse check (`syntax`) and the echo clean-up parse
+/// it in, and block operations find their blocks in.
+pub fn apply_to_string(
+    text: String,
     path: &str,
     request: &Request,
     cleanup: bool,
     syntax: SyntaxCheck,
-) -> Result<(String, Edited)> {
-    let doc = Document::from_text(text);
-    let edited = edit(
+) -> Result<TextEdit> {
+    let edited = edit_text(&Document::from_string(text), path, request, cleanup, syntax)?;
+    Ok(TextEdit {
+        text: edited.doc.into_file_text(),
+        rev: edited.rev,
+        previous_rev: edited.previous_rev,
+        summary: edited.summary,
+        problems: edited.problems,
+    })
+}
+
+fn edit_text(
+    doc: &Document,
+    path: &str,
+    request: &Request,
+    cleanup: bool,
+    syntax: SyntaxCheck,
+) -> Result<Edited> {
+    edit(
         &EditInput {
-            doc: &doc,
+            doc,
             path,
             exists: true,
             history: &[],
@@ -370,11 +412,7 @@ pub fn apply_to_text_named(
             store_note: None,
         },
         request,
-    )?;
-    // The bytes carry a BOM as its UTF-8 encoding, which the string keeps as U+FEFF.
-    let out = String::from_utf8(edited.doc.to_bytes())
-        .map_err(|_| Error::new(ErrorCode::NotUtf8, "The edit produced invalid UTF-8."))?;
-    Ok((out, edited))
+    )
 }
 
 #[cfg(test)]

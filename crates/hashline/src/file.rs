@@ -102,7 +102,13 @@ pub fn load(target: &Target, max_bytes: u64, missing_ok: bool) -> Result<Loaded>
         return missing();
     }
     // Look before opening: opening a pipe for reading waits for a writer.
-    let meta = match place.dir.metadata(&place.name) {
+    // The resolved name is not a link unless it became one since; a look
+    // without following costs one call where following costs three.
+    let meta = match place.dir.symlink_metadata(&place.name) {
+        Ok(meta) if meta.file_type().is_symlink() => place.dir.metadata(&place.name),
+        other => other,
+    };
+    let meta = match meta {
         Ok(meta) => meta,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return missing(),
         Err(e) => return Err(err(e)),
@@ -125,11 +131,7 @@ pub fn load(target: &Target, max_bytes: u64, missing_ok: bool) -> Result<Loaded>
         .into_std();
     let meta = file.metadata().map_err(err)?;
     check_kind(meta.is_dir(), meta.is_file(), display)?;
-    let mut bytes = Vec::with_capacity(meta.len().min(max_bytes) as usize);
-    (&file)
-        .take(max_bytes.saturating_add(1))
-        .read_to_end(&mut bytes)
-        .map_err(err)?;
+    let bytes = read_whole(&file, meta.len(), max_bytes).map_err(err)?;
     if bytes.len() as u64 > max_bytes {
         return Err(too_large(bytes.len() as u64));
     }
@@ -148,6 +150,24 @@ pub fn load(target: &Target, max_bytes: u64, missing_ok: bool) -> Result<Loaded>
         doc.know_rev_from_digest(digest);
     }
     Ok(Loaded { doc, base })
+}
+
+/// The file's bytes, up to one more than `max_bytes`. A file of the size
+/// its metadata gave takes one `read`: asked for a byte more than that, a
+/// shorter answer from a regular file is its end, and the read that would
+/// confirm it (what `read_to_end` makes) is left out. A file that changed
+/// size since is read to its end as it is now.
+fn read_whole(file: &fs::File, size: u64, max_bytes: u64) -> io::Result<Vec<u8>> {
+    let limit = max_bytes.saturating_add(1);
+    let mut bytes = Vec::with_capacity(size.min(max_bytes).saturating_add(1) as usize);
+    if let Ok(n) = rustix::io::read(file, rustix::buffer::spare_capacity(&mut bytes)) {
+        if n as u64 == size && bytes.len() < bytes.capacity() {
+            return Ok(bytes);
+        }
+    }
+    file.take(limit.saturating_sub(bytes.len() as u64))
+        .read_to_end(&mut bytes)?;
+    Ok(bytes)
 }
 
 fn check_kind(is_dir: bool, is_file: bool, display: &str) -> Result<()> {
@@ -784,6 +804,32 @@ mod tests {
             .collect();
         names.sort();
         names
+    }
+
+    #[test]
+    fn a_file_is_read_whole_whatever_size_its_metadata_gave() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f.txt");
+        for len in [0usize, 1, 4095, 4096, 70_000] {
+            let bytes: Vec<u8> = (0..len).map(|i| b'a' + (i % 26) as u8).collect();
+            fs::write(&path, &bytes).unwrap();
+            let file = fs::File::open(&path).unwrap();
+            assert_eq!(read_whole(&file, len as u64, 1 << 20).unwrap(), bytes);
+            // Grown or shrunk since it was looked at.
+            for stale in [0, len / 2, len + 10] {
+                let file = fs::File::open(&path).unwrap();
+                assert_eq!(read_whole(&file, stale as u64, 1 << 20).unwrap(), bytes);
+            }
+            let file = fs::File::open(&path).unwrap();
+            let capped = read_whole(&file, len as u64, 100).unwrap();
+            assert_eq!(capped, bytes[..len.min(101)]);
+        }
+        // Files the kernel makes as they are read report a size of 0.
+        if cfg!(target_os = "linux") {
+            let file = fs::File::open("/proc/self/status").unwrap();
+            let read = read_whole(&file, 0, 1 << 20).unwrap();
+            assert!(String::from_utf8(read).unwrap().contains("Pid:"));
+        }
     }
 
     fn write(target: &Target, base: &Base, bytes: &[u8]) -> Result<()> {

@@ -77,7 +77,7 @@ mod tests;
 
 pub use check::{Problem, Severity};
 pub use cleanup::strip_view_prefixes_text;
-pub use edit::{apply_to_text, apply_to_text_named, Edited};
+pub use edit::{apply_to_string, apply_to_text, Edited, TextEdit};
 pub use error::{excerpt, Error, ErrorCode, Mismatch, Result};
 pub use hash::{anchor_hash, line_hash, rev, Tag};
 pub use lean::{pair_tag, ViewStyle};
@@ -110,11 +110,17 @@ pub use view::View;
 /// assert!(lean.text.lines().nth(2).unwrap().ends_with(" b"));
 /// ```
 pub fn format_view(
-    text: &str,
+    text: impl Into<String>,
     path: &str,
     offset: Option<usize>,
     limit: Option<usize>,
     style: ViewStyle,
 ) -> Result<View> {
-    view::render(&Document::from_text(text), path, offset, limit, style)
+    view::render(
+        &Document::from_string(text.into()),
+        path,
+        offset,
+        limit,
+        style,
+    )
 }

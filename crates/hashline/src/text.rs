@@ -118,6 +118,15 @@ impl Document {
         }
     }
 
+    /// The same, taking the string: one with no BOM and no CR becomes the
+    /// document's text without a copy.
+    pub fn from_string(text: String) -> Document {
+        if text.starts_with('\u{FEFF}') || memchr(b'\r', text.as_bytes()).is_some() {
+            return Document::from_text(&text);
+        }
+        Document::from_canonical(text, false)
+    }
+
     /// A document whose text has only LF endings already.
     fn from_canonical(text: String, bom: bool) -> Document {
         let bytes = text.as_bytes();
@@ -270,12 +279,21 @@ impl Document {
         self.file_bytes().into_owned()
     }
 
+    /// The file's text, a BOM as U+FEFF; the canonical text itself, not a
+    /// copy, when that is what the file holds.
+    pub fn into_file_text(self) -> String {
+        if self.bytes_are_canonical() {
+            return self.text;
+        }
+        self.write(&[], false).text
+    }
+
     /// The file's bytes, borrowed when they are the canonical text.
     pub fn file_bytes(&self) -> Cow<'_, [u8]> {
         if self.bytes_are_canonical() {
             Cow::Borrowed(self.text.as_bytes())
         } else {
-            Cow::Owned(self.write(&[]))
+            Cow::Owned(self.write(&[], false).text.into_bytes())
         }
     }
 
@@ -303,6 +321,34 @@ impl Document {
     /// file had it (a file that had no lines gets one). A new line holding a
     /// line break could not be read back as one line, so it is refused.
     pub fn splice(&self, splices: &[Splice]) -> Result<Vec<u8>> {
+        Self::check_new_lines(splices)?;
+        Ok(self.write(splices, false).text.into_bytes())
+    }
+
+    /// The document `splice` writes. Its line index is taken from the lines
+    /// as they are written instead of a scan of the new text, and a file
+    /// whose bytes are its canonical text is not scanned for line endings
+    /// or validated again: written from strings, it is one.
+    pub fn spliced(&self, splices: &[Splice]) -> Result<Document> {
+        Self::check_new_lines(splices)?;
+        let written = self.write(splices, true);
+        match written.starts {
+            Some(starts) if written.only_lf && !written.text.starts_with('\u{FEFF}') => {
+                let final_newline = written.text.ends_with('\n');
+                Ok(Document {
+                    text: written.text,
+                    starts,
+                    endings: Endings::Uniform(Ending::Lf),
+                    bom: false,
+                    final_newline,
+                    rev: OnceLock::new(),
+                })
+            }
+            _ => Document::from_vec(written.text.into_bytes()),
+        }
+    }
+
+    fn check_new_lines(splices: &[Splice]) -> Result<()> {
         for (k, line) in splices.iter().flat_map(|s| &s.lines).enumerate() {
             if let Some(at) = memchr2(b'\r', b'\n', line.as_bytes()) {
                 return Err(Error::invalid_request(format!(
@@ -312,17 +358,22 @@ impl Document {
                 )));
             }
         }
-        Ok(self.write(splices))
+        Ok(())
     }
 
-    fn write(&self, splices: &[Splice]) -> Vec<u8> {
+    /// The file's text with `splices` applied; with `index`, where each
+    /// written line starts.
+    fn write(&self, splices: &[Splice], index: bool) -> Written {
         let new_ending = self.dominant_ending();
+        let lines = self.line_count() + splices.iter().map(|s| s.lines.len()).sum::<usize>();
         let mut out = LineWriter {
-            bytes: Vec::with_capacity(self.text.len() + self.text.len() / 16 + 16),
+            text: String::with_capacity(self.text.len() + self.text.len() / 16 + 16),
             held: None,
+            starts: index.then(|| Vec::with_capacity(lines)),
+            only_lf: true,
         };
         if self.bom {
-            out.bytes.extend_from_slice(BOM);
+            out.text.push('\u{FEFF}');
         }
         let mut next = 0;
         for splice in splices {
@@ -358,14 +409,26 @@ struct Held<'a> {
     own: bool,
 }
 
+/// What `LineWriter` wrote.
+struct Written {
+    /// The file's text (a BOM as U+FEFF).
+    text: String,
+    /// Where each line starts in `text`, when asked for.
+    starts: Option<Vec<usize>>,
+    /// Whether every line ending written is LF.
+    only_lf: bool,
+}
+
 /// Writes lines so that the bytes read back as exactly these lines. Every
 /// line keeps the ending it is given, except where two written boundaries
 /// would read as one, which is handled here and only here.
 struct LineWriter<'a> {
-    bytes: Vec<u8>,
+    text: String,
     /// The last line pushed, held back until it is known whether it is
     /// last (only the last line may lack a terminator) and what follows it.
     held: Option<Held<'a>>,
+    starts: Option<Vec<usize>>,
+    only_lf: bool,
 }
 
 impl<'a> LineWriter<'a> {
@@ -392,15 +455,13 @@ impl<'a> LineWriter<'a> {
                         held.ending = Ending::CrLf;
                     }
                 }
-                self.bytes.extend_from_slice(held.line.as_bytes());
-                self.bytes
-                    .extend_from_slice(held.ending.as_str().as_bytes());
+                self.put(held.line, Some(held.ending));
             }
             // A first line that starts with U+FEFF, in a file without a BOM,
             // would be read back as a BOM and lose that character; written
             // after a BOM it stays the line it is.
-            None if line.starts_with('\u{FEFF}') && !self.bytes.starts_with(BOM) => {
-                self.bytes.extend_from_slice(BOM);
+            None if line.starts_with('\u{FEFF}') && !self.text.starts_with('\u{FEFF}') => {
+                self.text.push('\u{FEFF}');
             }
             None => {}
         }
@@ -410,15 +471,27 @@ impl<'a> LineWriter<'a> {
     /// An empty last line exists only as the terminator of the line before
     /// it, so it keeps its own terminator even in a file that had no final
     /// newline; otherwise it would vanish.
-    fn finish(mut self, final_newline: bool) -> Vec<u8> {
+    fn finish(mut self, final_newline: bool) -> Written {
         if let Some(held) = self.held.take() {
-            self.bytes.extend_from_slice(held.line.as_bytes());
-            if final_newline || held.line.is_empty() {
-                self.bytes
-                    .extend_from_slice(held.ending.as_str().as_bytes());
-            }
+            let ending = (final_newline || held.line.is_empty()).then_some(held.ending);
+            self.put(held.line, ending);
         }
-        self.bytes
+        Written {
+            text: self.text,
+            starts: self.starts,
+            only_lf: self.only_lf,
+        }
+    }
+
+    fn put(&mut self, line: &str, ending: Option<Ending>) {
+        if let Some(starts) = &mut self.starts {
+            starts.push(self.text.len());
+        }
+        self.text.push_str(line);
+        if let Some(ending) = ending {
+            self.only_lf &= ending == Ending::Lf;
+            self.text.push_str(ending.as_str());
+        }
     }
 }
 
@@ -628,5 +701,84 @@ mod tests {
         let err = Document::from_bytes(b"ok\nbad \xFF here\n").unwrap_err();
         assert_eq!(err.code, ErrorCode::NotUtf8);
         assert!(err.message.contains("line 2"), "{}", err.message);
+    }
+}
+
+#[cfg(test)]
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// File bytes of every kind: a BOM or not, LF, CRLF, lone CR and mixed
+    /// endings, empty lines, lines starting with U+FEFF, a final newline or
+    /// not.
+    fn file() -> impl Strategy<Value = Vec<u8>> {
+        let line = prop::sample::select(vec!["", "a", "b c", "\u{FEFF}x", "é", "  "]);
+        let ending = prop::sample::select(vec!["\n", "\r\n", "\r"]);
+        (
+            any::<bool>(),
+            prop::collection::vec((line, ending), 0..12),
+            any::<bool>(),
+        )
+            .prop_map(|(bom, lines, final_newline)| {
+                let mut bytes = if bom { BOM.to_vec() } else { Vec::new() };
+                let n = lines.len();
+                for (i, (line, ending)) in lines.into_iter().enumerate() {
+                    bytes.extend_from_slice(line.as_bytes());
+                    if i + 1 < n || final_newline {
+                        bytes.extend_from_slice(ending.as_bytes());
+                    }
+                }
+                bytes
+            })
+    }
+
+    /// Sorted, non-overlapping splices over a document of `n` lines.
+    fn splices(n: usize) -> impl Strategy<Value = Vec<Splice>> {
+        let line = prop::sample::select(vec!["", "new", "\u{FEFF}y", "ü x"]);
+        prop::collection::vec((0..=n, 0..3usize, prop::collection::vec(line, 0..3)), 0..4).prop_map(
+            move |raw| {
+                let mut raw = raw;
+                raw.sort_by_key(|(at, _, _)| *at);
+                let mut next = 0;
+                let mut out = Vec::new();
+                for (at, len, lines) in raw {
+                    if at < next {
+                        continue;
+                    }
+                    let end = (at + len).min(n);
+                    out.push(Splice {
+                        range: at..end,
+                        lines: lines.into_iter().map(str::to_owned).collect(),
+                    });
+                    next = end.max(at + 1);
+                }
+                out
+            },
+        )
+    }
+
+    proptest! {
+        #[test]
+        fn the_spliced_document_equals_the_one_read_from_its_bytes(
+            (bytes, splices) in file().prop_flat_map(|bytes| {
+                let n = Document::from_bytes(&bytes).unwrap().line_count();
+                (Just(bytes), splices(n))
+            })
+        ) {
+            let doc = Document::from_bytes(&bytes).unwrap();
+            let spliced = doc.spliced(&splices).unwrap();
+            let read = Document::from_vec(doc.splice(&splices).unwrap()).unwrap();
+            prop_assert_eq!(&spliced, &read);
+            prop_assert_eq!(spliced.rev(), read.rev());
+        }
+
+        #[test]
+        fn a_string_taken_by_value_reads_as_the_same_text_borrowed(bytes in file()) {
+            let text = String::from_utf8(bytes).unwrap();
+            let doc = Document::from_string(text.clone());
+            prop_assert_eq!(&doc, &Document::from_text(&text));
+            prop_assert_eq!(doc.into_file_text(), text);
+        }
     }
 }

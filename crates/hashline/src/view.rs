@@ -52,16 +52,38 @@ pub fn render(
     }
     let start = offset - 1;
     let end = total.min(start.saturating_add(limit));
-    let rev = doc.rev().to_owned();
     // The content plus at most 15 bytes of ref and separator per line.
     let body: usize = (start..end).map(|i| doc.line(i).len() + 16).sum();
     let mut text = String::with_capacity(body + path.len() + 96);
-    if total == 0 {
-        let _ = writeln!(text, "{path} REV:{rev} (empty file)");
+    let header = |text: &mut String, rev: &str| {
+        if total == 0 {
+            let _ = writeln!(text, "{path} REV:{rev} (empty file)");
+        } else {
+            let _ = writeln!(text, "{path} REV:{rev} lines {offset}-{end} of {total}");
+        }
+    };
+    let rev = if end - start >= PARALLEL_LINES && threads() > 1 {
+        // One SHA-1 over the whole text is a long single-threaded step;
+        // it runs beside the lines' hashing and is written into the header
+        // (a REV has a fixed length) once known.
+        std::thread::scope(|scope| {
+            let rev = scope.spawn(|| doc.rev());
+            let placeholder = "0".repeat(REV_LEN);
+            header(&mut text, &placeholder);
+            render_lines(&mut text, doc, start..end, style);
+            let rev = rev
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            let at = path.len() + " REV:".len();
+            text.replace_range(at..at + REV_LEN, rev);
+            rev.to_owned()
+        })
     } else {
-        let _ = writeln!(text, "{path} REV:{rev} lines {offset}-{end} of {total}");
-    }
-    render_lines(&mut text, doc, start..end, style);
+        let rev = doc.rev().to_owned();
+        header(&mut text, &rev);
+        render_lines(&mut text, doc, start..end, style);
+        rev
+    };
     if end < total {
         let _ = writeln!(
             text,
@@ -77,6 +99,9 @@ pub fn render(
         end_line: end,
     })
 }
+
+/// A REV is 8 hex digits.
+const REV_LEN: usize = 8;
 
 /// Views at least this long are rendered on several threads: hashing every
 /// line twice dominates their cost, and lines hash independently.
@@ -227,6 +252,25 @@ mod tests {
             expected.push_str(&format!("{}|{}\n", Ref::of_line(&doc, i), doc.line(i)));
         }
         assert_eq!(view.text.split_once('\n').unwrap().1, expected);
+    }
+
+    #[test]
+    fn a_large_views_header_names_the_rev_of_the_whole_text() {
+        let text: String = (0..PARALLEL_LINES * 2)
+            .map(|i| format!("x{}\n", i % 13))
+            .collect();
+        let doc = Document::from_text(&text);
+        let total = doc.line_count();
+        for path in ["f", "dossier/é 🚀.txt"] {
+            let view = render(&doc, path, Some(2), Some(usize::MAX), ViewStyle::Lean).unwrap();
+            let rev = crate::hash::rev(&text);
+            assert_eq!(view.rev, rev);
+            let header = view.text.lines().next().unwrap();
+            assert_eq!(
+                header,
+                format!("{path} REV:{rev} lines 2-{total} of {total}")
+            );
+        }
     }
 
     #[test]

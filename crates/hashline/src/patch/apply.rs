@@ -283,7 +283,7 @@ impl Hashline {
                     &old,
                     &path,
                     Change {
-                        bytes: Vec::new(),
+                        new: Document::from_vec(Vec::new())?,
                         hunks: vec![crate::report::Hunk {
                             old: 0..n,
                             new: 0..0,
@@ -448,7 +448,7 @@ impl Hashline {
             old,
             &target.display,
             Change {
-                bytes: old.splice(splices)?,
+                new: old.spliced(splices)?,
                 hunks: hunks(splices),
                 headline,
                 notes,
