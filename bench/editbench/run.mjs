@@ -84,7 +84,7 @@ class Tally {
 }
 
 /** The view a format's user reads: this project's for hashline and patches citing @@ refs, OpenCode's plain one otherwise. */
-const viewOf = (/** @type {FormatId} */ f) => (f === 'hashline' || f.startsWith('patch-ref') ? 'hashline' : f === 'hashline-short' ? 'short' : 'plain')
+const viewOf = (/** @type {FormatId} */ f) => (f === 'hashline' || f === 'hashline-block' || f.startsWith('patch-ref') ? 'hashline' : f === 'hashline-short' ? 'short' : 'plain')
 /** Formats with the same sites draw the same mistakes. */
 const drawKey = (/** @type {FormatId} */ f) => (f.startsWith('hashline') ? 'hashline' : f)
 
@@ -124,6 +124,10 @@ function main() {
   let widened = 0
   let hashOps = 0
   let extended = 0
+  /** Hunks the block format sent as block ops, by op. */
+  const blockOps = /** @type {Record<string, number>} */ ({})
+  /** Every off-by-one and boundary echo on those hunks, by kind, where it fell and format. */
+  const blockMistakes = /** @type {Record<string, { n: number, correct: number, rejected: number, silent: number }>} */ ({})
   /** @type {Map<string, import('./lib/sessionreport.mjs').SessionCell>} session outcomes and tokens by rate, condition and format */
   const sessions = new Map()
   /** @type {Map<string, { n: number, correct: number, rejected: number, silent: number }>} one mistake of a kind, by kind and format */
@@ -380,6 +384,30 @@ function main() {
       }
     }
 
+    const blockEdit = /** @type {import('./lib/formats.mjs').HashlineEdit} */ (sc.ideal.edits['hashline-block'])
+    const plainUnits = /** @type {import('./lib/formats.mjs').HashlineEdit} */ (sc.ideal.edits.hashline).units
+    blockEdit.units.forEach((unit, b) => {
+      if (!unit.op.endsWith('_block')) return
+      blockOps[unit.op] = (blockOps[unit.op] ?? 0) + 1
+      const p = plainUnits.findIndex((u) => u.hunk === unit.hunk)
+      for (const [format, u, i] of /** @type {Array<[FormatId, import('./lib/formats.mjs').HashlineOp, number]>} */ ([['hashline-block', unit, b], ['hashline', plainUnits[p], p]])) {
+        const combo = /** @type {Combo} */ (COMBOS.find((c) => c.format === format && c.applier === 'engine'))
+        const through = u.last !== undefined && u.last !== u.first && (u.op === 'replace' || u.op === 'delete')
+        /** @type {Array<[string, import('./lib/mistakes.mjs').Mistake]>} */
+        const slips = [
+          ...(u.first !== undefined ? [-1, 1].map((d) => /** @type {[string, any]} */ (['off-by-one, first line', { kind: 'off-by-one', site: { unit: i, which: 'ref' }, pick: d < 0 ? 0.25 : 0.75 }])) : []),
+          ...(through ? [-1, 1].map((d) => /** @type {[string, any]} */ (['off-by-one, last line', { kind: 'off-by-one', site: { unit: i, which: 'through' }, pick: d < 0 ? 0.25 : 0.75 }])) : []),
+          ...(u.op.startsWith('delete') ? [] : /** @type {const} */ (['before', 'after']).flatMap((side) => (u[side] === undefined ? [] : [/** @type {[string, any]} */ ([`echo of the line ${side}`, { kind: 'echo-boundary', site: { unit: i, side }, pick: 0 }])]))),
+        ]
+        for (const [where, m] of slips) {
+          const r = sc.trial(combo, sc.ideal, [m])
+          const cell = (blockMistakes[`${where}\t${format}`] ??= { n: 0, correct: 0, rejected: 0, silent: 0 })
+          cell.n++
+          cell[r.outcome]++
+        }
+      }
+    })
+
     for (const rate of RATES) {
       for (const cond of [...KIND_IDS, 'mixed']) {
         const kinds = cond === 'mixed' ? KIND_IDS : [cond]
@@ -417,6 +445,8 @@ function main() {
     widened,
     hashOps,
     extended,
+    blockOps,
+    blockMistakes,
     forced,
     rated,
     editTokens,

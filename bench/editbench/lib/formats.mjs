@@ -19,8 +19,8 @@ import { plainPrefix } from './views.mjs'
  * @typedef {{ oldText: string, newText: string, oldLines: string[], newLines: string[], hunks: Hunk[] }} Change
  *
  * @typedef {{ op: string, first?: number, last?: number, lines: Line[], before?: string, after?: string,
- *   refShift?: number, throughShift?: number, echo?: boolean }} HashlineOp
- * @typedef {{ kind: 'hashline', units: HashlineOp[], widened: number, refs: string[], throughAlways?: boolean }} HashlineEdit
+ *   refShift?: number, throughShift?: number, echo?: boolean, hunk?: number }} HashlineOp
+ * @typedef {{ kind: 'hashline', units: HashlineOp[], widened: number, refs: string[], throughAlways?: boolean, blocks?: number }} HashlineEdit
  *
  * @typedef {{ lines: Line[], startLine: number, before?: string, after?: string, newline?: 'suffix' | 'prefix', echo?: boolean }} Call
  * @typedef {{ kind: 'str', units: Call[], context: number }} StrEdit
@@ -64,13 +64,19 @@ export function contentString(/** @type {string[]} */ lines) {
  * @param {Change} change
  * @param {string[]} refs as the model copies them from the view of the old text, by 1-based line
  * @param {(text: string, request: any) => string} apply the engine
+ * @param {{ blocks?: boolean }} [options] `blocks`: a hunk that replaces or
+ *   deletes exactly a block is sent as `replace_block`/`delete_block`, and
+ *   one that inserts right after a block as `insert_after_block`, each
+ *   citing the block's first line; `apply` must then know the file's name.
+ *   The engine resolves the block, so each such op is checked against it.
  * @returns {HashlineEdit}
  */
-export function buildHashline(change, refs, apply) {
+export function buildHashline(change, refs, apply, options = {}) {
   const n = change.oldLines.length
   /** @type {HashlineOp[]} */
   const units = []
   let widened = 0
+  let blocks = 0
   for (const h of change.hunks) {
     const expected = joinLines(applyHunks(change.oldLines, change.newLines, [h]))
     const added = Array.from({ length: h.newLen }, (_, j) => newLine(change, h.newStart + j))
@@ -79,6 +85,21 @@ export function buildHashline(change, refs, apply) {
     /** @type {HashlineOp[]} */
     const candidates = []
     const around = (/** @type {number} */ first, /** @type {number} */ last) => ({ before: change.oldLines[first - 2], after: change.oldLines[last] })
+    const hunk = units.length === 0 ? 0 : (units[units.length - 1].hunk ?? 0) + 1
+    const block = options.blocks
+      ? blockCandidates(change, a, k, added).find((ops) => {
+          try {
+            return apply(change.oldText, { operations: ops.map((op) => hashlineOperation(op, refs)) }) === expected
+          } catch {
+            return false
+          }
+        })
+      : undefined
+    if (block) {
+      blocks++
+      units.push(...block.map((op) => ({ ...op, hunk })))
+      continue
+    }
     if (k > 0) {
       candidates.push({ op: added.length > 0 ? 'replace' : 'delete', first: a + 1, last: a + k, lines: added, ...around(a + 1, a + k) })
     } else if (n === 0) {
@@ -112,9 +133,69 @@ export function buildHashline(change, refs, apply) {
     })
     if (!fit) throw new Error(`no hashline operation expresses hunk at old line ${a + 1} exactly`)
     if (fit !== candidates[0]) widened++
-    units.push(fit)
+    units.push({ ...fit, hunk })
   }
-  return { kind: 'hashline', units, widened, refs }
+  return { kind: 'hashline', units, widened, refs, ...(options.blocks ? { blocks } : {}) }
+}
+
+/**
+ * The ways a model citing blocks by their first line would send the hunk
+ * replacing the `k` old lines after line `a` with `added`: the block op
+ * alone, or, for a deletion that takes blank lines around a block with it,
+ * the block op and a delete of those lines.
+ * @param {Change} change @param {number} a @param {number} k @param {Line[]} added
+ * @returns {HashlineOp[][]}
+ */
+function blockCandidates(change, a, k, added) {
+  const old = change.oldLines
+  const around = (/** @type {number} */ first, /** @type {number} */ last) => ({ before: old[first - 2], after: old[last] })
+  const lines = (/** @type {number} */ first, /** @type {number} */ last) => ({ op: 'delete', first, last, lines: [], ...around(first, last) })
+  /** @type {HashlineOp[][]} */
+  const out = []
+  if (k >= 2) out.push([{ op: added.length > 0 ? 'replace_block' : 'delete_block', first: a + 1, lines: added, ...around(a + 1, a + k) }])
+  if (k >= 3 && added.length === 0) {
+    const blank = (/** @type {number} */ i) => old[i - 1].trim() === ''
+    let head = 0
+    while (head < k - 2 && blank(a + 1 + head)) head++
+    let tail = 0
+    while (tail < k - 2 - head && blank(a + k - tail)) tail++
+    const from = a + 1 + head
+    const to = a + k - tail
+    if (head + tail > 0) {
+      out.push([
+        ...(head > 0 ? [lines(a + 1, a + head)] : []),
+        { op: 'delete_block', first: from, lines: [], ...around(from, to) },
+        ...(tail > 0 ? [lines(to + 1, a + k)] : []),
+      ])
+    }
+  }
+  if (k === 0 && a > 0) {
+    for (const s of blockStarts(old, a)) out.push([{ op: 'insert_after_block', first: s, lines: added, before: old[a - 1], after: old[a] }])
+  }
+  return out
+}
+
+/**
+ * Where a block that ends on line `last` (1-based) may start, as a model
+ * reading the file would find it: the nearest line above at the same or a
+ * lower indentation (a brace language's opener), and the nearest at a lower
+ * one (an indented body's header).
+ * @param {string[]} lines @param {number} last
+ */
+function blockStarts(lines, last) {
+  const indent = (/** @type {string} */ l) => l.length - l.trimStart().length
+  const end = indent(lines[last - 1])
+  /** @type {number[]} */
+  const out = []
+  for (const lower of [false, true]) {
+    for (let i = last - 1; i >= 1; i--) {
+      const l = lines[i - 1]
+      if (l.trim() === '' || (lower ? indent(l) >= end : indent(l) > end)) continue
+      if (!out.includes(i)) out.push(i)
+      break
+    }
+  }
+  return out
 }
 
 /**
@@ -145,7 +226,7 @@ function hashlineOperation(op, refs) {
   const out = { op: op.op }
   if (op.first !== undefined) out.ref = refText(refs[op.first], op.refShift)
   if (op.last !== undefined && op.last !== op.first && (op.op === 'replace' || op.op === 'delete')) out.through = refText(refs[op.last], op.throughShift)
-  if (op.op !== 'delete') out.content = contentString(echoLines(op, refs))
+  if (op.op !== 'delete' && op.op !== 'delete_block') out.content = contentString(echoLines(op, refs))
   return out
 }
 

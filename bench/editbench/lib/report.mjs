@@ -17,6 +17,7 @@ export const SHORT_VIEW = 'N#HHH| or N#HHH#AAA|'
  * @typedef {{ cell(cond: string, combo: string): Cell }} Tally
  * @typedef {{ opt: { quick: boolean, seed: number }, seconds: number, files: number, fullSize: number, fallbackFiles: number, hunks: number,
  *   byLanguage: Record<string, number>, packages: string[], widened: number, hashOps: number, extended: number,
+ *   blockOps: Record<string, number>, blockMistakes: Record<string, { n: number, correct: number, rejected: number, silent: number }>,
  *   forced: Tally, rated: Tally, editTokens: Record<string, { calls: number, new: number, old: number, structure: number, total: number }>,
  *   viewTokens: Record<string, Record<string, { tokens: number, lines: number }>>,
  *   hashlineSilent: Array<{ kind: string, cond: string, file: string, mistakes: any, detail: string, echo?: string }>,
@@ -70,6 +71,7 @@ export function renderReport(d) {
   L.push('')
   L.push(`Per hunk (${O}): ${FORMATS.map((f) => `${f.id} ${(d.editTokens[`${f.id}\t${O}`].total / d.hunks).toFixed(1)}`).join(', ')}.`)
   L.push('')
+  renderBlocks(L, d, O)
 
   L.push('## Read-view overhead per line')
   L.push('')
@@ -191,7 +193,7 @@ export function renderReport(d) {
   const echoOne = Object.entries(d.echoes).filter(([k]) => k.endsWith('\tone'))
   const keptEchoes = echoOne.reduce((a, [, e]) => a + e.silent, 0)
   const allEchoes = echoOne.reduce((a, [, e]) => a + e.correct + e.rejected + e.silent, 0)
-  L.push(`**Kept boundary echoes are flagged.** The clean-up keeps a content line that repeats the line next to its range when no rule can tell it from content (${keptEchoes} of ${allEchoes} single echoes here): the file then has the line twice, and the result says so (\"its first content line repeats line 12 just before it and was kept\"); the last column of the table above counts those results. In a language the engine parses, the reading that parses better decides; a non-blank echo otherwise goes when dropping it keeps the bracket and tag balance; a blank one goes only from a file that never has two blank lines in a row, since the ${d.repeats.blank} legitimate ops (of ${d.hashOps}) that start or end with a blank line next to a blank line cannot be told from an echo otherwise. The gate above shows none of them is touched. The cases are tests in \`__test__/echo-notes.spec.mjs\` and \`crates/hashline/src/cleanup.rs\`.`)
+  L.push(`**Kept boundary echoes are flagged.** The clean-up keeps a content line that repeats the line next to its range when no rule can tell it from content (${keptEchoes} of ${allEchoes} single echoes here): the file then has the line twice, and the result says so (\"its first content line repeats line 12 just before it and was kept\"); the last column of the table above counts those results. In a language the engine parses, the reading that parses better decides; a non-blank echo otherwise goes when dropping it keeps the bracket and tag balance; a blank one goes when keeping it would make a run of blank lines longer than any the file has before a line indented like the one after it, since the ${d.repeats.blank} legitimate ops (of ${d.hashOps}) that start or end with a blank line next to a blank line cannot be told from an echo otherwise. The gate above shows none of them is touched. The cases are tests in \`__test__/echo-notes.spec.mjs\` and \`crates/hashline/src/cleanup.rs\`.`)
   L.push('')
   L.push(`**Shorter refs.** Variant measured alongside: a view that prints the ANCHOR only on lines whose HASH occurs more than once in the file (\`12#A3F|\` elsewhere; the engine already accepts a ref without ANCHOR for such lines), and edits citing those refs.`)
   L.push('')
@@ -247,4 +249,32 @@ export function renderReport(d) {
     series,
   })
   return { markdown: L.join('\n') + '\n', svg, sessionSvg: session.sessionSvg, ok, verdict }
+}
+
+/**
+ * The block-op format: which hunks it can cite by a block's first line, and
+ * what the mistakes that hit a range's ends do there, against the same hunks
+ * in ranges with both ends cited.
+ * @param {string[]} L @param {Run} d @param {string} O the first encoding
+ */
+function renderBlocks(L, d, O) {
+  const total = Object.values(d.blockOps).reduce((a, b) => a + b, 0)
+  const tokens = (/** @type {string} */ f) => d.editTokens[`${f}\t${O}`].total / d.files
+  L.push('### Block operations')
+  L.push('')
+  L.push(`The block format sends a hunk as \`replace_block\` or \`delete_block\` when it replaces or deletes exactly a block the engine finds from the block's first line (a function, class, statement block, element, literal or Markdown section), and as \`insert_after_block\` when it inserts right after one, citing the block's first line; other hunks as the hashline format does. ${total} of ${d.hunks} hunks (${pct(total, d.hunks)}%) went as block ops: ${Object.entries(d.blockOps).sort().map(([op, n]) => `${op} ${n}`).join(', ') || 'none'}. Tokens per changed file: ${tokens('hashline-block').toFixed(1)} against ${tokens('hashline').toFixed(1)} with ranges (${O}).`)
+  L.push('')
+  L.push('On those hunks, every slip of a line number by one at each end the format cites, and every echo of the line next to the range, one at a time. Each cell: sites, then % applied correctly / rejected / **silently wrong**.')
+  L.push('')
+  L.push('| mistake on a block hunk | hashline, both ends cited | block ops, first line cited |')
+  L.push('|---|---|---|')
+  const wheres = [...new Set(Object.keys(d.blockMistakes).map((k) => k.split('\t')[0]))].sort()
+  for (const where of wheres) {
+    const cell = (/** @type {string} */ f) => {
+      const c = d.blockMistakes[`${where}\t${f}`]
+      return c ? `${c.n}: ${pct(c.correct, c.n)} / ${pct(c.rejected, c.n)} / **${pct(c.silent, c.n)}**` : 'no such place'
+    }
+    L.push(`| ${where} | ${cell('hashline')} | ${cell('hashline-block')} |`)
+  }
+  L.push('')
 }

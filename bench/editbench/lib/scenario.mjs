@@ -22,7 +22,7 @@ import { binding } from '../appliers/hashline.mjs'
  * @typedef {import('./formats.mjs').Edit} Edit
  * @typedef {import('./mistakes.mjs').Mistake} Mistake
  * @typedef {{ oldStart: number, oldLen: number, lines: string[] }} Spec a hunk with its new lines in hand
- * @typedef {'hashline' | 'hashline-short' | 'str-min' | 'str-ctx2' | 'patch-ctx3' | 'patch-ref' | 'patch-ref1' | 'whole'} FormatId
+ * @typedef {'hashline' | 'hashline-short' | 'hashline-block' | 'str-min' | 'str-ctx2' | 'patch-ctx3' | 'patch-ref' | 'patch-ref1' | 'whole'} FormatId
  * @typedef {{ id: string, format: FormatId, applier: string, label: string }} Combo
  * @typedef {{ base: string, finalText: string, inter: string[], edits: Record<FormatId, Edit>, earlier?: Record<string, any>, earlierSpec?: Spec }} Variant
  * @typedef {{ outcome: 'correct' | 'rejected' | 'silent', rejected: number[], noted: boolean, output?: string, got?: string, flagged?: boolean }} TrialResult
@@ -55,6 +55,7 @@ function timed(timing, key, fn) {
 export const FORMATS = [
   { id: 'hashline', label: 'hashline ops (LINE#HASH#ANCHOR refs)' },
   { id: 'hashline-short', label: 'hashline ops, ANCHOR only on repeated lines (variant)' },
+  { id: 'hashline-block', label: 'hashline ops, a whole block cited by its first line (block ops)' },
   { id: 'str-min', label: 'str_replace, minimal unique oldString' },
   { id: 'str-ctx2', label: 'str_replace, two lines of context' },
   { id: 'patch-ctx3', label: 'unified diff, three lines of context' },
@@ -67,6 +68,7 @@ export const FORMATS = [
 export const COMBOS = [
   { id: 'hashline/engine', format: 'hashline', applier: 'engine', label: 'hashline → engine' },
   { id: 'hashline-short/engine', format: 'hashline-short', applier: 'engine', label: 'hashline, short refs → engine' },
+  { id: 'hashline-block/engine', format: 'hashline-block', applier: 'engine', label: 'hashline with block ops → engine' },
   { id: 'str-min/exact', format: 'str-min', applier: 'exact', label: 'str_replace min → exact' },
   { id: 'str-min/opencode', format: 'str-min', applier: 'opencode', label: 'str_replace min → OpenCode chain' },
   { id: 'str-min/engine', format: 'str-min', applier: 'engine-fallback', label: 'str_replace min → engine fallback' },
@@ -118,12 +120,14 @@ const enginePatchText = (/** @type {string} */ text, /** @type {string} */ patch
 /**
  * @param {{ full: string[], short: string[] }} refs
  * @param {Change} change
+ * @param {string} path the file's name: block ops need its language
  * @returns {Record<FormatId, Edit>}
  */
-function idealEdits(refs, change) {
+function idealEdits(refs, change, path) {
   return {
     hashline: buildHashline(change, refs.full, engineText),
     'hashline-short': buildHashline(change, refs.short, engineText),
+    'hashline-block': buildHashline(change, refs.full, (text, request) => engineApply(text, request, path).text, { blocks: true }),
     'str-min': buildStrReplace(change, 0),
     'str-ctx2': buildStrReplace(change, 2),
     'patch-ctx3': buildPatch(change, 3),
@@ -156,7 +160,7 @@ export class Scenario {
       base: file.beforeText,
       finalText: file.afterText,
       inter: intermediates(this.oldLines, [], this.specs),
-      edits: idealEdits(this.refs, this.change),
+      edits: idealEdits(this.refs, this.change, this.path),
     }
     /** @type {Variant | null | undefined} */
     this._stale = undefined
@@ -194,10 +198,11 @@ export class Scenario {
       base: joinLines(applySpecs(this.oldLines, [earlier])),
       finalText: joinLines(applySpecs(this.oldLines, [earlier, ...rest])),
       inter: intermediates(this.oldLines, [earlier], rest),
-      edits: idealEdits(this.refs, change),
+      edits: idealEdits(this.refs, change, this.path),
       earlier: {
         hashline: hashlineRequest(buildHashline(earlierChange, this.refs.full, engineText)),
         'hashline-short': hashlineRequest(buildHashline(earlierChange, this.refs.short, engineText)),
+        'hashline-block': hashlineRequest(buildHashline(earlierChange, this.refs.full, engineText)),
       },
       earlierSpec: earlier,
     }

@@ -111,6 +111,22 @@ test('a hashline insert that starts with a copy of its anchor line is re-express
   t.is(engineApply(before, hashlineRequest(edit)).text, after)
 })
 
+test('the block format cites a replaced, deleted or followed block by its first line and has no last line to slip on', (t) => {
+  const before = text(['fn a() {', '    one();', '}', '', 'fn b() {', '    two();', '}', '', 'fn c() {}'])
+  const after = text(['fn a() {', '    uno();', '    dos();', '}', '', 'fn c() {}', '', 'fn d() {}'])
+  const { change, refs } = fixture(before, after)
+  const path = 'lib.rs'
+  const edit = buildHashline(change, refs, (t, r) => engineApply(t, r, path).text, { blocks: true })
+  t.true(edit.units.some((u) => u.op === 'delete_block'))
+  t.is(engineApply(before, hashlineRequest(edit), path).text, after)
+  const ops = hashlineRequest(edit).operations.filter((/** @type {any} */ o) => o.op.endsWith('_block'))
+  t.true(ops.length > 0)
+  for (const op of ops) t.is(op.through, undefined)
+  t.false(sitesOf(edit, 'off-by-one').some((s) => s.which === 'through' && edit.units[s.unit].op.endsWith('_block')))
+  const plain = buildHashline(change, refs, engineText)
+  t.false(plain.units.some((u) => u.op.endsWith('_block')), 'without a language, no block ops')
+})
+
 test('hashline ops copy no old text, so copying mistakes have no place in them', (t) => {
   const before = text(['a', 'b', 'c', 'd'])
   const { change, refs } = fixture(before, text(['a', 'B', 'c', 'd', 'e']))

@@ -5,6 +5,7 @@
 use crate::syntax::EchoJudge;
 use crate::text::Document;
 use std::cell::OnceCell;
+use std::collections::HashMap;
 use std::ops::Range;
 
 /// The length of a view prefix (`12#A3F#9BC|`, optionally after a diff
@@ -259,8 +260,8 @@ impl Echoes<'_> {
     /// that parses with the fewest errors, when it parses better than
     /// today's, so an echo is trimmed if that mends the parse and a
     /// payload's own closer is kept if dropping it breaks the parse. Then,
-    /// for a blank line the parse cannot judge: dropped when the file never
-    /// has two blank lines in a row, since keeping it would make the first.
+    /// for a blank line the parse cannot judge: dropped when keeping it
+    /// makes a run of blank lines the file's spacing never has there.
     pub(crate) fn judged(
         &self,
         judge: Option<&EchoJudge<'_>>,
@@ -303,13 +304,17 @@ impl Echoes<'_> {
                 }
             }
         }
-        let blank = |line: Option<&str>| line.is_some_and(|l| l.trim().is_empty());
+        let is_blank = |line: Option<&str>| line.is_some_and(blank);
         let mut chosen = today.to_vec();
         for (echo, is_echo, neighbour) in [
             (Echo::Before, lead, self.before),
             (Echo::After, tail, self.after),
         ] {
-            if is_echo && blank(neighbour) && !chosen.contains(&echo) && style.never_doubled() {
+            if is_echo
+                && is_blank(neighbour)
+                && !chosen.contains(&echo)
+                && style.stands_out(range.clone(), self.given, echo)
+            {
                 chosen.push(echo);
             }
         }
@@ -321,28 +326,94 @@ impl Echoes<'_> {
 /// Whether a file ever has two blank lines in a row, found on first use.
 pub(crate) struct BlankLines<'a> {
     doc: &'a Document,
-    doubled: OnceCell<bool>,
+    runs: OnceCell<Runs>,
+}
+
+/// The file's runs of blank lines, made once, on first use.
+struct Runs {
+    /// `before[i]`: how many blank lines come just before line `i`.
+    before: Vec<usize>,
+    /// `from[i]`: how many blank lines start at line `i`.
+    from: Vec<usize>,
+    /// The longest run before a line of each indentation (in whitespace
+    /// characters), and at the end of the file under `None`.
+    longest: HashMap<Option<usize>, usize>,
+}
+
+fn blank(line: &str) -> bool {
+    line.trim().is_empty()
+}
+
+fn indentation(line: &str) -> usize {
+    line.len() - line.trim_start().len()
 }
 
 impl<'a> BlankLines<'a> {
     pub(crate) fn new(doc: &'a Document) -> Self {
         BlankLines {
             doc,
-            doubled: OnceCell::new(),
+            runs: OnceCell::new(),
         }
     }
 
-    /// True when no blank line of the file follows another.
-    fn never_doubled(&self) -> bool {
-        !*self.doubled.get_or_init(|| {
-            let mut previous_blank = false;
-            self.doc.lines().any(|line| {
-                let blank = line.trim().is_empty();
-                let doubled = blank && previous_blank;
-                previous_blank = blank;
-                doubled
-            })
+    fn runs(&self) -> &Runs {
+        self.runs.get_or_init(|| {
+            let n = self.doc.line_count();
+            let mut before = vec![0; n + 1];
+            let mut longest = HashMap::new();
+            for (i, line) in self.doc.lines().enumerate() {
+                if blank(line) {
+                    before[i + 1] = before[i] + 1;
+                } else if before[i] > 0 {
+                    let at = longest.entry(Some(indentation(line))).or_insert(0);
+                    *at = before[i].max(*at);
+                }
+            }
+            if before[n] > 0 {
+                longest.insert(None, before[n]);
+            }
+            let mut from = vec![0; n + 1];
+            for i in (0..n).rev() {
+                if blank(self.doc.line(i)) {
+                    from[i] = from[i + 1] + 1;
+                }
+            }
+            Runs {
+                before,
+                from,
+                longest,
+            }
         })
+    }
+
+    /// Whether keeping the blank line `given` has at `echo`'s side, where
+    /// `given` replaces `range`, makes a run of blank lines longer than any
+    /// the file has before a line indented like the one that ends the run.
+    /// Files keep their spacing (two blank lines between top-level
+    /// functions, one between methods, none inside a block), so such a run
+    /// is a slip far more often than a choice.
+    fn stands_out(&self, range: Range<usize>, given: &[String], echo: Echo) -> bool {
+        let runs = self.runs();
+        let leading = given.iter().take_while(|l| blank(l)).count();
+        let trailing = given.iter().rev().take_while(|l| blank(l)).count();
+        let all = leading == given.len();
+        let after = runs.from[range.end];
+        let ended_by_file = || {
+            let next = range.end + after;
+            (next < self.doc.line_count()).then(|| indentation(self.doc.line(next)))
+        };
+        let (run, next) = match echo {
+            Echo::Before if !all => (
+                runs.before[range.start] + leading,
+                Some(indentation(&given[leading])),
+            ),
+            Echo::After if !all => (trailing + after, ended_by_file()),
+            _ => (
+                runs.before[range.start] + given.len() + after,
+                ended_by_file(),
+            ),
+        };
+        run > runs.longest.get(&next).copied().unwrap_or(0)
     }
 }
 
@@ -568,7 +639,7 @@ mod judged_tests {
     }
 
     #[test]
-    fn an_echoed_blank_line_goes_only_from_a_file_that_never_doubles_blank_lines() {
+    fn an_echoed_blank_line_goes_only_where_the_file_never_has_such_a_run_of_blank_lines() {
         let single = "fn a() {}\n\nfn b() {}\n\nfn c() {}\n";
         let given = ["", "fn d() {}"];
         assert_eq!(
@@ -577,6 +648,36 @@ mod judged_tests {
         );
         let doubled = "fn a() {}\n\nfn b() {}\n\n\nfn c() {}\n";
         assert_eq!(choose(doubled, 2, &given, &[], true), None);
+    }
+
+    #[test]
+    fn spacing_is_judged_by_the_indentation_of_the_line_after_the_blank_lines() {
+        let python = "def a():\n    x = 1\n\n    y = 2\n\n\ndef b():\n    pass\n";
+        assert_eq!(
+            choose(python, 3, &["", "    y = 3"], &[], false),
+            Some(vec![Echo::Before]),
+            "two blank lines before an indented line: never in this file"
+        );
+        assert_eq!(
+            choose(python, 6, &["", "def c():"], &[], false),
+            Some(vec![Echo::Before]),
+            "three before a top-level line: never either"
+        );
+        assert_eq!(
+            choose("x\ny\n\n", 1, &["z", ""], &[], false),
+            Some(vec![Echo::After]),
+            "one blank line at the end of the file, never two"
+        );
+        let braces = "fn a() {\n    x();\n}\n\nfn b() {}\n";
+        assert_eq!(
+            choose(braces, 2, &["}", ""], &[], false),
+            Some(vec![Echo::After])
+        );
+        assert_eq!(
+            choose("a\n\n\nb\nc\n", 3, &["b", ""], &[], false),
+            None,
+            "the file has two blank lines before an unindented line"
+        );
     }
 
     #[test]
