@@ -256,6 +256,37 @@ test("a reader that closes the pipe early ends the command quietly with exit 0",
   t.is(code, 0)
 })
 
+test("the whole view reaches a slow reader through a pipe another process made non-blocking", (t) => {
+  const lines = Array.from({ length: 100_000 }, (_, i) => `line ${i}`)
+  const { root, store } = project(t, { "big.txt": lines.join("\n") })
+  // A parent that shares a non-blocking pipe, and reads only once the pipe is full.
+  const script = [
+    "import fcntl, os, subprocess, sys, time",
+    "r, w = os.pipe()",
+    "fcntl.fcntl(w, fcntl.F_SETFL, fcntl.fcntl(w, fcntl.F_GETFL) | os.O_NONBLOCK)",
+    "child = subprocess.Popen(sys.argv[1:], stdout=w)",
+    "os.close(w)",
+    "time.sleep(0.5)",
+    "out = b''",
+    "while chunk := os.read(r, 65536):",
+    "    out += chunk",
+    "sys.stdout.buffer.write(out)",
+    "sys.exit(child.wait())",
+  ].join("\n")
+  const result = spawnSync("python3", ["-c", script, process.execPath, CLI, "read", "big.txt", "--limit", "100000"], {
+    cwd: root,
+    env: { ...process.env, HASHLINE_STORE: store },
+    encoding: "utf8",
+    maxBuffer: 64 << 20,
+    timeout: 60_000,
+  })
+  t.is(result.stderr, "")
+  t.is(result.status, 0)
+  const shown = result.stdout.split("\n").filter((l) => /^\d+#/.test(l))
+  t.is(shown.length, lines.length)
+  t.true(shown[shown.length - 1].endsWith(`|${lines[lines.length - 1]}`))
+})
+
 test("errors go to stderr after hashline:", (t) => {
   const { root, store } = project(t, { "a.txt": "a\n" })
   const missing = hashline(["read", "missing.txt"], { cwd: root, store })

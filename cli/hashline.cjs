@@ -10,8 +10,6 @@
 const fs = require("node:fs")
 const path = require("node:path")
 const { parseArgs } = require("node:util")
-const { syntaxOption } = require("../lib/syntax.cjs")
-const { viewOption } = require("../lib/view.cjs")
 
 /**
  * @typedef {import("../index.js").Hashline} Hashline
@@ -422,8 +420,9 @@ async function run(argv) {
 
   let view, syntax
   try {
-    view = viewOption(values.view)
-    syntax = syntaxOption(values.syntax)
+    // Most calls set neither, and each is a module to load.
+    if (values.view !== undefined || process.env.HASHLINE_VIEW) view = require("../lib/view.cjs").viewOption(values.view)
+    if (values.syntax !== undefined || process.env.HASHLINE_SYNTAX) syntax = require("../lib/syntax.cjs").syntaxOption(values.syntax)
   } catch (err) {
     throw usage(err instanceof Error ? err.message : String(err), command)
   }
@@ -481,11 +480,49 @@ async function run(argv) {
  */
 const errorText = (message) => `hashline: ${message.replace(/\n+$/, "")}\n`
 
-// A reader that stops early (`| head`) is no failure of the command.
-process.stdout.on("error", (err) => {
-  if (/** @type {NodeJS.ErrnoException} */ (err).code === "EPIPE") process.exit(0)
-  throw err
-})
+/**
+ * Writes all of `text` to `fd` with plain system calls: setting up
+ * `process.stdout` loads Node's stream modules, which cost a small command
+ * more than its own work.
+ * @param {number} fd
+ * @param {string} text
+ */
+function writeAll(fd, text) {
+  const bytes = Buffer.from(text)
+  for (let at = 0; at < bytes.length; ) {
+    try {
+      at += fs.writeSync(fd, bytes, at)
+    } catch (err) {
+      // A descriptor another process made non-blocking is full: wait a moment.
+      if (/** @type {NodeJS.ErrnoException} */ (err).code !== "EAGAIN") throw err
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1)
+    }
+  }
+}
+
+/**
+ * @param {string} text
+ * @returns {boolean} false when the reader has gone (`| head`), which is no
+ *   failure of the command
+ */
+function print(text) {
+  try {
+    writeAll(1, text)
+    return true
+  } catch (err) {
+    if (/** @type {NodeJS.ErrnoException} */ (err).code === "EPIPE") return false
+    throw err
+  }
+}
+
+/** @param {string} message */
+function printError(message) {
+  try {
+    writeAll(2, errorText(message))
+  } catch {
+    // Nowhere is left to say it.
+  }
+}
 
 async function main() {
   const argv = process.argv.slice(2)
@@ -493,15 +530,15 @@ async function main() {
   try {
     const outcome = await run(argv)
     if (outcome !== "serving") {
-      process.stdout.write(json ? `${JSON.stringify(outcome.json)}\n` : outcome.stdout)
-      if (!json && outcome.stderr) process.stderr.write(errorText(outcome.stderr))
+      if (!print(json ? `${JSON.stringify(outcome.json)}\n` : outcome.stdout)) return
+      if (!json && outcome.stderr) printError(outcome.stderr)
       process.exitCode = outcome.code ?? 0
     }
   } catch (err) {
     const { errorInfo } = await import("../lib/batch.mjs")
     const info = errorInfo(err)
-    if (json) process.stdout.write(`${JSON.stringify({ ok: false, error: info })}\n`)
-    else process.stderr.write(errorText(info.message))
+    if (json) print(`${JSON.stringify({ ok: false, error: info })}\n`)
+    else printError(info.message)
     process.exitCode = exitCode(info.code)
   }
 }
