@@ -73,11 +73,10 @@ export function contentString(/** @type {string[]} */ lines) {
  */
 export function buildHashline(change, refs, apply, options = {}) {
   const n = change.oldLines.length
-  /** @type {HashlineOp[]} */
-  const units = []
   let widened = 0
-  let blocks = 0
-  for (const h of change.hunks) {
+  /** Per hunk, its ops as a range and, where a block fits, as block ops. */
+  const perHunk = /** @type {Array<{ plain: HashlineOp, block?: HashlineOp[] }>} */ ([])
+  for (const [hunk, h] of change.hunks.entries()) {
     const expected = joinLines(applyHunks(change.oldLines, change.newLines, [h]))
     const added = Array.from({ length: h.newLen }, (_, j) => newLine(change, h.newStart + j))
     const a = h.oldStart
@@ -85,7 +84,6 @@ export function buildHashline(change, refs, apply, options = {}) {
     /** @type {HashlineOp[]} */
     const candidates = []
     const around = (/** @type {number} */ first, /** @type {number} */ last) => ({ before: change.oldLines[first - 2], after: change.oldLines[last] })
-    const hunk = units.length === 0 ? 0 : (units[units.length - 1].hunk ?? 0) + 1
     const block = options.blocks
       ? blockCandidates(change, a, k, added).find((ops) => {
           try {
@@ -95,11 +93,6 @@ export function buildHashline(change, refs, apply, options = {}) {
           }
         })
       : undefined
-    if (block) {
-      blocks++
-      units.push(...block.map((op) => ({ ...op, hunk })))
-      continue
-    }
     if (k > 0) {
       candidates.push({ op: added.length > 0 ? 'replace' : 'delete', first: a + 1, last: a + k, lines: added, ...around(a + 1, a + k) })
     } else if (n === 0) {
@@ -133,9 +126,28 @@ export function buildHashline(change, refs, apply, options = {}) {
     })
     if (!fit) throw new Error(`no hashline operation expresses hunk at old line ${a + 1} exactly`)
     if (fit !== candidates[0]) widened++
-    units.push({ ...fit, hunk })
+    perHunk.push({ plain: { ...fit, hunk }, ...(block ? { block: block.map((op) => ({ ...op, hunk })) } : {}) })
   }
-  return { kind: 'hashline', units, widened, refs, ...(options.blocks ? { blocks } : {}) }
+  /** @param {boolean[]} asBlock */
+  const assemble = (asBlock) => perHunk.flatMap((p, i) => (asBlock[i] && p.block ? p.block : [p.plain]))
+  const asBlock = perHunk.map((p) => p.block !== undefined)
+  // Each block op was checked alone; where lines repeat, a block op and a
+  // range can put the same line at different places among its copies,
+  // which only the whole batch shows: fall back to ranges, hunk by hunk.
+  for (let i = 0; options.blocks && i <= asBlock.length; i++) {
+    let whole
+    try {
+      whole = apply(change.oldText, { operations: assemble(asBlock).map((op) => hashlineOperation(op, refs)) })
+    } catch {
+      whole = undefined
+    }
+    if (whole === change.newText) break
+    const next = asBlock.indexOf(true)
+    if (next < 0) break
+    asBlock[next] = false
+  }
+  const blocks = asBlock.filter(Boolean).length
+  return { kind: 'hashline', units: assemble(asBlock), widened, refs, ...(options.blocks ? { blocks } : {}) }
 }
 
 /**
