@@ -245,6 +245,25 @@ pub(crate) struct Echoes<'a> {
     /// The first and last of the replaced lines.
     pub first: Option<&'a str>,
     pub last: Option<&'a str>,
+    /// The old lines around the range that no other operation touches.
+    pub room: Room,
+}
+
+/// How many old lines before and after a range the rest of a batch leaves
+/// as they are: only there does the old text show the spacing the edit
+/// will leave.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Room {
+    pub before: usize,
+    pub after: usize,
+}
+
+impl Room {
+    /// A range alone in its batch.
+    pub(crate) const ALL: Room = Room {
+        before: usize::MAX,
+        after: usize::MAX,
+    };
 }
 
 impl Echoes<'_> {
@@ -313,7 +332,7 @@ impl Echoes<'_> {
             if is_echo
                 && is_blank(neighbour)
                 && !chosen.contains(&echo)
-                && style.stands_out(range.clone(), self.given, echo)
+                && style.stands_out(range.clone(), self.given, echo, self.room)
             {
                 chosen.push(echo);
             }
@@ -391,13 +410,25 @@ impl<'a> BlankLines<'a> {
     /// the file has before a line indented like the one that ends the run.
     /// Files keep their spacing (two blank lines between top-level
     /// functions, one between methods, none inside a block), so such a run
-    /// is a slip far more often than a choice.
-    fn stands_out(&self, range: Range<usize>, given: &[String], echo: Echo) -> bool {
+    /// is a slip far more often than a choice. Where another operation of
+    /// the batch edits the lines of that run or the line ending it, the old
+    /// text does not show the run the edit leaves, and nothing is judged.
+    fn stands_out(&self, range: Range<usize>, given: &[String], echo: Echo, room: Room) -> bool {
         let runs = self.runs();
         let leading = given.iter().take_while(|l| blank(l)).count();
         let trailing = given.iter().rev().take_while(|l| blank(l)).count();
         let all = leading == given.len();
         let after = runs.from[range.end];
+        let before_untouched = runs.before[range.start] <= room.before;
+        let after_untouched = after < room.after;
+        let untouched = match echo {
+            Echo::Before if !all => before_untouched,
+            Echo::After if !all => after_untouched,
+            _ => before_untouched && after_untouched,
+        };
+        if !untouched {
+            return false;
+        }
         let ended_by_file = || {
             let next = range.end + after;
             (next < self.doc.line_count()).then(|| indentation(self.doc.line(next)))
@@ -611,6 +642,7 @@ mod judged_tests {
             after: (at + 1 < doc.line_count()).then(|| doc.line(at + 1)),
             first: Some(doc.line(at)),
             last: Some(doc.line(at)),
+            room: Room::ALL,
         };
         let judge = rust.then(|| EchoJudge::new(Language::Rust, &doc, None).unwrap());
         echoes.judged(judge.as_ref(), &BlankLines::new(&doc), at..at + 1, today)

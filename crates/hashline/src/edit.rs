@@ -478,6 +478,42 @@ mod tests {
     }
 
     #[test]
+    fn a_blank_line_is_judged_by_the_spacing_the_whole_batch_leaves_around_it() {
+        // Two blank lines before each top-level line; a second op puts a
+        // line between the two that the first op's blank line follows.
+        let text = "# c\n\n\nclass A:\n    pass\n\n\nclass B:\n    pass\n";
+        let doc = Document::from_text(text);
+        let r = |i| Ref::of_line(&doc, i).to_string();
+        let request = Request::Operations {
+            operations: vec![
+                Operation::new(OpKind::InsertBefore, Some(&r(2)), None, "import typing"),
+                Operation::new(OpKind::InsertAfter, Some(&r(2)), None, "\n@final"),
+            ],
+            rev: None,
+        };
+        let (out, _) = apply_to_text(text, &request, true).unwrap();
+        assert_eq!(
+            out,
+            "# c\n\nimport typing\n\n\n@final\nclass A:\n    pass\n\n\nclass B:\n    pass\n"
+        );
+        // Alone, the same blank line would make three in a row: an echo.
+        let alone = Request::Operations {
+            operations: vec![Operation::new(
+                OpKind::InsertAfter,
+                Some(&r(2)),
+                None,
+                "\n@final",
+            )],
+            rev: None,
+        };
+        let (out, _) = apply_to_text(text, &alone, true).unwrap();
+        assert_eq!(
+            out,
+            "# c\n\n\n@final\nclass A:\n    pass\n\n\nclass B:\n    pass\n"
+        );
+    }
+
+    #[test]
     fn prepend_and_append_on_an_empty_or_missing_file_apply_in_the_only_order() {
         for text in ["", "\u{FEFF}"] {
             for order in [

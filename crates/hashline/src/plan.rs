@@ -3,7 +3,8 @@
 //! collapses repeats and rejects conflicts, all before anything changes.
 
 use crate::cleanup::{
-    strip_view_prefixes, trim_boundary_echo, BlankLines, Echo, Echoes, Replaced, RunningBalance,
+    strip_view_prefixes, trim_boundary_echo, BlankLines, Echo, Echoes, Replaced, Room,
+    RunningBalance,
 };
 use crate::error::{Error, ErrorCode, Result};
 use crate::locate::{locate, parse_refs, PlanContext};
@@ -208,9 +209,20 @@ pub fn plan(ctx: &PlanContext<'_>, operations: &[Operation], rev: Option<&str>) 
             .syntax
             .and_then(|(language, kept)| EchoJudge::new(language, ctx.doc, kept.cloned()));
         let style = BlankLines::new(ctx.doc);
+        let rooms = rooms(&items);
         // Moved and copied lines are the file's own, taken as they are.
-        for item in items.iter_mut().filter(|i| i.relocation.is_none()) {
-            trim_echoes(ctx.doc, &balances, judge.as_ref(), &style, item, &mut notes);
+        for (item, room) in items.iter_mut().zip(rooms) {
+            if item.relocation.is_none() {
+                trim_echoes(
+                    ctx.doc,
+                    &balances,
+                    judge.as_ref(),
+                    &style,
+                    room,
+                    item,
+                    &mut notes,
+                );
+            }
         }
     }
     let (items, collapsed) = collapse_identical(items);
@@ -307,11 +319,33 @@ fn block_of(
     block_at(language, ctx.doc, kept, first).map_err(refuse)
 }
 
+/// For each item, the old lines before and after its range that no other
+/// item touches (an item sharing its place leaves none).
+fn rooms(items: &[Item]) -> Vec<Room> {
+    let mut order: Vec<usize> = (0..items.len()).collect();
+    order.sort_by_key(|&i| (items[i].range.start, items[i].range.end));
+    let mut rooms = vec![Room::ALL; items.len()];
+    let mut end_before = 0;
+    for (k, &i) in order.iter().enumerate() {
+        let range = &items[i].range;
+        let next_start = order
+            .get(k + 1)
+            .map_or(usize::MAX, |&j| items[j].range.start);
+        rooms[i] = Room {
+            before: range.start.saturating_sub(end_before),
+            after: next_start.saturating_sub(range.end),
+        };
+        end_before = end_before.max(range.end);
+    }
+    rooms
+}
+
 fn trim_echoes(
     doc: &Document,
     balances: &RunningBalance<'_>,
     judge: Option<&EchoJudge<'_>>,
     style: &BlankLines<'_>,
+    room: Room,
     item: &mut Item,
     notes: &mut Vec<String>,
 ) {
@@ -333,6 +367,7 @@ fn trim_echoes(
         after,
         first,
         last,
+        room,
     };
     if let Some(better) = echoes.judged(judge, style, item.range.clone(), &removed) {
         removed = better;
