@@ -245,25 +245,9 @@ pub(crate) struct Echoes<'a> {
     /// The first and last of the replaced lines.
     pub first: Option<&'a str>,
     pub last: Option<&'a str>,
-    /// The old lines around the range that no other operation touches.
-    pub room: Room,
-}
-
-/// How many old lines before and after a range the rest of a batch leaves
-/// as they are: only there does the old text show the spacing the edit
-/// will leave.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Room {
-    pub before: usize,
-    pub after: usize,
-}
-
-impl Room {
-    /// A range alone in its batch.
-    pub(crate) const ALL: Room = Room {
-        before: usize::MAX,
-        after: usize::MAX,
-    };
+    /// The batch the range is in, and its place there.
+    pub batch: &'a Layout<'a>,
+    pub index: usize,
 }
 
 impl Echoes<'_> {
@@ -285,9 +269,9 @@ impl Echoes<'_> {
         &self,
         judge: Option<&EchoJudge<'_>>,
         style: &BlankLines<'_>,
-        range: Range<usize>,
         today: &[Echo],
     ) -> Option<Vec<Echo>> {
+        let range = self.batch.items[self.index].0.clone();
         let repeats = |line: Option<&String>, neighbour: Option<&str>, edge: Option<&str>| {
             line.is_some_and(|l| Some(l.as_str()) == neighbour) && edge != neighbour
         };
@@ -332,7 +316,7 @@ impl Echoes<'_> {
             if is_echo
                 && is_blank(neighbour)
                 && !chosen.contains(&echo)
-                && style.stands_out(range.clone(), self.given, echo, self.room)
+                && style.stands_out(self.given, echo, self.batch, self.index)
             {
                 chosen.push(echo);
             }
@@ -342,21 +326,11 @@ impl Echoes<'_> {
     }
 }
 
-/// Whether a file ever has two blank lines in a row, found on first use.
+/// How long the file's runs of blank lines get, by the indentation of the
+/// line that ends them (`None`: the end of the file), found on first use.
 pub(crate) struct BlankLines<'a> {
     doc: &'a Document,
-    runs: OnceCell<Runs>,
-}
-
-/// The file's runs of blank lines, made once, on first use.
-struct Runs {
-    /// `before[i]`: how many blank lines come just before line `i`.
-    before: Vec<usize>,
-    /// `from[i]`: how many blank lines start at line `i`.
-    from: Vec<usize>,
-    /// The longest run before a line of each indentation (in whitespace
-    /// characters), and at the end of the file under `None`.
-    longest: HashMap<Option<usize>, usize>,
+    longest: OnceCell<HashMap<Option<usize>, usize>>,
 }
 
 fn blank(line: &str) -> bool {
@@ -371,80 +345,186 @@ impl<'a> BlankLines<'a> {
     pub(crate) fn new(doc: &'a Document) -> Self {
         BlankLines {
             doc,
-            runs: OnceCell::new(),
+            longest: OnceCell::new(),
         }
     }
 
-    fn runs(&self) -> &Runs {
-        self.runs.get_or_init(|| {
-            let n = self.doc.line_count();
-            let mut before = vec![0; n + 1];
+    fn longest(&self) -> &HashMap<Option<usize>, usize> {
+        self.longest.get_or_init(|| {
             let mut longest = HashMap::new();
-            for (i, line) in self.doc.lines().enumerate() {
+            let mut run = 0;
+            for line in self.doc.lines() {
                 if blank(line) {
-                    before[i + 1] = before[i] + 1;
-                } else if before[i] > 0 {
+                    run += 1;
+                    continue;
+                }
+                if run > 0 {
                     let at = longest.entry(Some(indentation(line))).or_insert(0);
-                    *at = before[i].max(*at);
+                    *at = run.max(*at);
                 }
+                run = 0;
             }
-            if before[n] > 0 {
-                longest.insert(None, before[n]);
+            if run > 0 {
+                longest.insert(None, run);
             }
-            let mut from = vec![0; n + 1];
-            for i in (0..n).rev() {
-                if blank(self.doc.line(i)) {
-                    from[i] = from[i + 1] + 1;
-                }
-            }
-            Runs {
-                before,
-                from,
-                longest,
-            }
+            longest
         })
     }
 
     /// Whether keeping the blank line `given` has at `echo`'s side, where
-    /// `given` replaces `range`, makes a run of blank lines longer than any
-    /// the file has before a line indented like the one that ends the run.
-    /// Files keep their spacing (two blank lines between top-level
-    /// functions, one between methods, none inside a block), so such a run
-    /// is a slip far more often than a choice. Where another operation of
-    /// the batch edits the lines of that run or the line ending it, the old
-    /// text does not show the run the edit leaves, and nothing is judged.
-    fn stands_out(&self, range: Range<usize>, given: &[String], echo: Echo, room: Room) -> bool {
-        let runs = self.runs();
+    /// `given` is the content of range `index` of `batch`, makes a run of
+    /// blank lines longer than any the file has before a line indented like
+    /// the one that ends the run. Files keep their spacing (two blank lines
+    /// between top-level functions, one between methods, none inside a
+    /// block), so such a run is a slip far more often than a choice. The
+    /// run is the one the whole batch leaves; where that cannot be told,
+    /// nothing is judged.
+    fn stands_out(&self, given: &[String], echo: Echo, batch: &Layout<'_>, index: usize) -> bool {
+        let longest = self.longest();
+        // A run longer than any in the file stands out whatever ends it.
+        let cap = longest.values().copied().max().unwrap_or(0) + 1;
         let leading = given.iter().take_while(|l| blank(l)).count();
         let trailing = given.iter().rev().take_while(|l| blank(l)).count();
         let all = leading == given.len();
-        let after = runs.from[range.end];
-        let before_untouched = runs.before[range.start] <= room.before;
-        let after_untouched = after < room.after;
-        let untouched = match echo {
-            Echo::Before if !all => before_untouched,
-            Echo::After if !all => after_untouched,
-            _ => before_untouched && after_untouched,
+        let run = || -> Option<(usize, Option<usize>)> {
+            Some(match echo {
+                Echo::Before if !all => (
+                    batch.blanks_before(index, cap)? + leading,
+                    Some(indentation(&given[leading])),
+                ),
+                Echo::After if !all => {
+                    let (after, next) = batch.blanks_after(index, cap)?;
+                    (trailing + after, next.map(indentation))
+                }
+                _ => {
+                    let (after, next) = batch.blanks_after(index, cap)?;
+                    let before = batch.blanks_before(index, cap)?;
+                    (before + given.len() + after, next.map(indentation))
+                }
+            })
         };
-        if !untouched {
-            return false;
+        run().is_some_and(|(run, next)| run > longest.get(&next).copied().unwrap_or(0))
+    }
+}
+
+/// The text a batch leaves around its ranges: the old lines between them
+/// and the other ranges' new content, read outward from one range only as
+/// far as a run of blank lines goes.
+pub(crate) struct Layout<'a> {
+    doc: &'a Document,
+    /// Each range of old lines and its new content; `None` where the
+    /// content is not known yet (moved and copied lines).
+    items: Vec<(Range<usize>, Option<&'a [String]>)>,
+    /// The ranges in the order of the text, and each one's place in it.
+    order: Vec<usize>,
+    rank: Vec<usize>,
+}
+
+/// How many other ranges a walk steps over before it gives up, so that a
+/// batch of many adjacent ranges stays linear to judge.
+const WALK_RANGES: usize = 16;
+
+impl<'a> Layout<'a> {
+    pub(crate) fn new(doc: &'a Document, items: Vec<(Range<usize>, Option<&'a [String]>)>) -> Self {
+        let mut order: Vec<usize> = (0..items.len()).collect();
+        order.sort_by_key(|&i| (items[i].0.start, items[i].0.end));
+        let mut rank = vec![0; items.len()];
+        for (k, &i) in order.iter().enumerate() {
+            rank[i] = k;
         }
-        let ended_by_file = || {
-            let next = range.end + after;
-            (next < self.doc.line_count()).then(|| indentation(self.doc.line(next)))
-        };
-        let (run, next) = match echo {
-            Echo::Before if !all => (
-                runs.before[range.start] + leading,
-                Some(indentation(&given[leading])),
-            ),
-            Echo::After if !all => (trailing + after, ended_by_file()),
-            _ => (
-                runs.before[range.start] + given.len() + after,
-                ended_by_file(),
-            ),
-        };
-        run > runs.longest.get(&next).copied().unwrap_or(0)
+        Layout {
+            doc,
+            items,
+            order,
+            rank,
+        }
+    }
+
+    /// Whether range `a` and range `b` are both insertions at one place,
+    /// whose order in the text this view does not know.
+    fn same_place(&self, a: usize, b: usize) -> bool {
+        let (a, b) = (&self.items[a].0, &self.items[b].0);
+        a.is_empty() && b.is_empty() && a.start == b.start
+    }
+
+    /// The blank lines just before the content of range `index` in the
+    /// batch's text, counted up to `cap`; `None` when they cannot be told.
+    fn blanks_before(&self, index: usize, cap: usize) -> Option<usize> {
+        let mut blanks = 0;
+        let mut current = index;
+        for _ in 0..WALK_RANGES {
+            let rank = self.rank[current];
+            let previous = rank.checked_sub(1).map(|k| self.order[k]);
+            let floor = previous.map_or(0, |p| self.items[p].0.end);
+            let start = self.items[current].0.start;
+            if floor > start || previous.is_some_and(|p| self.same_place(p, current)) {
+                return None;
+            }
+            for i in (floor..start).rev() {
+                if !blank(self.doc.line(i)) {
+                    return Some(blanks);
+                }
+                blanks += 1;
+                if blanks >= cap {
+                    return Some(blanks);
+                }
+            }
+            let Some(previous) = previous else {
+                return Some(blanks);
+            };
+            for line in self.items[previous].1?.iter().rev() {
+                if !blank(line) {
+                    return Some(blanks);
+                }
+                blanks += 1;
+                if blanks >= cap {
+                    return Some(blanks);
+                }
+            }
+            current = previous;
+        }
+        None
+    }
+
+    /// The blank lines just after the content of range `index` in the
+    /// batch's text, counted up to `cap`, and the line after them (`None`
+    /// at the end of the text, or where `cap` was reached); `None` when
+    /// they cannot be told.
+    fn blanks_after(&self, index: usize, cap: usize) -> Option<(usize, Option<&'a str>)> {
+        let mut blanks = 0;
+        let mut current = index;
+        for _ in 0..WALK_RANGES {
+            let next = self.order.get(self.rank[current] + 1).copied();
+            let ceiling = next.map_or(self.doc.line_count(), |n| self.items[n].0.start);
+            let end = self.items[current].0.end;
+            if ceiling < end || next.is_some_and(|n| self.same_place(n, current)) {
+                return None;
+            }
+            for i in end..ceiling {
+                let line = self.doc.line(i);
+                if !blank(line) {
+                    return Some((blanks, Some(line)));
+                }
+                blanks += 1;
+                if blanks >= cap {
+                    return Some((blanks, None));
+                }
+            }
+            let Some(next) = next else {
+                return Some((blanks, None));
+            };
+            for line in self.items[next].1? {
+                if !blank(line) {
+                    return Some((blanks, Some(line.as_str())));
+                }
+                blanks += 1;
+                if blanks >= cap {
+                    return Some((blanks, None));
+                }
+            }
+            current = next;
+        }
+        None
     }
 }
 
@@ -636,16 +716,18 @@ mod judged_tests {
     ) -> Option<Vec<Echo>> {
         let doc = Document::from_text(text);
         let given = owned(given);
+        let batch = Layout::new(&doc, vec![(at..at + 1, Some(given.as_slice()))]);
         let echoes = Echoes {
             given: &given,
             before: at.checked_sub(1).map(|i| doc.line(i)),
             after: (at + 1 < doc.line_count()).then(|| doc.line(at + 1)),
             first: Some(doc.line(at)),
             last: Some(doc.line(at)),
-            room: Room::ALL,
+            batch: &batch,
+            index: 0,
         };
         let judge = rust.then(|| EchoJudge::new(Language::Rust, &doc, None).unwrap());
-        echoes.judged(judge.as_ref(), &BlankLines::new(&doc), at..at + 1, today)
+        echoes.judged(judge.as_ref(), &BlankLines::new(&doc), today)
     }
 
     #[test]

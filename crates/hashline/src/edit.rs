@@ -514,6 +514,29 @@ mod tests {
     }
 
     #[test]
+    fn a_blank_line_echoed_before_a_line_another_op_rewrites_is_judged_by_the_rewritten_line() {
+        let text = "def a():\n    x = 1\n\n    y = 2\n\n\ndef b():\n    pass\n";
+        let doc = Document::from_text(text);
+        let r = |i| Ref::of_line(&doc, i).to_string();
+        let request = Request::Operations {
+            operations: vec![
+                Operation::new(OpKind::Replace, Some(&r(1)), None, "    x = 10\n\n"),
+                Operation::new(OpKind::Replace, Some(&r(3)), None, "    y = 20"),
+            ],
+            rev: None,
+        };
+        let (out, edited) = apply_to_text(text, &request, true).unwrap();
+        assert_eq!(
+            out,
+            "def a():\n    x = 10\n\n    y = 20\n\n\ndef b():\n    pass\n"
+        );
+        assert!(edited
+            .summary
+            .output
+            .contains("dropped its last content line, a copy of line 3"));
+    }
+
+    #[test]
     fn prepend_and_append_on_an_empty_or_missing_file_apply_in_the_only_order() {
         for text in ["", "\u{FEFF}"] {
             for order in [

@@ -3,7 +3,7 @@
 //! collapses repeats and rejects conflicts, all before anything changes.
 
 use crate::cleanup::{
-    strip_view_prefixes, trim_boundary_echo, BlankLines, Echo, Echoes, Replaced, Room,
+    strip_view_prefixes, trim_boundary_echo, BlankLines, Echo, Echoes, Layout, Replaced,
     RunningBalance,
 };
 use crate::error::{Error, ErrorCode, Result};
@@ -209,19 +209,32 @@ pub fn plan(ctx: &PlanContext<'_>, operations: &[Operation], rev: Option<&str>) 
             .syntax
             .and_then(|(language, kept)| EchoJudge::new(language, ctx.doc, kept.cloned()));
         let style = BlankLines::new(ctx.doc);
-        let rooms = rooms(&items);
         // Moved and copied lines are the file's own, taken as they are.
-        for (item, room) in items.iter_mut().zip(rooms) {
-            if item.relocation.is_none() {
-                trim_echoes(
-                    ctx.doc,
-                    &balances,
-                    judge.as_ref(),
-                    &style,
-                    room,
-                    item,
-                    &mut notes,
-                );
+        let own = |item: &Item| item.relocation.is_none();
+        let batch = Layout::new(
+            ctx.doc,
+            items
+                .iter()
+                .map(|i| (i.range.clone(), own(i).then_some(i.lines.as_slice())))
+                .collect(),
+        );
+        let context = EchoContext {
+            doc: ctx.doc,
+            balances: &balances,
+            judge: judge.as_ref(),
+            style: &style,
+            batch: &batch,
+        };
+        // Every echo is judged against the batch as sent, then dropped, so
+        // no judgement depends on the order of the others.
+        let echoes: Vec<Option<Vec<Echo>>> = items
+            .iter()
+            .enumerate()
+            .map(|(index, item)| own(item).then(|| echoes_of(&context, index, item)))
+            .collect();
+        for (item, removed) in items.iter_mut().zip(echoes) {
+            if let Some(removed) = removed {
+                drop_echoes(ctx.doc, &removed, item, &mut notes);
             }
         }
     }
@@ -319,59 +332,78 @@ fn block_of(
     block_at(language, ctx.doc, kept, first).map_err(refuse)
 }
 
-/// For each item, the old lines before and after its range that no other
-/// item touches (an item sharing its place leaves none).
-fn rooms(items: &[Item]) -> Vec<Room> {
-    let mut order: Vec<usize> = (0..items.len()).collect();
-    order.sort_by_key(|&i| (items[i].range.start, items[i].range.end));
-    let mut rooms = vec![Room::ALL; items.len()];
-    let mut end_before = 0;
-    for (k, &i) in order.iter().enumerate() {
-        let range = &items[i].range;
-        let next_start = order
-            .get(k + 1)
-            .map_or(usize::MAX, |&j| items[j].range.start);
-        rooms[i] = Room {
-            before: range.start.saturating_sub(end_before),
-            after: next_start.saturating_sub(range.end),
-        };
-        end_before = end_before.max(range.end);
-    }
-    rooms
+/// What judging an item's boundary echoes looks at.
+struct EchoContext<'a> {
+    doc: &'a Document,
+    balances: &'a RunningBalance<'a>,
+    judge: Option<&'a EchoJudge<'a>>,
+    style: &'a BlankLines<'a>,
+    batch: &'a Layout<'a>,
 }
 
-fn trim_echoes(
-    doc: &Document,
-    balances: &RunningBalance<'_>,
-    judge: Option<&EchoJudge<'_>>,
-    style: &BlankLines<'_>,
-    room: Room,
-    item: &mut Item,
-    notes: &mut Vec<String>,
-) {
+/// The lines just outside a range and its own first and last.
+struct Edges<'a> {
+    before: Option<&'a str>,
+    after: Option<&'a str>,
+    first: Option<&'a str>,
+    last: Option<&'a str>,
+}
+
+impl<'a> Edges<'a> {
+    fn of(doc: &'a Document, Range { start, end }: Range<usize>) -> Self {
+        Edges {
+            before: start.checked_sub(1).map(|i| doc.line(i)),
+            after: (end < doc.line_count()).then(|| doc.line(end)),
+            first: (start < end).then(|| doc.line(start)),
+            last: (start < end).then(|| doc.line(end - 1)),
+        }
+    }
+}
+
+/// The boundary echoes to drop from the content of item `index`.
+fn echoes_of(context: &EchoContext<'_>, index: usize, item: &Item) -> Vec<Echo> {
+    let doc = context.doc;
     let Range { start, end } = item.range;
-    let before = start.checked_sub(1).map(|i| doc.line(i));
-    let after = (end < doc.line_count()).then(|| doc.line(end));
-    let first = (start < end).then(|| doc.line(start));
-    let last = (start < end).then(|| doc.line(end - 1));
-    let replaced = Replaced {
-        first,
-        last,
-        balance: || balances.of(start..end),
-    };
-    let given = item.lines.clone();
-    let mut removed = trim_boundary_echo(&mut item.lines, before, replaced, after);
-    let echoes = Echoes {
-        given: &given,
+    let Edges {
         before,
         after,
         first,
         last,
-        room,
+    } = Edges::of(doc, start..end);
+    let replaced = Replaced {
+        first,
+        last,
+        balance: || context.balances.of(start..end),
     };
-    if let Some(better) = echoes.judged(judge, style, item.range.clone(), &removed) {
-        removed = better;
-        item.lines = echoes.without(&removed);
+    let removed = trim_boundary_echo(&mut item.lines.clone(), before, replaced, after);
+    let echoes = Echoes {
+        given: &item.lines,
+        before,
+        after,
+        first,
+        last,
+        batch: context.batch,
+        index,
+    };
+    echoes
+        .judged(context.judge, context.style, &removed)
+        .unwrap_or(removed)
+}
+
+/// Drops the echoes `removed` from an item's content, and tells the model
+/// of every line dropped and every repeat kept.
+fn drop_echoes(doc: &Document, removed: &[Echo], item: &mut Item, notes: &mut Vec<String>) {
+    let Range { start, end } = item.range;
+    let Edges {
+        before,
+        after,
+        first,
+        last,
+    } = Edges::of(doc, start..end);
+    if !removed.is_empty() {
+        let from = usize::from(removed.contains(&Echo::Before));
+        let to = item.lines.len() - usize::from(removed.contains(&Echo::After));
+        item.lines = item.lines[from..to.max(from)].to_vec();
     }
     for echo in removed {
         let (which, line) = match echo {
