@@ -73,9 +73,8 @@ export function contentString(/** @type {string[]} */ lines) {
  */
 export function buildHashline(change, refs, apply, options = {}) {
   const n = change.oldLines.length
-  let widened = 0
-  /** Per hunk, its ops as a range and, where a block fits, as block ops. */
-  const perHunk = /** @type {Array<{ plain: HashlineOp, block?: HashlineOp[] }>} */ ([])
+  /** Per hunk, its ops as a range (and the plain form when that had to be widened) and, where a block fits, as block ops. */
+  const perHunk = /** @type {Array<{ plain: HashlineOp, natural?: HashlineOp, block?: HashlineOp[] }>} */ ([])
   for (const [hunk, h] of change.hunks.entries()) {
     const expected = joinLines(applyHunks(change.oldLines, change.newLines, [h]))
     const added = Array.from({ length: h.newLen }, (_, j) => newLine(change, h.newStart + j))
@@ -125,23 +124,38 @@ export function buildHashline(change, refs, apply, options = {}) {
       }
     })
     if (!fit) throw new Error(`no hashline operation expresses hunk at old line ${a + 1} exactly`)
-    if (fit !== candidates[0]) widened++
-    perHunk.push({ plain: { ...fit, hunk }, ...(block ? { block: block.map((op) => ({ ...op, hunk })) } : {}) })
+    perHunk.push({
+      plain: { ...fit, hunk },
+      ...(fit !== candidates[0] ? { natural: { ...candidates[0], hunk } } : {}),
+      ...(block ? { block: block.map((op) => ({ ...op, hunk })) } : {}),
+    })
   }
   /** @param {boolean[]} asBlock */
   const assemble = (asBlock) => perHunk.flatMap((p, i) => (asBlock[i] && p.block ? p.block : [p.plain]))
   const asBlock = perHunk.map((p) => p.block !== undefined)
+  const batchGives = (/** @type {HashlineOp[]} */ ops) => {
+    try {
+      return apply(change.oldText, { operations: ops.map((op) => hashlineOperation(op, refs)) }) === change.newText
+    } catch {
+      return false
+    }
+  }
+  // A hunk checked alone can look like an echo that the rest of the batch
+  // shows is none (a blank line beside lines another hunk inserts): the
+  // plain form is kept wherever the whole batch still comes out right.
+  for (const p of perHunk) {
+    if (!p.natural) continue
+    const widenedForm = p.plain
+    p.plain = p.natural
+    if (batchGives(assemble(perHunk.map(() => false)))) delete p.natural
+    else p.plain = widenedForm
+  }
+  const widened = perHunk.filter((p) => p.natural).length
   // Each block op was checked alone; where lines repeat, a block op and a
   // range can put the same line at different places among its copies,
   // which only the whole batch shows: fall back to ranges, hunk by hunk.
   for (let i = 0; options.blocks && i <= asBlock.length; i++) {
-    let whole
-    try {
-      whole = apply(change.oldText, { operations: assemble(asBlock).map((op) => hashlineOperation(op, refs)) })
-    } catch {
-      whole = undefined
-    }
-    if (whole === change.newText) break
+    if (batchGives(assemble(asBlock))) break
     const next = asBlock.indexOf(true)
     if (next < 0) break
     asBlock[next] = false

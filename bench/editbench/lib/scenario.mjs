@@ -124,10 +124,12 @@ const enginePatchText = (/** @type {string} */ text, /** @type {string} */ patch
  * @returns {Record<FormatId, Edit>}
  */
 function idealEdits(refs, change, path) {
+  // The engine as the trials call it: with the file's name, so its parse judges echoes too.
+  const engine = (/** @type {string} */ text, /** @type {any} */ request) => engineApply(text, request, path).text
   return {
-    hashline: buildHashline(change, refs.full, engineText),
-    'hashline-short': buildHashline(change, refs.short, engineText),
-    'hashline-block': buildHashline(change, refs.full, (text, request) => engineApply(text, request, path).text, { blocks: true }),
+    hashline: buildHashline(change, refs.full, engine),
+    'hashline-short': buildHashline(change, refs.short, engine),
+    'hashline-block': buildHashline(change, refs.full, engine, { blocks: true }),
     'str-min': buildStrReplace(change, 0),
     'str-ctx2': buildStrReplace(change, 2),
     'patch-ctx3': buildPatch(change, 3),
