@@ -326,11 +326,19 @@ impl Echoes<'_> {
     }
 }
 
-/// How long the file's runs of blank lines get, by the indentation of the
-/// line that ends them (`None`: the end of the file), found on first use.
+/// How long the file's runs of blank lines get before each kind of line,
+/// found on first use.
 pub(crate) struct BlankLines<'a> {
     doc: &'a Document,
-    longest: OnceCell<HashMap<Option<usize>, usize>>,
+    spacing: OnceCell<Spacing<'a>>,
+}
+
+/// The longest run of blank lines before a line: by the line's indentation
+/// (`None`: the end of the file), and by its indentation and first word,
+/// for every line of the file (0 where none come before it).
+struct Spacing<'a> {
+    by_indentation: HashMap<Option<usize>, usize>,
+    by_word: HashMap<(usize, &'a str), usize>,
 }
 
 fn blank(line: &str) -> bool {
@@ -341,69 +349,104 @@ fn indentation(line: &str) -> usize {
     line.len() - line.trim_start().len()
 }
 
+/// The word a line starts with (`def`, `class`, `@property`, `#`, `}`):
+/// what tells a file's definitions, which its spacing sets apart, from the
+/// statements and comments around them.
+fn first_word(line: &str) -> &str {
+    let text = line.trim_start();
+    let end = text
+        .char_indices()
+        .find(|&(i, c)| !(c.is_alphanumeric() || c == '_' || i == 0 && (c == '@' || c == '#')))
+        .map_or(text.len(), |(i, _)| i);
+    let end = if end == 0 {
+        text.chars().next().map_or(0, char::len_utf8)
+    } else {
+        end
+    };
+    &text[..end]
+}
+
 impl<'a> BlankLines<'a> {
     pub(crate) fn new(doc: &'a Document) -> Self {
         BlankLines {
             doc,
-            longest: OnceCell::new(),
+            spacing: OnceCell::new(),
         }
     }
 
-    fn longest(&self) -> &HashMap<Option<usize>, usize> {
-        self.longest.get_or_init(|| {
-            let mut longest = HashMap::new();
+    fn spacing(&self) -> &Spacing<'a> {
+        self.spacing.get_or_init(|| {
+            let mut by_indentation = HashMap::new();
+            let mut by_word = HashMap::new();
             let mut run = 0;
             for line in self.doc.lines() {
                 if blank(line) {
                     run += 1;
                     continue;
                 }
+                let indent = indentation(line);
+                let at = by_word.entry((indent, first_word(line))).or_insert(0);
+                *at = run.max(*at);
                 if run > 0 {
-                    let at = longest.entry(Some(indentation(line))).or_insert(0);
+                    let at = by_indentation.entry(Some(indent)).or_insert(0);
                     *at = run.max(*at);
                 }
                 run = 0;
             }
             if run > 0 {
-                longest.insert(None, run);
+                by_indentation.insert(None, run);
             }
-            longest
+            Spacing {
+                by_indentation,
+                by_word,
+            }
         })
     }
 
     /// Whether keeping the blank line `given` has at `echo`'s side, where
     /// `given` is the content of range `index` of `batch`, makes a run of
-    /// blank lines longer than any the file has before a line indented like
-    /// the one that ends the run. Files keep their spacing (two blank lines
-    /// between top-level functions, one between methods, none inside a
-    /// block), so such a run is a slip far more often than a choice. The
-    /// run is the one the whole batch leaves; where that cannot be told,
-    /// nothing is judged.
+    /// blank lines longer than any the file has before a line like the one
+    /// that ends the run: one with its indentation and first word, else one
+    /// with its indentation. Files keep their spacing (two blank lines
+    /// before a top-level function, one before an import or a method, none
+    /// inside a block), so such a run is a slip far more often than a
+    /// choice. The run is the one the whole batch leaves; where that cannot
+    /// be told, nothing is judged.
     fn stands_out(&self, given: &[String], echo: Echo, batch: &Layout<'_>, index: usize) -> bool {
-        let longest = self.longest();
+        let spacing = self.spacing();
         // A run longer than any in the file stands out whatever ends it.
-        let cap = longest.values().copied().max().unwrap_or(0) + 1;
+        let cap = spacing.by_indentation.values().copied().max().unwrap_or(0) + 1;
         let leading = given.iter().take_while(|l| blank(l)).count();
         let trailing = given.iter().rev().take_while(|l| blank(l)).count();
         let all = leading == given.len();
-        let run = || -> Option<(usize, Option<usize>)> {
+        let run = || -> Option<(usize, Option<&str>)> {
             Some(match echo {
                 Echo::Before if !all => (
                     batch.blanks_before(index, cap)? + leading,
-                    Some(indentation(&given[leading])),
+                    Some(given[leading].as_str()),
                 ),
                 Echo::After if !all => {
                     let (after, next) = batch.blanks_after(index, cap)?;
-                    (trailing + after, next.map(indentation))
+                    (trailing + after, next)
                 }
                 _ => {
                     let (after, next) = batch.blanks_after(index, cap)?;
                     let before = batch.blanks_before(index, cap)?;
-                    (before + given.len() + after, next.map(indentation))
+                    (before + given.len() + after, next)
                 }
             })
         };
-        run().is_some_and(|(run, next)| run > longest.get(&next).copied().unwrap_or(0))
+        run().is_some_and(|(run, next)| {
+            let by_indentation = || {
+                let key = next.map(indentation);
+                spacing.by_indentation.get(&key).copied().unwrap_or(0)
+            };
+            let longest = next
+                .and_then(|line| spacing.by_word.get(&(indentation(line), first_word(line))))
+                .copied()
+                .unwrap_or_else(by_indentation);
+            run > longest
+        })
     }
 }
 
@@ -791,6 +834,27 @@ mod judged_tests {
             choose("a\n\n\nb\nc\n", 3, &["b", ""], &[], false),
             None,
             "the file has two blank lines before an unindented line"
+        );
+    }
+
+    #[test]
+    fn spacing_is_judged_by_the_first_word_of_the_line_after_the_blank_lines() {
+        // Two blank lines before a top-level function, one before the rest.
+        let python = "import os\n\nfrom x import y\n\nLIMIT = 3\n\n\ndef a():\n    pass\n";
+        assert_eq!(
+            choose(python, 2, &["", "from x import z"], &[], false),
+            Some(vec![Echo::Before]),
+            "two blank lines before an import: never in this file"
+        );
+        assert_eq!(
+            choose(python, 4, &["", "def b():"], &[], false),
+            None,
+            "two before a function: as the file has them"
+        );
+        assert_eq!(
+            choose(python, 4, &["", "TIMEOUT = 3"], &[], false),
+            None,
+            "a line like none in the file: judged by its indentation alone"
         );
     }
 
