@@ -24,6 +24,7 @@ import { fileURLToPath } from 'node:url'
 import { editedLines, replacement, SOURCE, textOf, textOfBytes } from './corpus.mjs'
 import { measure, rotate } from './measure.mjs'
 import { refsOf } from './peers.mjs'
+import { buildRelease } from '../release.mjs'
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 const repo = path.resolve(here, '..', '..')
@@ -57,15 +58,6 @@ function run(what, cmd, args) {
   process.stderr.write(`  ${what} ...\n`)
   const r = spawnSync(cmd, args, { cwd: repo, stdio: ['ignore', 'inherit', 'inherit'] })
   if (r.error || r.status !== 0) throw new Error(`${what} failed${r.error ? `: ${r.error.message}` : ''}`)
-}
-
-/** A release copy of the addon and its loader, as bench/perf/run.mjs builds one. */
-function buildRelease() {
-  const out = path.join(repo, 'bench', '.cache', 'peers-release')
-  run('building a release copy of the addon', path.join(repo, 'node_modules', '.bin', 'napi'), [
-    'build', '--platform', '--release', '--output-dir', out, '--target-dir', path.join(out, 'target'),
-  ])
-  return path.join(out, 'index.js')
 }
 
 /** The floor driver, built in release mode (cargo does nothing when it is current). */
@@ -334,7 +326,7 @@ async function main() {
   const opts = parseArgs(process.argv.slice(2))
   const started = performance.now()
   const loadStart = os.loadavg().map((x) => x.toFixed(2)).join(' ')
-  if (opts.buildRelease) opts.binding = buildRelease()
+  if (opts.buildRelease) opts.binding = buildRelease('peers-release')
   const floorBin = buildFloor()
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'hashline-peers-'))
   try {

@@ -32,6 +32,7 @@ import * as path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { atomicReadWriteFloor, hasOneShotHash, JsSession, readWriteFloor, refOf, restoreSynced } from './baseline.mjs'
 import { generate, generateBytes, SEED } from './gen.mjs'
+import { buildRelease } from '../release.mjs'
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 const repo = path.resolve(here, '..', '..')
@@ -404,21 +405,6 @@ function rustSide(work, quick) {
   return { view: JSON.parse(view.stdout), batch: JSON.parse(batch.stdout), small: JSON.parse(small.stdout) }
 }
 
-/**
- * Builds a release copy of the addon and its loader into the ignored cache
- * folder, leaving the package's own index.js and .node file as they are
- * (other processes may have them loaded). Returns the copy's loader.
- */
-function buildRelease() {
-  const out = path.join(repo, 'bench', '.cache', 'perf-release')
-  const napi = path.join(repo, 'node_modules', '.bin', process.platform === 'win32' ? 'napi.cmd' : 'napi')
-  process.stderr.write(`  building a release copy of the addon into ${path.relative(repo, out)} ...\n`)
-  const args = ['build', '--platform', '--release', '--output-dir', out, '--target-dir', path.join(out, 'target')]
-  const build = spawnSync(napi, args, { cwd: repo, stdio: ['ignore', 'inherit', 'inherit'] })
-  if (build.error || build.status !== 0) throw new Error(`the release build failed${build.error ? `: ${build.error.message}` : ''}`)
-  return path.join(out, 'index.js')
-}
-
 /** A `bun` that runs: --bun, $BUN, PATH, or the npm package's platform binary. */
 function findBun(/** @type {string | undefined} */ given) {
   const candidates = [given, process.env.BUN, 'bun']
@@ -632,7 +618,7 @@ async function main() {
     process.stdout.write(JSON.stringify(measure(opts, work)) + '\n')
     return
   }
-  if (opts.buildRelease) opts.binding = buildRelease()
+  if (opts.buildRelease) opts.binding = buildRelease('perf-release')
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'hashline-bench-'))
   if (opts.keep) process.stderr.write(`  generated files in ${work}\n`)
   try {

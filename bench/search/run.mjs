@@ -26,6 +26,7 @@ import { createRequire } from 'node:module'
 import * as os from 'node:os'
 import * as path from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { buildRelease } from '../release.mjs'
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 const repo = path.resolve(here, '..', '..')
@@ -56,18 +57,14 @@ function parseArgs(argv) {
  * A release copy of the addon and its loader, with the JS layer beside it so
  * that its command line loads that copy. Returns the copy's loader.
  */
-function buildRelease() {
-  const out = path.join(repo, 'bench', '.cache', 'search-release')
-  const napi = path.join(repo, 'node_modules', '.bin', process.platform === 'win32' ? 'napi.cmd' : 'napi')
-  process.stderr.write(`building a release copy of the addon into ${path.relative(repo, out)} ...\n`)
-  const args = ['build', '--platform', '--release', '--output-dir', out, '--target-dir', path.join(out, 'target')]
-  const build = spawnSync(napi, args, { cwd: repo, stdio: ['ignore', 'inherit', 'inherit'] })
-  if (build.error || build.status !== 0) throw new Error(`the release build failed${build.error ? `: ${build.error.message}` : ''}`)
+function releaseWithJs() {
+  const loader = buildRelease('search-release')
+  const out = path.dirname(loader)
   for (const folder of ['cli', 'lib', 'mcp', 'opencode']) fs.cpSync(path.join(repo, folder), path.join(out, folder), { recursive: true })
   fs.copyFileSync(path.join(repo, 'package.json'), path.join(out, 'package.json'))
   const modules = path.join(out, 'node_modules')
   if (!fs.existsSync(modules)) fs.symlinkSync(path.join(repo, 'node_modules'), modules)
-  return path.join(out, 'index.js')
+  return loader
 }
 
 /**
@@ -113,7 +110,7 @@ function main() {
   if (spawnSync('rg', ['--version']).status !== 0) {
     throw new Error('ripgrep (rg) is not on PATH; on Debian: apt-get install -y ripgrep')
   }
-  const binding = opts.buildRelease ? buildRelease() : opts.binding
+  const binding = opts.buildRelease ? releaseWithJs() : opts.binding
   const cli = path.join(path.dirname(binding), 'cli', 'hashline.cjs')
   const { Hashline } = require(binding)
   const store = fs.mkdtempSync(path.join(os.tmpdir(), 'hashline-bench-search-'))

@@ -236,6 +236,13 @@ pub fn trim_boundary_echo<B: FnOnce() -> i64>(
     removed
 }
 
+/// `content` without the echoes `removed`.
+pub(crate) fn without(content: &[String], removed: &[Echo]) -> Vec<String> {
+    let from = usize::from(removed.contains(&Echo::Before));
+    let to = content.len() - usize::from(removed.contains(&Echo::After));
+    content[from..to.max(from)].to_vec()
+}
+
 /// A replace's content as given and the lines around its range, to judge
 /// its boundary lines beyond the rules of `trim_boundary_echo`.
 pub(crate) struct Echoes<'a> {
@@ -253,9 +260,7 @@ pub(crate) struct Echoes<'a> {
 impl Echoes<'_> {
     /// The content without the echoes `removed`.
     pub(crate) fn without(&self, removed: &[Echo]) -> Vec<String> {
-        let from = usize::from(removed.contains(&Echo::Before));
-        let to = self.given.len() - usize::from(removed.contains(&Echo::After));
-        self.given[from..to.max(from)].to_vec()
+        without(self.given, removed)
     }
 
     /// A better choice than `today`'s (what `trim_boundary_echo` removed),

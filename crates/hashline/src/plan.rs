@@ -3,7 +3,7 @@
 //! collapses repeats and rejects conflicts, all before anything changes.
 
 use crate::cleanup::{
-    strip_view_prefixes, trim_boundary_echo, BlankLines, Echo, Echoes, Layout, Replaced,
+    strip_view_prefixes, trim_boundary_echo, without, BlankLines, Echo, Echoes, Layout, Replaced,
     RunningBalance,
 };
 use crate::error::{Error, ErrorCode, Result};
@@ -394,16 +394,9 @@ fn echoes_of(context: &EchoContext<'_>, index: usize, item: &Item) -> Vec<Echo> 
 /// of every line dropped and every repeat kept.
 fn drop_echoes(doc: &Document, removed: &[Echo], item: &mut Item, notes: &mut Vec<String>) {
     let Range { start, end } = item.range;
-    let Edges {
-        before,
-        after,
-        first,
-        last,
-    } = Edges::of(doc, start..end);
+    let edges = Edges::of(doc, start..end);
     if !removed.is_empty() {
-        let from = usize::from(removed.contains(&Echo::Before));
-        let to = item.lines.len() - usize::from(removed.contains(&Echo::After));
-        item.lines = item.lines[from..to.max(from)].to_vec();
+        item.lines = without(&item.lines, removed);
     }
     for echo in removed {
         let (which, line) = match echo {
@@ -418,8 +411,22 @@ fn drop_echoes(doc: &Document, removed: &[Echo], item: &mut Item, notes: &mut Ve
     // A repeat that could not be dropped safely (a blank line, or one that
     // changes the bracket balance) is kept, but the model is told.
     let kept = [
-        (item.lines.first(), before, first, "first", "before", start),
-        (item.lines.last(), after, last, "last", "after", end + 1),
+        (
+            item.lines.first(),
+            edges.before,
+            edges.first,
+            "first",
+            "before",
+            start,
+        ),
+        (
+            item.lines.last(),
+            edges.after,
+            edges.last,
+            "last",
+            "after",
+            end + 1,
+        ),
     ];
     for (edge, neighbour, old_edge, which, side, line) in kept {
         if let (Some(edge), Some(neighbour)) = (edge, neighbour) {
