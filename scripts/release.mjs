@@ -117,6 +117,13 @@ function syncVersions() {
 /** The oldest glibc the Linux binaries run on: that of CentOS 7 and RHEL 7. */
 export const GLIBC_FLOOR = "2.17"
 
+/**
+ * The most a platform's binary may weigh, every grammar included: users
+ * download it with the package. The grammars' parse tables are what would
+ * take it over (see `crates/hashline/build.rs`).
+ */
+const SIZE_BUDGET = 12e6
+
 /** The Rust target of each platform package. */
 const RUST_TARGETS = /** @type {Record<string, string>} */ ({
   "linux-x64-gnu": "x86_64-unknown-linux-gnu",
@@ -146,6 +153,9 @@ function buildPlatform(platform) {
   if (result.status !== 0) fail(`napi ${args.join(" ")} failed (${result.status ?? result.signal})`)
   const binary = `hashline.${platform}.node`
   fs.copyFileSync(path.join(out, binary), path.join(ROOT, "npm", platform, binary))
+  const size = fs.statSync(path.join(ROOT, "npm", platform, binary)).size
+  if (size > SIZE_BUDGET) fail(`${binary} is ${(size / 1e6).toFixed(1)} MB, over the budget of ${SIZE_BUDGET / 1e6} MB`)
+  console.log(`release: ${binary} is ${(size / 1e6).toFixed(1)} MB`)
   if (platform.endsWith("-gnu")) {
     const needed = glibcNeeded(path.join(ROOT, "npm", platform, binary))
     if (compareVersions(needed, GLIBC_FLOOR) > 0) fail(`${binary} needs glibc ${needed}, newer than ${GLIBC_FLOOR}`)

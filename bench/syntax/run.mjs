@@ -9,7 +9,9 @@
 // the same edit with no pause shows the cost when the parse is not done. The three take turns in every round,
 // so that load from other processes falls on all alike; the table shows
 // medians, min and max, and their ratios to "off". Before timing, each source is shown to parse (an
-// edit that breaks it must be reported), so the check is really run.
+// edit that breaks it must be reported), so the check is really run. Last,
+// what the first use of each grammar in a process costs: its parse tables
+// are stored compressed and expanded then.
 //
 //   node bench/syntax/run.mjs [--build-release | --binding path/to/index.js] [--rounds N]
 //
@@ -17,6 +19,7 @@
 //                  a debug build after `npm test`: use a release build).
 // --build-release  first build a release copy into bench/.cache/syntax-release.
 // --rounds         timed edits per size and mode, after two untimed (default 31).
+import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import { createRequire } from "node:module"
 import * as os from "node:os"
@@ -72,6 +75,71 @@ function textOf(texts, n) {
     lines += t.split("\n").length - 1
   }
   return text
+}
+
+/** A small valid file per grammar, by a name that picks it. */
+const SAMPLES = {
+  "run.sh": 'if [ -n "$1" ]; then\n  echo "$1"\nfi\n',
+  "a.c": "int main(void) {\n  return 0;\n}\n",
+  "A.cs": "class A {\n  void M() { }\n}\n",
+  "a.cpp": "namespace n {\nclass A { int x; };\n}\n",
+  "a.css": "a {\n  color: red;\n}\n",
+  "a.go": "package a\n\nfunc F() int {\n\treturn 1\n}\n",
+  "a.html": "<div>\n  <p>x</p>\n</div>\n",
+  "A.java": "class A {\n  void m() {}\n}\n",
+  "a.js": "function f(x) {\n  return x;\n}\n",
+  "a.json": '{\n  "a": [1, 2]\n}\n',
+  "a.md": "# Title\n\nText.\n",
+  "a.php": "<?php\nfunction f() {\n  return 1;\n}\n",
+  "a.py": "def f():\n    return 1\n",
+  "a.rb": "def f\n  1\nend\n",
+  "a.rs": "fn f() -> u8 {\n    1\n}\n",
+  "a.toml": "[a]\nb = 1\n",
+  "a.ts": "function f(x: number): number {\n  return x;\n}\n",
+  "a.tsx": "const a = (x: number) => <div>{x}</div>;\n",
+  "a.yaml": "a:\n  - 1\n  - 2\n",
+}
+
+/**
+ * What a grammar's first use in a process costs (its parse tables are
+ * expanded then): in a new process per round, the first checked edit of a
+ * small file, the same edit again, and the first edit with the check off.
+ * @param {string} binding
+ * @param {number} rounds
+ */
+function firstUse(binding, rounds) {
+  const child = `
+    const [binding, name, text] = process.argv.slice(1)
+    const fs = require("node:fs"), os = require("node:os"), path = require("node:path")
+    const { Hashline } = require(binding)
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), "hashline-first-use-"))
+    const time = (engine) => {
+      fs.writeFileSync(path.join(root, name), text)
+      const start = process.hrtime.bigint()
+      engine.edit(name, { operations: [{ op: "append", content: "\\n" }] })
+      return Number(process.hrtime.bigint() - start) / 1e6
+    }
+    const off = time(new Hashline({ root, syntax: "off" }))
+    const warn = new Hashline({ root, syntax: "warn" })
+    const first = time(warn)
+    const again = time(warn)
+    fs.rmSync(root, { recursive: true, force: true })
+    console.log(JSON.stringify({ off, first, again }))
+  `
+  /** @type {string[]} */
+  const rows = []
+  for (const [name, text] of Object.entries(SAMPLES)) {
+    /** @type {{ off: number[], first: number[], again: number[] }} */
+    const t = { off: [], first: [], again: [] }
+    for (let round = 0; round < rounds; round++) {
+      const out = spawnSync(process.execPath, ["-e", child, binding, name, text], { encoding: "utf8" })
+      if (out.status !== 0) throw new Error(`first use of ${name}: ${out.stderr}`)
+      const r = JSON.parse(out.stdout)
+      for (const k of /** @type {const} */ (["off", "first", "again"])) t[k].push(r[k])
+    }
+    rows.push(`| ${path.extname(name)} | ${fmt(median(t.off))} | ${fmt(median(t.first))} | ${fmt(median(t.again))} | ${fmt(median(t.first) - median(t.again))} |`)
+  }
+  return rows
 }
 
 /** @param {number[]} xs */
@@ -145,6 +213,11 @@ function main() {
   console.log("| lines | edited before: off | warn | warn / off | first edit after a read: off | warn, a second after | / off | warn, right after | / off |")
   console.log("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
   for (const r of rows) console.log(r)
+  const first = firstUse(o.binding, 7)
+  console.log("\nFirst use of each grammar in a process, a small file, medians of 7 new processes in ms: the first edit with the check off, the first with it on (the grammar's tables are expanded), the same edit again, and the difference.\n")
+  console.log("| file | first edit, off | first edit, warn | again | first use |")
+  console.log("|---|---:|---:|---:|---:|")
+  for (const r of first) console.log(r)
 }
 
 main()

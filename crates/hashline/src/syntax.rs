@@ -7,6 +7,8 @@
 mod block;
 mod check;
 mod echo;
+#[cfg(grammars)]
+mod grammar;
 mod language;
 mod trees;
 

@@ -115,49 +115,48 @@ impl Language {
 
     /// The grammar, or `None` when its feature is not in this build.
     fn grammar(self) -> Option<tree_sitter::Language> {
-        let function: Option<tree_sitter_language::LanguageFn> = match self {
+        match self {
             #[cfg(feature = "bash")]
-            Language::Bash => Some(tree_sitter_bash::LANGUAGE),
+            Language::Bash => Some(super::grammar::BASH.language()),
             #[cfg(feature = "c")]
-            Language::C => Some(tree_sitter_c::LANGUAGE),
+            Language::C => Some(super::grammar::C.language()),
             #[cfg(feature = "c-sharp")]
-            Language::CSharp => Some(tree_sitter_c_sharp::LANGUAGE),
+            Language::CSharp => Some(super::grammar::C_SHARP.language()),
             #[cfg(feature = "cpp")]
-            Language::Cpp => Some(tree_sitter_cpp::LANGUAGE),
+            Language::Cpp => Some(super::grammar::CPP.language()),
             #[cfg(feature = "css")]
-            Language::Css => Some(tree_sitter_css::LANGUAGE),
+            Language::Css => Some(super::grammar::CSS.language()),
             #[cfg(feature = "go")]
-            Language::Go => Some(tree_sitter_go::LANGUAGE),
+            Language::Go => Some(super::grammar::GO.language()),
             #[cfg(feature = "html")]
-            Language::Html => Some(tree_sitter_html::LANGUAGE),
+            Language::Html => Some(super::grammar::HTML.language()),
             #[cfg(feature = "java")]
-            Language::Java => Some(tree_sitter_java::LANGUAGE),
+            Language::Java => Some(super::grammar::JAVA.language()),
             #[cfg(feature = "javascript")]
-            Language::JavaScript => Some(tree_sitter_javascript::LANGUAGE),
+            Language::JavaScript => Some(super::grammar::JAVASCRIPT.language()),
             #[cfg(feature = "json")]
-            Language::Json => Some(tree_sitter_json::LANGUAGE),
+            Language::Json => Some(super::grammar::JSON.language()),
             #[cfg(feature = "markdown")]
-            Language::Markdown => Some(tree_sitter_md::LANGUAGE),
+            Language::Markdown => Some(super::grammar::MARKDOWN.language()),
             #[cfg(feature = "php")]
-            Language::Php => Some(tree_sitter_php::LANGUAGE_PHP),
+            Language::Php => Some(super::grammar::PHP.language()),
             #[cfg(feature = "python")]
-            Language::Python => Some(tree_sitter_python::LANGUAGE),
+            Language::Python => Some(super::grammar::PYTHON.language()),
             #[cfg(feature = "ruby")]
-            Language::Ruby => Some(tree_sitter_ruby::LANGUAGE),
+            Language::Ruby => Some(super::grammar::RUBY.language()),
             #[cfg(feature = "rust")]
-            Language::Rust => Some(tree_sitter_rust::LANGUAGE),
+            Language::Rust => Some(super::grammar::RUST.language()),
             #[cfg(feature = "toml")]
-            Language::Toml => Some(tree_sitter_toml_ng::LANGUAGE),
+            Language::Toml => Some(super::grammar::TOML.language()),
             #[cfg(feature = "typescript")]
-            Language::TypeScript => Some(tree_sitter_typescript::LANGUAGE_TYPESCRIPT),
+            Language::TypeScript => Some(super::grammar::TYPESCRIPT.language()),
             #[cfg(feature = "typescript")]
-            Language::Tsx => Some(tree_sitter_typescript::LANGUAGE_TSX),
+            Language::Tsx => Some(super::grammar::TSX.language()),
             #[cfg(feature = "yaml")]
-            Language::Yaml => Some(tree_sitter_yaml::LANGUAGE),
+            Language::Yaml => Some(super::grammar::YAML.language()),
             #[allow(unreachable_patterns)]
             _ => None,
-        };
-        function.map(Into::into)
+        }
     }
 
     /// The parse of `text`; with `old`, the earlier text's tree already

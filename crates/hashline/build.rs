@@ -1,0 +1,321 @@
+//! Compiles the grammars with their parse tables kept compressed.
+//!
+//! A tree-sitter parser's dense parse table is mostly zeros: C#'s is 4,096
+//! states by 530 symbols, 4.3 MB, and the tables of all the grammars are
+//! about 17 MB of the addon's 24. So each grammar's C source is compiled
+//! here rather than by its crate, with the two parse tables declared as
+//! zero-initialised arrays that take no room in the binary. Their contents
+//! are stored deflated (about 15 times smaller) and written into those
+//! arrays the first time the grammar is used (`src/syntax/grammar.rs`).
+//!
+//! The tables are read from the grammar crate itself, which is a build
+//! dependency linked into this script, so no C is parsed here. Its sources
+//! are found in Cargo's registry by the node types the crate was built with;
+//! Cargo tells a build script nothing about where a dependency's files are.
+
+use std::env;
+use std::fmt::Write as _;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// One grammar: the feature that enables it, where its C source lies in its
+/// crate, and what the crate exports.
+struct Grammar {
+    feature: &'static str,
+    /// The name of its static in `src/syntax/grammar.rs`.
+    name: &'static str,
+    /// The crate's directory name in the registry, before its version.
+    package: &'static str,
+    /// The directory of `parser.c`, inside the crate.
+    source: &'static str,
+    /// The C function that returns the language.
+    symbol: &'static str,
+    language: Option<tree_sitter_language::LanguageFn>,
+    node_types: &'static str,
+}
+
+macro_rules! grammar {
+    ($feature:literal, $name:literal, $package:literal, $source:literal, $symbol:literal, $($krate:ident)::+, $language:ident, $node_types:ident) => {
+        Grammar {
+            feature: $feature,
+            name: $name,
+            package: $package,
+            source: $source,
+            symbol: $symbol,
+            #[cfg(feature = $feature)]
+            language: Some($($krate)::+::$language),
+            #[cfg(not(feature = $feature))]
+            language: None,
+            #[cfg(feature = $feature)]
+            node_types: $($krate)::+::$node_types,
+            #[cfg(not(feature = $feature))]
+            node_types: "",
+        }
+    };
+}
+
+#[rustfmt::skip]
+fn grammars() -> Vec<Grammar> {
+    vec![
+        grammar!("bash", "BASH", "tree-sitter-bash", "src", "tree_sitter_bash", tree_sitter_bash, LANGUAGE, NODE_TYPES),
+        grammar!("c", "C", "tree-sitter-c", "src", "tree_sitter_c", tree_sitter_c, LANGUAGE, NODE_TYPES),
+        grammar!("c-sharp", "C_SHARP", "tree-sitter-c-sharp", "src", "tree_sitter_c_sharp", tree_sitter_c_sharp, LANGUAGE, NODE_TYPES),
+        grammar!("cpp", "CPP", "tree-sitter-cpp", "src", "tree_sitter_cpp", tree_sitter_cpp, LANGUAGE, NODE_TYPES),
+        grammar!("css", "CSS", "tree-sitter-css", "src", "tree_sitter_css", tree_sitter_css, LANGUAGE, NODE_TYPES),
+        grammar!("go", "GO", "tree-sitter-go", "src", "tree_sitter_go", tree_sitter_go, LANGUAGE, NODE_TYPES),
+        grammar!("html", "HTML", "tree-sitter-html", "src", "tree_sitter_html", tree_sitter_html, LANGUAGE, NODE_TYPES),
+        grammar!("java", "JAVA", "tree-sitter-java", "src", "tree_sitter_java", tree_sitter_java, LANGUAGE, NODE_TYPES),
+        grammar!("javascript", "JAVASCRIPT", "tree-sitter-javascript", "src", "tree_sitter_javascript", tree_sitter_javascript, LANGUAGE, NODE_TYPES),
+        grammar!("json", "JSON", "tree-sitter-json", "src", "tree_sitter_json", tree_sitter_json, LANGUAGE, NODE_TYPES),
+        grammar!("markdown", "MARKDOWN", "tree-sitter-md", "tree-sitter-markdown/src", "tree_sitter_markdown", tree_sitter_md, LANGUAGE, NODE_TYPES_BLOCK),
+        grammar!("php", "PHP", "tree-sitter-php", "php/src", "tree_sitter_php", tree_sitter_php, LANGUAGE_PHP, PHP_NODE_TYPES),
+        grammar!("python", "PYTHON", "tree-sitter-python", "src", "tree_sitter_python", tree_sitter_python, LANGUAGE, NODE_TYPES),
+        grammar!("ruby", "RUBY", "tree-sitter-ruby", "src", "tree_sitter_ruby", tree_sitter_ruby, LANGUAGE, NODE_TYPES),
+        grammar!("rust", "RUST", "tree-sitter-rust", "src", "tree_sitter_rust", tree_sitter_rust, LANGUAGE, NODE_TYPES),
+        grammar!("toml", "TOML", "tree-sitter-toml-ng", "src", "tree_sitter_toml", tree_sitter_toml_ng, LANGUAGE, NODE_TYPES),
+        grammar!("typescript", "TYPESCRIPT", "tree-sitter-typescript", "typescript/src", "tree_sitter_typescript", tree_sitter_typescript, LANGUAGE_TYPESCRIPT, TYPESCRIPT_NODE_TYPES),
+        grammar!("typescript", "TSX", "tree-sitter-typescript", "tsx/src", "tree_sitter_tsx", tree_sitter_typescript, LANGUAGE_TSX, TSX_NODE_TYPES),
+        grammar!("yaml", "YAML", "tree-sitter-yaml", "src", "tree_sitter_yaml", tree_sitter_yaml, LANGUAGE, NODE_TYPES),
+    ]
+}
+
+/// The head of tree-sitter's `TSLanguage` (`tree_sitter/parser.h`), the same
+/// in ABI versions 14 and 15; checked against the source's `#define`s.
+#[repr(C)]
+struct LanguageHead {
+    abi_version: u32,
+    symbol_count: u32,
+    alias_count: u32,
+    token_count: u32,
+    external_token_count: u32,
+    state_count: u32,
+    large_state_count: u32,
+    production_id_count: u32,
+    field_count: u32,
+    max_alias_sequence_length: u16,
+    parse_table: *const u16,
+    small_parse_table: *const u16,
+    small_parse_table_map: *const u32,
+}
+
+const PARSE_TABLE: &str =
+    "static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {";
+const SMALL_PARSE_TABLE: &str = "static const uint16_t ts_small_parse_table[] = {";
+
+fn main() {
+    let out = PathBuf::from(env::var_os("OUT_DIR").expect("OUT_DIR"));
+    let registry = home::cargo_home()
+        .expect("the Cargo home directory")
+        .join("registry")
+        .join("src");
+    let mut rust = String::new();
+    println!("cargo:rustc-check-cfg=cfg(grammars)");
+    for grammar in grammars() {
+        let enabled = env::var_os(format!(
+            "CARGO_FEATURE_{}",
+            grammar.feature.to_uppercase().replace('-', "_")
+        ))
+        .is_some();
+        if enabled {
+            build(&grammar, &registry, &out, &mut rust);
+            println!("cargo:rustc-cfg=grammars");
+        }
+    }
+    fs::write(out.join("grammars.rs"), rust).expect("writing grammars.rs");
+    println!("cargo:rerun-if-changed=build.rs");
+    println!("cargo:rerun-if-env-changed=CARGO_HOME");
+}
+
+fn build(grammar: &Grammar, registry: &Path, out: &Path, rust: &mut String) {
+    let language = grammar.language.expect("an enabled grammar's crate");
+    let source = find_source(grammar, registry);
+    let parser_path = source.join("parser.c");
+    let parser = fs::read_to_string(&parser_path)
+        .unwrap_or_else(|e| panic!("reading {}: {e}", parser_path.display()));
+    // SAFETY: the function is the grammar's own, returning its static
+    // language, whose head has the layout above (checked below against the
+    // source it was compiled from).
+    let head = unsafe { &*(language.into_raw()() as *const LanguageHead) };
+    let define = |name: &str| -> u32 {
+        parser
+            .lines()
+            .find_map(|line| line.strip_prefix(&format!("#define {name} ")))
+            .and_then(|value| value.trim().parse().ok())
+            .unwrap_or_else(|| panic!("{}: no #define {name}", parser_path.display()))
+    };
+    assert!(
+        define("LANGUAGE_VERSION") == head.abi_version
+            && define("SYMBOL_COUNT") == head.symbol_count
+            && define("ALIAS_COUNT") == head.alias_count
+            && define("TOKEN_COUNT") == head.token_count
+            && define("EXTERNAL_TOKEN_COUNT") == head.external_token_count
+            && define("STATE_COUNT") == head.state_count
+            && define("LARGE_STATE_COUNT") == head.large_state_count
+            && define("PRODUCTION_ID_COUNT") == head.production_id_count
+            && define("FIELD_COUNT") == head.field_count
+            && define("MAX_ALIAS_SEQUENCE_LENGTH") == u32::from(head.max_alias_sequence_length),
+        "{}: the compiled grammar does not match its source",
+        parser_path.display()
+    );
+
+    let parse_len = (head.large_state_count * head.symbol_count) as usize;
+    // SAFETY: the dense table has one entry per large state and symbol.
+    let parse = unsafe { std::slice::from_raw_parts(head.parse_table, parse_len) };
+    let small_len = small_table_len(head);
+    // SAFETY: `small_table_len` walked every entry the map points at.
+    let small = unsafe { std::slice::from_raw_parts(head.small_parse_table, small_len) };
+
+    let stripped = without_tables(&parser, small_len, grammar.symbol)
+        .unwrap_or_else(|| panic!("{}: parse tables not where expected", parser_path.display()));
+    let dir = out.join(grammar.symbol);
+    fs::create_dir_all(&dir).expect("creating the grammar's build directory");
+    let stripped_path = dir.join("parser.c");
+    fs::write(&stripped_path, stripped).expect("writing parser.c");
+    let mut c = cc::Build::new();
+    c.std("c11")
+        .include(&source)
+        .warnings(false)
+        .file(&stripped_path);
+    // Parsing is slow without optimisation, and the tests parse large files.
+    if env::var("OPT_LEVEL").as_deref() == Ok("0") {
+        c.opt_level(2);
+    }
+    let scanner = source.join("scanner.c");
+    if scanner.exists() {
+        c.file(&scanner);
+        println!("cargo:rerun-if-changed={}", scanner.display());
+    }
+    println!("cargo:rerun-if-changed={}", parser_path.display());
+    c.compile(grammar.symbol);
+
+    let deflated = |name: &str, table: &[u16]| -> PathBuf {
+        let bytes: Vec<u8> = table.iter().flat_map(|v| v.to_le_bytes()).collect();
+        let path = dir.join(name);
+        fs::write(&path, miniz_oxide::deflate::compress_to_vec(&bytes, 10))
+            .expect("writing a deflated table");
+        path
+    };
+    let parse_path = deflated("parse", parse);
+    let small_path = deflated("small", small);
+    let symbol = grammar.symbol;
+    writeln!(
+        rust,
+        "extern \"C\" {{\n    fn {symbol}() -> *const ();\n    fn hashline_{symbol}_tables(parse: *mut *mut u16, small: *mut *mut u16);\n}}\n\
+         pub(super) static {name}: Grammar = Grammar {{\n    language: {symbol},\n    tables: hashline_{symbol}_tables,\n    \
+         parse: Table {{ deflated: include_bytes!({parse:?}), len: {parse_len} }},\n    \
+         small: Table {{ deflated: include_bytes!({small:?}), len: {small_len} }},\n    ready: Once::new(),\n}};",
+        name = grammar.name,
+        parse = parse_path,
+        small = small_path,
+    )
+    .expect("writing to a string");
+}
+
+/// The grammar's source directory in Cargo's registry: the one whose
+/// `node-types.json` is the one the build dependency was compiled with, so
+/// that a second version of the crate on disk is never taken for it.
+fn find_source(grammar: &Grammar, registry: &Path) -> PathBuf {
+    let prefix = format!("{}-", grammar.package);
+    let indexes = fs::read_dir(registry).into_iter().flatten().flatten();
+    for index in indexes {
+        for entry in fs::read_dir(index.path()).into_iter().flatten().flatten() {
+            let name = entry.file_name();
+            let is_version = name.to_str().is_some_and(|name| {
+                name.strip_prefix(&prefix)
+                    .is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_digit()))
+            });
+            if !is_version {
+                continue;
+            }
+            let source = entry.path().join(grammar.source);
+            if fs::read_to_string(source.join("node-types.json"))
+                .ok()
+                .as_deref()
+                == Some(grammar.node_types)
+            {
+                return source;
+            }
+        }
+    }
+    panic!(
+        "the C source of {} was not found under {}; the grammars are compiled from the \
+         crates' sources in Cargo's registry (build without the feature `{}` to leave it out)",
+        grammar.package,
+        registry.display(),
+        grammar.feature
+    )
+}
+
+/// The length of the small parse table, walked from the map the way the
+/// parser reads it: each state's entry is a group count, then per group an
+/// action, a symbol count and the symbols. The entries must tile the table.
+fn small_table_len(head: &LanguageHead) -> usize {
+    let states = (head.state_count - head.large_state_count) as usize;
+    // SAFETY: the map has one offset per small state.
+    let map = unsafe { std::slice::from_raw_parts(head.small_parse_table_map, states) };
+    let at = |i: usize| -> usize {
+        // SAFETY: only offsets inside the entries the map points at are read.
+        unsafe { *head.small_parse_table.add(i) as usize }
+    };
+    let mut end = 0;
+    for &start in map {
+        let start = start as usize;
+        assert!(start == end, "small parse table entries out of order");
+        let groups = at(start);
+        let mut i = start + 1;
+        for _ in 0..groups {
+            let symbols = at(i + 1);
+            i += 2 + symbols;
+        }
+        end = i;
+    }
+    end
+}
+
+/// `parser.c` with both parse tables declared without contents, and a
+/// function that tells where they are.
+fn without_tables(parser: &str, small_len: usize, symbol: &str) -> Option<String> {
+    let mut out = String::with_capacity(parser.len() / 2);
+    let mut lines = parser.lines();
+    let mut found = 0;
+    while let Some(line) = lines.next() {
+        let replacement = if line == PARSE_TABLE {
+            "static uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT];".to_string()
+        } else if line == SMALL_PARSE_TABLE {
+            format!("static uint16_t ts_small_parse_table[{small_len}];")
+        } else {
+            out.push_str(line);
+            out.push('\n');
+            continue;
+        };
+        // The last designated index of a table must fall inside the length
+        // the walk found, or the walk missed entries.
+        let mut last = 0;
+        loop {
+            let line = lines.next()?;
+            if line == "};" {
+                break;
+            }
+            if let Some(index) = line
+                .strip_prefix("  [")
+                .and_then(|rest| rest.split_once("] = "))
+                .and_then(|(index, _)| index.parse::<usize>().ok())
+            {
+                last = index;
+            }
+        }
+        if line == SMALL_PARSE_TABLE && last >= small_len {
+            return None;
+        }
+        out.push_str(&replacement);
+        out.push('\n');
+        found += 1;
+    }
+    writeln!(
+        out,
+        "void hashline_{symbol}_tables(uint16_t **parse, uint16_t **small) {{\n  \
+         *parse = &ts_parse_table[0][0];\n  *small = ts_small_parse_table;\n}}"
+    )
+    .ok()?;
+    (found == 2).then_some(out)
+}
