@@ -10,8 +10,9 @@
 //!
 //! The tables are read from the grammar crate itself, which is a build
 //! dependency linked into this script, so no C is parsed here. Its sources
-//! are found in Cargo's registry by the node types the crate was built with;
-//! Cargo tells a build script nothing about where a dependency's files are.
+//! are found in Cargo's registry by the version the lock file names and the
+//! node types the crate was built with: Cargo tells a build script nothing
+//! about where a dependency's files are.
 
 use std::env;
 use std::fmt::Write as _;
@@ -211,20 +212,25 @@ fn build(grammar: &Grammar, registry: &Path, out: &Path, rust: &mut String) {
     .expect("writing to a string");
 }
 
-/// The grammar's source directory in Cargo's registry: the one whose
-/// `node-types.json` is the one the build dependency was compiled with, so
-/// that a second version of the crate on disk is never taken for it.
+/// The grammar's source directory in Cargo's registry: a version of the
+/// crate that the lock file names, whose `node-types.json` is the one the
+/// build dependency was compiled with, so that another version on disk is
+/// never taken for it.
 fn find_source(grammar: &Grammar, registry: &Path) -> PathBuf {
+    let locked = locked_versions(grammar.package);
     let prefix = format!("{}-", grammar.package);
     let indexes = fs::read_dir(registry).into_iter().flatten().flatten();
     for index in indexes {
         for entry in fs::read_dir(index.path()).into_iter().flatten().flatten() {
             let name = entry.file_name();
-            let is_version = name.to_str().is_some_and(|name| {
-                name.strip_prefix(&prefix)
-                    .is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_digit()))
-            });
-            if !is_version {
+            let Some(version) = name.to_str().and_then(|name| name.strip_prefix(&prefix)) else {
+                continue;
+            };
+            let candidate = match &locked {
+                Some(locked) => locked.iter().any(|v| v == version),
+                None => version.starts_with(|c: char| c.is_ascii_digit()),
+            };
+            if !candidate {
                 continue;
             }
             let source = entry.path().join(grammar.source);
@@ -244,6 +250,33 @@ fn find_source(grammar: &Grammar, registry: &Path) -> PathBuf {
         registry.display(),
         grammar.feature
     )
+}
+
+/// The versions of `package` in the nearest `Cargo.lock` above this crate,
+/// or `None` where no lock file names it. (A change of the lock that
+/// changes a grammar's version rebuilds this script, which depends on it.)
+fn locked_versions(package: &str) -> Option<Vec<String>> {
+    let manifest = PathBuf::from(env::var_os("CARGO_MANIFEST_DIR")?);
+    let lock = manifest
+        .ancestors()
+        .map(|dir| dir.join("Cargo.lock"))
+        .find(|lock| lock.is_file())?;
+    let text = fs::read_to_string(lock).ok()?;
+    let name = format!("name = \"{package}\"");
+    let mut lines = text.lines();
+    let mut versions = Vec::new();
+    while let Some(line) = lines.next() {
+        if line == name {
+            if let Some(version) = lines
+                .next()
+                .and_then(|line| line.strip_prefix("version = \""))
+                .and_then(|rest| rest.strip_suffix('"'))
+            {
+                versions.push(version.to_string());
+            }
+        }
+    }
+    (!versions.is_empty()).then_some(versions)
 }
 
 /// The length of the small parse table, walked from the map the way the
