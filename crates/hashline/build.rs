@@ -9,10 +9,10 @@
 //! arrays the first time the grammar is used (`src/syntax/grammar.rs`).
 //!
 //! The tables are read from the grammar crate itself, which is a build
-//! dependency linked into this script, so no C is parsed here. Its sources
-//! are found in Cargo's registry by the version the lock file names and the
-//! node types the crate was built with: Cargo tells a build script nothing
-//! about where a dependency's files are.
+//! dependency linked into this script, so no C is parsed for them. Its
+//! sources are found in Cargo's registry as the version whose node types and
+//! small parse table map are the ones the crate was built with: Cargo tells
+//! a build script nothing about where a dependency's files are.
 
 use std::env;
 use std::fmt::Write as _;
@@ -102,6 +102,7 @@ struct LanguageHead {
 const PARSE_TABLE: &str =
     "static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {";
 const SMALL_PARSE_TABLE: &str = "static const uint16_t ts_small_parse_table[] = {";
+const SMALL_PARSE_TABLE_MAP: &str = "static const uint32_t ts_small_parse_table_map[] = {";
 
 fn main() {
     let out = PathBuf::from(env::var_os("OUT_DIR").expect("OUT_DIR"));
@@ -129,14 +130,18 @@ fn main() {
 
 fn build(grammar: &Grammar, registry: &Path, out: &Path, rust: &mut String) {
     let language = grammar.language.expect("an enabled grammar's crate");
-    let source = find_source(grammar, registry);
-    let parser_path = source.join("parser.c");
-    let parser = fs::read_to_string(&parser_path)
-        .unwrap_or_else(|e| panic!("reading {}: {e}", parser_path.display()));
     // SAFETY: the function is the grammar's own, returning its static
-    // language, whose head has the layout above (checked below against the
-    // source it was compiled from).
+    // language, whose head has the layout above in the ABI versions
+    // accepted here (and is checked below against the source).
     let head = unsafe { &*(language.into_raw()() as *const LanguageHead) };
+    assert!(
+        matches!(head.abi_version, 14 | 15),
+        "{}: tree-sitter ABI version {}, whose language layout this build script does not know",
+        grammar.package,
+        head.abi_version
+    );
+    let (source, parser) = find_source(grammar, head, registry);
+    let parser_path = source.join("parser.c");
     let define = |name: &str| -> u32 {
         parser
             .lines()
@@ -166,7 +171,7 @@ fn build(grammar: &Grammar, registry: &Path, out: &Path, rust: &mut String) {
     // SAFETY: `small_table_len` walked every entry the map points at.
     let small = unsafe { std::slice::from_raw_parts(head.small_parse_table, small_len) };
 
-    let stripped = without_tables(&parser, small_len, grammar.symbol)
+    let stripped = without_tables(&parser, small_map(head), small_len, grammar.symbol)
         .unwrap_or_else(|| panic!("{}: parse tables not where expected", parser_path.display()));
     let dir = out.join(grammar.symbol);
     fs::create_dir_all(&dir).expect("creating the grammar's build directory");
@@ -177,6 +182,20 @@ fn build(grammar: &Grammar, registry: &Path, out: &Path, rust: &mut String) {
         .include(&source)
         .warnings(false)
         .file(&stripped_path);
+    // The functions the grammar exports get names of this crate's own, so
+    // that a program linking the grammar's crate as well never binds one of
+    // them to this copy, whose tables may not be expanded yet.
+    for function in [
+        "",
+        "_external_scanner_create",
+        "_external_scanner_destroy",
+        "_external_scanner_scan",
+        "_external_scanner_serialize",
+        "_external_scanner_deserialize",
+    ] {
+        let name = format!("{}{function}", grammar.symbol);
+        c.define(&name, Some(format!("hashline_{name}").as_str()));
+    }
     // Parsing is slow without optimisation, and the tests parse large files.
     if env::var("OPT_LEVEL").as_deref() == Ok("0") {
         c.opt_level(2);
@@ -201,8 +220,8 @@ fn build(grammar: &Grammar, registry: &Path, out: &Path, rust: &mut String) {
     let symbol = grammar.symbol;
     writeln!(
         rust,
-        "extern \"C\" {{\n    fn {symbol}() -> *const ();\n    fn hashline_{symbol}_tables(parse: *mut *mut u16, small: *mut *mut u16);\n}}\n\
-         pub(super) static {name}: Grammar = Grammar {{\n    language: {symbol},\n    tables: hashline_{symbol}_tables,\n    \
+        "extern \"C\" {{\n    fn hashline_{symbol}() -> *const ();\n    fn hashline_{symbol}_tables(parse: *mut *mut u16, small: *mut *mut u16);\n}}\n\
+         pub(super) static {name}: Grammar = Grammar {{\n    language: hashline_{symbol},\n    tables: hashline_{symbol}_tables,\n    \
          parse: Table {{ deflated: include_bytes!({parse:?}), len: {parse_len} }},\n    \
          small: Table {{ deflated: include_bytes!({small:?}), len: {small_len} }},\n    ready: Once::new(),\n}};",
         name = grammar.name,
@@ -212,34 +231,37 @@ fn build(grammar: &Grammar, registry: &Path, out: &Path, rust: &mut String) {
     .expect("writing to a string");
 }
 
-/// The grammar's source directory in Cargo's registry: a version of the
-/// crate that the lock file names, whose `node-types.json` is the one the
-/// build dependency was compiled with, so that another version on disk is
-/// never taken for it.
-fn find_source(grammar: &Grammar, registry: &Path) -> PathBuf {
-    let locked = locked_versions(grammar.package);
+/// The grammar's source directory in Cargo's registry and its `parser.c`:
+/// the version whose `node-types.json` is the one the build dependency was
+/// compiled with and whose small parse table map is the one it holds, so
+/// that another version on disk, or another workspace's, is never taken for
+/// it.
+fn find_source(grammar: &Grammar, head: &LanguageHead, registry: &Path) -> (PathBuf, String) {
     let prefix = format!("{}-", grammar.package);
     let indexes = fs::read_dir(registry).into_iter().flatten().flatten();
     for index in indexes {
         for entry in fs::read_dir(index.path()).into_iter().flatten().flatten() {
             let name = entry.file_name();
-            let Some(version) = name.to_str().and_then(|name| name.strip_prefix(&prefix)) else {
-                continue;
-            };
-            let candidate = match &locked {
-                Some(locked) => locked.iter().any(|v| v == version),
-                None => version.starts_with(|c: char| c.is_ascii_digit()),
-            };
-            if !candidate {
+            let is_version = name.to_str().is_some_and(|name| {
+                name.strip_prefix(&prefix)
+                    .is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_digit()))
+            });
+            if !is_version {
                 continue;
             }
             let source = entry.path().join(grammar.source);
             if fs::read_to_string(source.join("node-types.json"))
                 .ok()
                 .as_deref()
-                == Some(grammar.node_types)
+                != Some(grammar.node_types)
             {
-                return source;
+                continue;
+            }
+            let Ok(parser) = fs::read_to_string(source.join("parser.c")) else {
+                continue;
+            };
+            if small_map_in(&parser).as_deref() == Some(small_map(head)) {
+                return (source, parser);
             }
         }
     }
@@ -252,40 +274,35 @@ fn find_source(grammar: &Grammar, registry: &Path) -> PathBuf {
     )
 }
 
-/// The versions of `package` in the nearest `Cargo.lock` above this crate,
-/// or `None` where no lock file names it. (A change of the lock that
-/// changes a grammar's version rebuilds this script, which depends on it.)
-fn locked_versions(package: &str) -> Option<Vec<String>> {
-    let manifest = PathBuf::from(env::var_os("CARGO_MANIFEST_DIR")?);
-    let lock = manifest
-        .ancestors()
-        .map(|dir| dir.join("Cargo.lock"))
-        .find(|lock| lock.is_file())?;
-    let text = fs::read_to_string(lock).ok()?;
-    let name = format!("name = \"{package}\"");
-    let mut lines = text.lines();
-    let mut versions = Vec::new();
-    while let Some(line) = lines.next() {
-        if line == name {
-            if let Some(version) = lines
-                .next()
-                .and_then(|line| line.strip_prefix("version = \""))
-                .and_then(|rest| rest.strip_suffix('"'))
-            {
-                versions.push(version.to_string());
-            }
+/// The small parse table map the build dependency holds: where each small
+/// state's entry starts.
+fn small_map(head: &LanguageHead) -> &[u32] {
+    let states = (head.state_count - head.large_state_count) as usize;
+    // SAFETY: the map has one offset per small state.
+    unsafe { std::slice::from_raw_parts(head.small_parse_table_map, states) }
+}
+
+/// The small parse table map as `parser.c` writes it, one
+/// `  [SMALL_STATE(n)] = offset,` line per small state.
+fn small_map_in(parser: &str) -> Option<Vec<u32>> {
+    let mut lines = parser.lines();
+    lines.find(|line| *line == SMALL_PARSE_TABLE_MAP)?;
+    let mut map = Vec::new();
+    for line in lines {
+        if line == "};" {
+            return Some(map);
         }
+        let (_, offset) = line.strip_prefix("  [SMALL_STATE(")?.split_once(")] = ")?;
+        map.push(offset.strip_suffix(',')?.parse().ok()?);
     }
-    (!versions.is_empty()).then_some(versions)
+    None
 }
 
 /// The length of the small parse table, walked from the map the way the
 /// parser reads it: each state's entry is a group count, then per group an
 /// action, a symbol count and the symbols. The entries must tile the table.
 fn small_table_len(head: &LanguageHead) -> usize {
-    let states = (head.state_count - head.large_state_count) as usize;
-    // SAFETY: the map has one offset per small state.
-    let map = unsafe { std::slice::from_raw_parts(head.small_parse_table_map, states) };
+    let map = small_map(head);
     let at = |i: usize| -> usize {
         // SAFETY: only offsets inside the entries the map points at are read.
         unsafe { *head.small_parse_table.add(i) as usize }
@@ -307,7 +324,7 @@ fn small_table_len(head: &LanguageHead) -> usize {
 
 /// `parser.c` with both parse tables declared without contents, and a
 /// function that tells where they are.
-fn without_tables(parser: &str, small_len: usize, symbol: &str) -> Option<String> {
+fn without_tables(parser: &str, map: &[u32], small_len: usize, symbol: &str) -> Option<String> {
     let mut out = String::with_capacity(parser.len() / 2);
     let mut lines = parser.lines();
     let mut found = 0;
@@ -321,9 +338,10 @@ fn without_tables(parser: &str, small_len: usize, symbol: &str) -> Option<String
             out.push('\n');
             continue;
         };
-        // The last designated index of a table must fall inside the length
-        // the walk found, or the walk missed entries.
-        let mut last = 0;
+        // The small table's entries are written `  [offset] = groups,`:
+        // they must start where the map says, or the walk and the source
+        // disagree about the table.
+        let mut starts = Vec::new();
         loop {
             let line = lines.next()?;
             if line == "};" {
@@ -332,12 +350,12 @@ fn without_tables(parser: &str, small_len: usize, symbol: &str) -> Option<String
             if let Some(index) = line
                 .strip_prefix("  [")
                 .and_then(|rest| rest.split_once("] = "))
-                .and_then(|(index, _)| index.parse::<usize>().ok())
+                .and_then(|(index, _)| index.parse::<u32>().ok())
             {
-                last = index;
+                starts.push(index);
             }
         }
-        if line == SMALL_PARSE_TABLE && last >= small_len {
+        if line == SMALL_PARSE_TABLE && starts != map {
             return None;
         }
         out.push_str(&replacement);

@@ -3,6 +3,13 @@
 //! all of them must find the tables whole, parse the file and see the line
 //! an edit breaks, however their starts interleave.
 
+#![cfg(all(
+    feature = "c-sharp",
+    feature = "cpp",
+    feature = "ruby",
+    feature = "typescript"
+))]
+
 use std::sync::{Arc, Barrier};
 use std::thread;
 

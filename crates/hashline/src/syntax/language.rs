@@ -85,7 +85,7 @@ impl Language {
                 _ => return None,
             })
         })?;
-        language.grammar().map(|_| language)
+        language.in_build().then_some(language)
     }
 
     /// The language's name as a user would write it.
@@ -110,6 +110,31 @@ impl Language {
             Language::TypeScript => "TypeScript",
             Language::Tsx => "TSX",
             Language::Yaml => "YAML",
+        }
+    }
+
+    /// Whether this build has the grammar: asked without using it, since a
+    /// grammar's first use expands its tables.
+    fn in_build(self) -> bool {
+        match self {
+            Language::Bash => cfg!(feature = "bash"),
+            Language::C => cfg!(feature = "c"),
+            Language::CSharp => cfg!(feature = "c-sharp"),
+            Language::Cpp => cfg!(feature = "cpp"),
+            Language::Css => cfg!(feature = "css"),
+            Language::Go => cfg!(feature = "go"),
+            Language::Html => cfg!(feature = "html"),
+            Language::Java => cfg!(feature = "java"),
+            Language::JavaScript => cfg!(feature = "javascript"),
+            Language::Json => cfg!(feature = "json"),
+            Language::Markdown => cfg!(feature = "markdown"),
+            Language::Php => cfg!(feature = "php"),
+            Language::Python => cfg!(feature = "python"),
+            Language::Ruby => cfg!(feature = "ruby"),
+            Language::Rust => cfg!(feature = "rust"),
+            Language::Toml => cfg!(feature = "toml"),
+            Language::TypeScript | Language::Tsx => cfg!(feature = "typescript"),
+            Language::Yaml => cfg!(feature = "yaml"),
         }
     }
 
