@@ -152,12 +152,13 @@ function buildPlatform(platform) {
   const result = spawnSync(process.execPath, [napi, ...args], { cwd: ROOT, stdio: "inherit" })
   if (result.status !== 0) fail(`napi ${args.join(" ")} failed (${result.status ?? result.signal})`)
   const binary = `hashline.${platform}.node`
-  fs.copyFileSync(path.join(out, binary), path.join(ROOT, "npm", platform, binary))
-  const size = fs.statSync(path.join(ROOT, "npm", platform, binary)).size
+  const packaged = path.join(ROOT, "npm", platform, binary)
+  fs.copyFileSync(path.join(out, binary), packaged)
+  const size = fs.statSync(packaged).size
   if (size > SIZE_BUDGET) fail(`${binary} is ${(size / 1e6).toFixed(1)} MB, over the budget of ${SIZE_BUDGET / 1e6} MB`)
   console.log(`release: ${binary} is ${(size / 1e6).toFixed(1)} MB`)
   if (platform.endsWith("-gnu")) {
-    const needed = glibcNeeded(path.join(ROOT, "npm", platform, binary))
+    const needed = glibcNeeded(packaged)
     if (compareVersions(needed, GLIBC_FLOOR) > 0) fail(`${binary} needs glibc ${needed}, newer than ${GLIBC_FLOOR}`)
     console.log(`release: ${binary} needs glibc ${needed} at most`)
   }

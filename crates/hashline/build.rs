@@ -23,23 +23,22 @@ use std::path::{Path, PathBuf};
 /// crate, and what the crate exports.
 struct Grammar {
     feature: &'static str,
-    /// The name of its static in `src/syntax/grammar.rs`.
-    name: &'static str,
     /// The crate's directory name in the registry, before its version.
     package: &'static str,
     /// The directory of `parser.c`, inside the crate.
     source: &'static str,
-    /// The C function that returns the language.
+    /// The C function that returns the language; without its
+    /// `tree_sitter_` and in capitals, the name of its static in
+    /// `src/syntax/grammar.rs`.
     symbol: &'static str,
     language: Option<tree_sitter_language::LanguageFn>,
     node_types: &'static str,
 }
 
 macro_rules! grammar {
-    ($feature:literal, $name:literal, $package:literal, $source:literal, $symbol:literal, $($krate:ident)::+, $language:ident, $node_types:ident) => {
+    ($feature:literal, $package:literal, $source:literal, $symbol:literal, $($krate:ident)::+, $language:ident, $node_types:ident) => {
         Grammar {
             feature: $feature,
-            name: $name,
             package: $package,
             source: $source,
             symbol: $symbol,
@@ -58,25 +57,25 @@ macro_rules! grammar {
 #[rustfmt::skip]
 fn grammars() -> Vec<Grammar> {
     vec![
-        grammar!("bash", "BASH", "tree-sitter-bash", "src", "tree_sitter_bash", tree_sitter_bash, LANGUAGE, NODE_TYPES),
-        grammar!("c", "C", "tree-sitter-c", "src", "tree_sitter_c", tree_sitter_c, LANGUAGE, NODE_TYPES),
-        grammar!("c-sharp", "C_SHARP", "tree-sitter-c-sharp", "src", "tree_sitter_c_sharp", tree_sitter_c_sharp, LANGUAGE, NODE_TYPES),
-        grammar!("cpp", "CPP", "tree-sitter-cpp", "src", "tree_sitter_cpp", tree_sitter_cpp, LANGUAGE, NODE_TYPES),
-        grammar!("css", "CSS", "tree-sitter-css", "src", "tree_sitter_css", tree_sitter_css, LANGUAGE, NODE_TYPES),
-        grammar!("go", "GO", "tree-sitter-go", "src", "tree_sitter_go", tree_sitter_go, LANGUAGE, NODE_TYPES),
-        grammar!("html", "HTML", "tree-sitter-html", "src", "tree_sitter_html", tree_sitter_html, LANGUAGE, NODE_TYPES),
-        grammar!("java", "JAVA", "tree-sitter-java", "src", "tree_sitter_java", tree_sitter_java, LANGUAGE, NODE_TYPES),
-        grammar!("javascript", "JAVASCRIPT", "tree-sitter-javascript", "src", "tree_sitter_javascript", tree_sitter_javascript, LANGUAGE, NODE_TYPES),
-        grammar!("json", "JSON", "tree-sitter-json", "src", "tree_sitter_json", tree_sitter_json, LANGUAGE, NODE_TYPES),
-        grammar!("markdown", "MARKDOWN", "tree-sitter-md", "tree-sitter-markdown/src", "tree_sitter_markdown", tree_sitter_md, LANGUAGE, NODE_TYPES_BLOCK),
-        grammar!("php", "PHP", "tree-sitter-php", "php/src", "tree_sitter_php", tree_sitter_php, LANGUAGE_PHP, PHP_NODE_TYPES),
-        grammar!("python", "PYTHON", "tree-sitter-python", "src", "tree_sitter_python", tree_sitter_python, LANGUAGE, NODE_TYPES),
-        grammar!("ruby", "RUBY", "tree-sitter-ruby", "src", "tree_sitter_ruby", tree_sitter_ruby, LANGUAGE, NODE_TYPES),
-        grammar!("rust", "RUST", "tree-sitter-rust", "src", "tree_sitter_rust", tree_sitter_rust, LANGUAGE, NODE_TYPES),
-        grammar!("toml", "TOML", "tree-sitter-toml-ng", "src", "tree_sitter_toml", tree_sitter_toml_ng, LANGUAGE, NODE_TYPES),
-        grammar!("typescript", "TYPESCRIPT", "tree-sitter-typescript", "typescript/src", "tree_sitter_typescript", tree_sitter_typescript, LANGUAGE_TYPESCRIPT, TYPESCRIPT_NODE_TYPES),
-        grammar!("typescript", "TSX", "tree-sitter-typescript", "tsx/src", "tree_sitter_tsx", tree_sitter_typescript, LANGUAGE_TSX, TSX_NODE_TYPES),
-        grammar!("yaml", "YAML", "tree-sitter-yaml", "src", "tree_sitter_yaml", tree_sitter_yaml, LANGUAGE, NODE_TYPES),
+        grammar!("bash", "tree-sitter-bash", "src", "tree_sitter_bash", tree_sitter_bash, LANGUAGE, NODE_TYPES),
+        grammar!("c", "tree-sitter-c", "src", "tree_sitter_c", tree_sitter_c, LANGUAGE, NODE_TYPES),
+        grammar!("c-sharp", "tree-sitter-c-sharp", "src", "tree_sitter_c_sharp", tree_sitter_c_sharp, LANGUAGE, NODE_TYPES),
+        grammar!("cpp", "tree-sitter-cpp", "src", "tree_sitter_cpp", tree_sitter_cpp, LANGUAGE, NODE_TYPES),
+        grammar!("css", "tree-sitter-css", "src", "tree_sitter_css", tree_sitter_css, LANGUAGE, NODE_TYPES),
+        grammar!("go", "tree-sitter-go", "src", "tree_sitter_go", tree_sitter_go, LANGUAGE, NODE_TYPES),
+        grammar!("html", "tree-sitter-html", "src", "tree_sitter_html", tree_sitter_html, LANGUAGE, NODE_TYPES),
+        grammar!("java", "tree-sitter-java", "src", "tree_sitter_java", tree_sitter_java, LANGUAGE, NODE_TYPES),
+        grammar!("javascript", "tree-sitter-javascript", "src", "tree_sitter_javascript", tree_sitter_javascript, LANGUAGE, NODE_TYPES),
+        grammar!("json", "tree-sitter-json", "src", "tree_sitter_json", tree_sitter_json, LANGUAGE, NODE_TYPES),
+        grammar!("markdown", "tree-sitter-md", "tree-sitter-markdown/src", "tree_sitter_markdown", tree_sitter_md, LANGUAGE, NODE_TYPES_BLOCK),
+        grammar!("php", "tree-sitter-php", "php/src", "tree_sitter_php", tree_sitter_php, LANGUAGE_PHP, PHP_NODE_TYPES),
+        grammar!("python", "tree-sitter-python", "src", "tree_sitter_python", tree_sitter_python, LANGUAGE, NODE_TYPES),
+        grammar!("ruby", "tree-sitter-ruby", "src", "tree_sitter_ruby", tree_sitter_ruby, LANGUAGE, NODE_TYPES),
+        grammar!("rust", "tree-sitter-rust", "src", "tree_sitter_rust", tree_sitter_rust, LANGUAGE, NODE_TYPES),
+        grammar!("toml", "tree-sitter-toml-ng", "src", "tree_sitter_toml", tree_sitter_toml_ng, LANGUAGE, NODE_TYPES),
+        grammar!("typescript", "tree-sitter-typescript", "typescript/src", "tree_sitter_typescript", tree_sitter_typescript, LANGUAGE_TYPESCRIPT, TYPESCRIPT_NODE_TYPES),
+        grammar!("typescript", "tree-sitter-typescript", "tsx/src", "tree_sitter_tsx", tree_sitter_typescript, LANGUAGE_TSX, TSX_NODE_TYPES),
+        grammar!("yaml", "tree-sitter-yaml", "src", "tree_sitter_yaml", tree_sitter_yaml, LANGUAGE, NODE_TYPES),
     ]
 }
 
@@ -171,7 +170,7 @@ fn build(grammar: &Grammar, registry: &Path, out: &Path, rust: &mut String) {
     // SAFETY: `small_table_len` walked every entry the map points at.
     let small = unsafe { std::slice::from_raw_parts(head.small_parse_table, small_len) };
 
-    let stripped = without_tables(&parser, small_map(head), small_len, grammar.symbol)
+    let stripped = without_tables(&parser, small_len, grammar.symbol)
         .unwrap_or_else(|| panic!("{}: parse tables not where expected", parser_path.display()));
     let dir = out.join(grammar.symbol);
     fs::create_dir_all(&dir).expect("creating the grammar's build directory");
@@ -224,7 +223,7 @@ fn build(grammar: &Grammar, registry: &Path, out: &Path, rust: &mut String) {
          pub(super) static {name}: Grammar = Grammar {{\n    language: hashline_{symbol},\n    tables: hashline_{symbol}_tables,\n    \
          parse: Table {{ deflated: include_bytes!({parse:?}), len: {parse_len} }},\n    \
          small: Table {{ deflated: include_bytes!({small:?}), len: {small_len} }},\n    ready: Once::new(),\n}};",
-        name = grammar.name,
+        name = symbol.trim_start_matches("tree_sitter_").to_uppercase(),
         parse = parse_path,
         small = small_path,
     )
@@ -324,7 +323,7 @@ fn small_table_len(head: &LanguageHead) -> usize {
 
 /// `parser.c` with both parse tables declared without contents, and a
 /// function that tells where they are.
-fn without_tables(parser: &str, map: &[u32], small_len: usize, symbol: &str) -> Option<String> {
+fn without_tables(parser: &str, small_len: usize, symbol: &str) -> Option<String> {
     let mut out = String::with_capacity(parser.len() / 2);
     let mut lines = parser.lines();
     let mut found = 0;
@@ -338,26 +337,7 @@ fn without_tables(parser: &str, map: &[u32], small_len: usize, symbol: &str) -> 
             out.push('\n');
             continue;
         };
-        // The small table's entries are written `  [offset] = groups,`:
-        // they must start where the map says, or the walk and the source
-        // disagree about the table.
-        let mut starts = Vec::new();
-        loop {
-            let line = lines.next()?;
-            if line == "};" {
-                break;
-            }
-            if let Some(index) = line
-                .strip_prefix("  [")
-                .and_then(|rest| rest.split_once("] = "))
-                .and_then(|(index, _)| index.parse::<u32>().ok())
-            {
-                starts.push(index);
-            }
-        }
-        if line == SMALL_PARSE_TABLE && starts != map {
-            return None;
-        }
+        lines.by_ref().find(|line| *line == "};")?;
         out.push_str(&replacement);
         out.push('\n');
         found += 1;

@@ -7,7 +7,6 @@
 mod block;
 mod check;
 mod echo;
-#[cfg(grammars)]
 mod grammar;
 mod language;
 mod trees;

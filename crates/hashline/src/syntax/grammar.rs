@@ -2,6 +2,9 @@
 //! the crate's `build.rs`): a grammar's tables are expanded into its
 //! zero-initialised arrays the first time it is used, once per process.
 
+// A build with no grammar feature has no grammar to use this with.
+#![cfg_attr(not(grammars), allow(dead_code))]
+
 use std::sync::Once;
 
 use tree_sitter_language::LanguageFn;

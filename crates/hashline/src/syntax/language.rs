@@ -5,6 +5,8 @@ use std::path::Path;
 
 use tree_sitter::{Parser, Tree};
 
+use super::grammar::Grammar;
+
 /// A language the engine has a grammar for (when its cargo feature is on).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Language {
@@ -85,7 +87,7 @@ impl Language {
                 _ => return None,
             })
         })?;
-        language.in_build().then_some(language)
+        language.grammar().map(|_| language)
     }
 
     /// The language's name as a user would write it.
@@ -113,72 +115,48 @@ impl Language {
         }
     }
 
-    /// Whether this build has the grammar: asked without using it, since a
-    /// grammar's first use expands its tables.
-    fn in_build(self) -> bool {
-        match self {
-            Language::Bash => cfg!(feature = "bash"),
-            Language::C => cfg!(feature = "c"),
-            Language::CSharp => cfg!(feature = "c-sharp"),
-            Language::Cpp => cfg!(feature = "cpp"),
-            Language::Css => cfg!(feature = "css"),
-            Language::Go => cfg!(feature = "go"),
-            Language::Html => cfg!(feature = "html"),
-            Language::Java => cfg!(feature = "java"),
-            Language::JavaScript => cfg!(feature = "javascript"),
-            Language::Json => cfg!(feature = "json"),
-            Language::Markdown => cfg!(feature = "markdown"),
-            Language::Php => cfg!(feature = "php"),
-            Language::Python => cfg!(feature = "python"),
-            Language::Ruby => cfg!(feature = "ruby"),
-            Language::Rust => cfg!(feature = "rust"),
-            Language::Toml => cfg!(feature = "toml"),
-            Language::TypeScript | Language::Tsx => cfg!(feature = "typescript"),
-            Language::Yaml => cfg!(feature = "yaml"),
-        }
-    }
-
-    /// The grammar, or `None` when its feature is not in this build.
-    fn grammar(self) -> Option<tree_sitter::Language> {
+    /// The grammar, or `None` when its feature is not in this build. Its
+    /// tables are expanded on its first use, not here.
+    fn grammar(self) -> Option<&'static Grammar> {
         match self {
             #[cfg(feature = "bash")]
-            Language::Bash => Some(super::grammar::BASH.language()),
+            Language::Bash => Some(&super::grammar::BASH),
             #[cfg(feature = "c")]
-            Language::C => Some(super::grammar::C.language()),
+            Language::C => Some(&super::grammar::C),
             #[cfg(feature = "c-sharp")]
-            Language::CSharp => Some(super::grammar::C_SHARP.language()),
+            Language::CSharp => Some(&super::grammar::C_SHARP),
             #[cfg(feature = "cpp")]
-            Language::Cpp => Some(super::grammar::CPP.language()),
+            Language::Cpp => Some(&super::grammar::CPP),
             #[cfg(feature = "css")]
-            Language::Css => Some(super::grammar::CSS.language()),
+            Language::Css => Some(&super::grammar::CSS),
             #[cfg(feature = "go")]
-            Language::Go => Some(super::grammar::GO.language()),
+            Language::Go => Some(&super::grammar::GO),
             #[cfg(feature = "html")]
-            Language::Html => Some(super::grammar::HTML.language()),
+            Language::Html => Some(&super::grammar::HTML),
             #[cfg(feature = "java")]
-            Language::Java => Some(super::grammar::JAVA.language()),
+            Language::Java => Some(&super::grammar::JAVA),
             #[cfg(feature = "javascript")]
-            Language::JavaScript => Some(super::grammar::JAVASCRIPT.language()),
+            Language::JavaScript => Some(&super::grammar::JAVASCRIPT),
             #[cfg(feature = "json")]
-            Language::Json => Some(super::grammar::JSON.language()),
+            Language::Json => Some(&super::grammar::JSON),
             #[cfg(feature = "markdown")]
-            Language::Markdown => Some(super::grammar::MARKDOWN.language()),
+            Language::Markdown => Some(&super::grammar::MARKDOWN),
             #[cfg(feature = "php")]
-            Language::Php => Some(super::grammar::PHP.language()),
+            Language::Php => Some(&super::grammar::PHP),
             #[cfg(feature = "python")]
-            Language::Python => Some(super::grammar::PYTHON.language()),
+            Language::Python => Some(&super::grammar::PYTHON),
             #[cfg(feature = "ruby")]
-            Language::Ruby => Some(super::grammar::RUBY.language()),
+            Language::Ruby => Some(&super::grammar::RUBY),
             #[cfg(feature = "rust")]
-            Language::Rust => Some(super::grammar::RUST.language()),
+            Language::Rust => Some(&super::grammar::RUST),
             #[cfg(feature = "toml")]
-            Language::Toml => Some(super::grammar::TOML.language()),
+            Language::Toml => Some(&super::grammar::TOML),
             #[cfg(feature = "typescript")]
-            Language::TypeScript => Some(super::grammar::TYPESCRIPT.language()),
+            Language::TypeScript => Some(&super::grammar::TYPESCRIPT),
             #[cfg(feature = "typescript")]
-            Language::Tsx => Some(super::grammar::TSX.language()),
+            Language::Tsx => Some(&super::grammar::TSX),
             #[cfg(feature = "yaml")]
-            Language::Yaml => Some(super::grammar::YAML.language()),
+            Language::Yaml => Some(&super::grammar::YAML),
             #[allow(unreachable_patterns)]
             _ => None,
         }
@@ -190,7 +168,7 @@ impl Language {
     /// for a tree-sitter version this one cannot load.
     pub(crate) fn parse(self, text: &str, old: Option<&Tree>) -> Option<Tree> {
         let mut parser = Parser::new();
-        parser.set_language(&self.grammar()?).ok()?;
+        parser.set_language(&self.grammar()?.language()).ok()?;
         parser.parse(text, old)
     }
 }
