@@ -84,6 +84,25 @@ test("-m limits the hits shown and the output says more were found", (t) => {
   t.regex(bad.stderr, /-m\/--max-count takes a whole number of at least 1, got "0"/)
 })
 
+test("options take their values as rg's do: --name=value, grouped letters with a value last, and -- before a pattern that begins with a dash", (t) => {
+  const { grep } = project(t, { "a.txt": "Hit\nhit\nhit\n-x here\n" })
+  for (const args of [["--max-count=1", "hit"], ["-m=1", "hit"], ["-im1", "HIT"], ["-i", "-m", "1", "HIT"]]) {
+    const out = grep(args)
+    t.is(out.status, 0, `${args.join(" ")}: ${out.stderr}`)
+    t.is(hits(out.stdout).length, 1, args.join(" "))
+  }
+  t.deepEqual(hits(grep(["-iw", "--", "-x"]).stdout), ["-x here"])
+  t.deepEqual(hits(grep(["--glob=*.txt", "-F", "--", "-x"]).stdout), ["-x here"])
+  // A value that begins with a dash is taken only after `=`, so a forgotten
+  // value is never filled with the next option; a flag takes no value.
+  for (const args of [["-m", "-i", "hit"], ["--max-count"], ["-x", "hit"], ["--frob", "hit"], ["--hidden=yes", "hit"], ["-iq", "hit"]]) {
+    const out = grep(args)
+    t.is(out.status, 64, `${args.join(" ")}: ${out.stderr}`)
+    t.regex(out.stderr, /^hashline: /)
+  }
+  t.regex(grep(["-m", "-i", "hit"]).stderr, /-m needs a value; to give one that begins with a dash, write -m=-i/)
+})
+
 test("-C shows context lines with refs around each hit", (t) => {
   const { grep } = project(t, { "a.txt": "one\ntwo\nneedle\nfour\nfive\n" })
   for (const args of [["-C", "1"], ["--context", "1"], ["-C1"]]) {

@@ -1,0 +1,1 @@
+// The baseline's script: Node loading a main script that does nothing.
