@@ -192,9 +192,9 @@ impl Hashline {
             skipped: Mutex::new(Skipped::default()),
             more: AtomicUsize::new(0),
         };
-        let mut walk = WalkBuilder::new(&starts[0]);
+        let mut walk = WalkBuilder::new(&starts[0].path);
         for start in &starts[1..] {
-            walk.add(start);
+            walk.add(&start.path);
         }
         walk.hidden(!options.hidden)
             .parents(true)
@@ -208,20 +208,32 @@ impl Hashline {
             .follow_links(false)
             .overrides(overrides)
             .filter_entry(|entry| entry.depth() == 0 || entry.file_name() != ".git");
-        let invert = options.invert;
-        walk.build_parallel().run(|| {
-            let mut worker = Worker {
-                shared: &shared,
-                matcher: matcher.clone(),
-                searcher: SearcherBuilder::new()
-                    .line_number(true)
-                    .invert_match(invert)
-                    .bom_sniffing(false)
-                    .build(),
-                buffer: Vec::new(),
-            };
-            Box::new(move |entry| worker.visit(entry))
-        });
+        let worker = || Worker {
+            shared: &shared,
+            matcher: matcher.clone(),
+            searcher: SearcherBuilder::new()
+                .line_number(true)
+                .invert_match(options.invert)
+                .bom_sniffing(false)
+                .build(),
+            buffer: Vec::new(),
+        };
+        if starts.iter().all(|start| start.is_file) {
+            // Files named one by one are searched on this thread, as rg does:
+            // the parallel walker's threads cost more than such a search, and
+            // an idle one polls for work every millisecond before it quits.
+            let mut worker = worker();
+            for entry in walk.build() {
+                if let WalkState::Quit = worker.visit(entry) {
+                    break;
+                }
+            }
+        } else {
+            walk.build_parallel().run(|| {
+                let mut worker = worker();
+                Box::new(move |entry| worker.visit(entry))
+            });
+        }
 
         let mut found = shared.found.into_inner().unwrap_or_else(|e| e.into_inner());
         found.sort_by(|a, b| a.path.cmp(&b.path));
@@ -252,16 +264,22 @@ impl Hashline {
 
     /// The folders and files to walk, each resolved inside the root: a
     /// search never leaves it, whatever the session allows for edits.
-    fn starts(&self, paths: &[String]) -> Result<Vec<PathBuf>> {
+    fn starts(&self, paths: &[String]) -> Result<Vec<Start>> {
         if paths.is_empty() {
-            return Ok(vec![self.root().to_path_buf()]);
+            return Ok(vec![Start {
+                path: self.root().to_path_buf(),
+                is_file: false,
+            }]);
         }
         paths
             .iter()
             .map(|path| {
                 let target = self.root.resolve(path, false)?;
                 match std::fs::symlink_metadata(&target.real) {
-                    Ok(_) => Ok(target.real),
+                    Ok(meta) => Ok(Start {
+                        path: target.real,
+                        is_file: meta.is_file(),
+                    }),
                     Err(e) if e.kind() == io::ErrorKind::NotFound => Err(Error::new(
                         ErrorCode::NotFound,
                         format!("{path} does not exist: there is nothing there to search."),
@@ -276,6 +294,14 @@ impl Hashline {
             })
             .collect()
     }
+}
+
+/// A path a search starts from.
+struct Start {
+    path: PathBuf,
+    /// A regular file, not a folder or a link (the two walkers differ on
+    /// whether a link named at the start is followed).
+    is_file: bool,
 }
 
 fn matcher(options: &SearchOptions) -> Result<RegexMatcher> {
@@ -836,6 +862,35 @@ mod tests {
         assert_eq!(paths(&search(&engine, "needle", |_| {})), ["src/lib.rs"]);
         let named = search(&engine, "needle", |o| o.paths = vec!["target".into()]);
         assert_eq!(paths(&named), ["target/debug/out.rs"]);
+    }
+
+    #[test]
+    fn files_named_one_by_one_are_all_searched_even_ignored_or_hidden_and_the_limit_holds() {
+        let dir = project(&[
+            (".gitignore", b"out.rs\n"),
+            (".env", b"needle 1\nneedle 2\n"),
+            ("out.rs", b"needle 3\n"),
+            ("bin.dat", b"needle\0"),
+            ("a.txt", b"needle 4\nneedle 5\n"),
+        ]);
+        let engine = engine(&dir);
+        let named = |o: &mut SearchOptions| {
+            o.paths = vec![
+                ".env".into(),
+                "out.rs".into(),
+                "bin.dat".into(),
+                "a.txt".into(),
+            ];
+        };
+        let all = search(&engine, "needle", named);
+        assert_eq!(paths(&all), [".env", "a.txt", "out.rs"]);
+        assert_eq!((all.hits.len(), all.more, all.skipped.binary), (5, 0, 1));
+        let capped = search(&engine, "needle", |o| {
+            named(o);
+            o.max_results = 2;
+        });
+        assert_eq!(capped.hits.len(), 2);
+        assert!(capped.stopped() && capped.more >= 1, "{}", capped.more);
     }
 
     #[test]
