@@ -100,7 +100,7 @@ test("options take their values as rg's do: --name=value, grouped letters with a
     t.is(out.status, 64, `${args.join(" ")}: ${out.stderr}`)
     t.regex(out.stderr, /^hashline: /)
   }
-  t.regex(grep(["-m", "-i", "hit"]).stderr, /-m needs a value; to give one that begins with a dash, write -m=-i/)
+  t.regex(grep(["-m", "-i", "hit"]).stderr, /-m needs a value; one that begins with a dash is joined to it, as in -m=VALUE/)
 })
 
 test("-C shows context lines with refs around each hit", (t) => {

@@ -205,13 +205,14 @@ const OPTIONS = {
  */
 
 /**
- * Splits the arguments into options and positionals the way `rg` and Node's
- * `util.parseArgs` do: `--name value`, `--name=value`, `-m5`, `-m=5`, `-m 5`,
+ * Splits the arguments into options and positionals as Node's
+ * `util.parseArgs` does: `--name value`, `--name=value`, `-m5`, `-m 5`,
  * grouped one-letter flags (`-iw`, `-im5`), and `--` before positionals that
- * begin with a dash. A value that begins with a dash must be given with `=`,
- * so that a forgotten value is not taken from the next option. This is not
- * `util.parseArgs` because its first call alone costs about 1 ms, a fifth of
- * what a whole `read` may take.
+ * begin with a dash; `-m=5` too, as in rg. A value that begins with a dash is
+ * not taken from the next argument, so that a forgotten value is not filled
+ * with the next option; it can be joined to its option (`--max-count=-1`).
+ * This is not `util.parseArgs` because its first call alone costs about
+ * 1 ms, a fifth of what a whole `read` may take.
  * @param {string[]} argv
  */
 function parseCommandLine(argv) {
@@ -237,7 +238,7 @@ function parseCommandLine(argv) {
     const next = argv[at + 1]
     if (value === undefined) {
       if (next === undefined || (next.startsWith("-") && next !== "-")) {
-        throw new Error(`${shown} needs a value${next === undefined ? "" : `; to give one that begins with a dash, write ${shown}=${next}`}.`)
+        throw new Error(`${shown} needs a value${next === undefined ? "" : `; one that begins with a dash is joined to it, as in ${shown}=VALUE`}.`)
       }
       value = next
     }

@@ -218,10 +218,10 @@ impl Hashline {
                 .build(),
             buffer: Vec::new(),
         };
-        if starts.iter().all(|start| start.is_file) {
-            // Files named one by one are searched on this thread, as rg does:
-            // the parallel walker's threads cost more than such a search, and
-            // an idle one polls for work every millisecond before it quits.
+        if let [Start { is_file: true, .. }] = starts.as_slice() {
+            // One file is searched on this thread, as rg does: the parallel
+            // walker's threads cost more than such a search, and an idle one
+            // polls for work every millisecond before it quits.
             let mut worker = worker();
             for entry in walk.build() {
                 if let WalkState::Quit = worker.visit(entry) {
@@ -299,8 +299,7 @@ impl Hashline {
 /// A path a search starts from.
 struct Start {
     path: PathBuf,
-    /// A regular file, not a folder or a link (the two walkers differ on
-    /// whether a link named at the start is followed).
+    /// A regular file rather than a folder.
     is_file: bool,
 }
 
@@ -865,32 +864,27 @@ mod tests {
     }
 
     #[test]
-    fn files_named_one_by_one_are_all_searched_even_ignored_or_hidden_and_the_limit_holds() {
+    fn a_file_named_alone_is_searched_even_ignored_or_hidden_and_the_limit_holds() {
         let dir = project(&[
             (".gitignore", b"out.rs\n"),
-            (".env", b"needle 1\nneedle 2\n"),
-            ("out.rs", b"needle 3\n"),
+            (".env", b"needle 1\nneedle 2\nneedle 3\n"),
+            ("out.rs", b"needle 4\n"),
             ("bin.dat", b"needle\0"),
-            ("a.txt", b"needle 4\nneedle 5\n"),
         ]);
         let engine = engine(&dir);
-        let named = |o: &mut SearchOptions| {
-            o.paths = vec![
-                ".env".into(),
-                "out.rs".into(),
-                "bin.dat".into(),
-                "a.txt".into(),
-            ];
+        let alone = |name: &str, max_results: usize| {
+            search(&engine, "needle", |o| {
+                o.paths = vec![name.into()];
+                o.max_results = max_results;
+            })
         };
-        let all = search(&engine, "needle", named);
-        assert_eq!(paths(&all), [".env", "a.txt", "out.rs"]);
-        assert_eq!((all.hits.len(), all.more, all.skipped.binary), (5, 0, 1));
-        let capped = search(&engine, "needle", |o| {
-            named(o);
-            o.max_results = 2;
-        });
-        assert_eq!(capped.hits.len(), 2);
-        assert!(capped.stopped() && capped.more >= 1, "{}", capped.more);
+        assert_eq!(alone(".env", 100).hits.len(), 3);
+        assert_eq!(paths(&alone("out.rs", 100)), ["out.rs"]);
+        let binary = alone("bin.dat", 100);
+        assert_eq!((binary.hits.len(), binary.skipped.binary), (0, 1));
+        let capped = alone(".env", 2);
+        assert_eq!((capped.hits.len(), capped.more), (2, 1));
+        assert!(capped.stopped());
     }
 
     #[test]
