@@ -93,6 +93,8 @@ test("options take their values as rg's do: --name=value, grouped letters with a
   }
   t.deepEqual(hits(grep(["-iw", "--", "-x"]).stdout), ["-x here"])
   t.deepEqual(hits(grep(["--glob=*.txt", "-F", "--", "-x"]).stdout), ["-x here"])
+  // After --, --json is the pattern, not the output format.
+  t.is(grep(["--", "--json"]).stdout, "No matches found.\n")
   // A value that begins with a dash is taken only after `=`, so a forgotten
   // value is never filled with the next option; a flag takes no value.
   for (const args of [["-m", "-i", "hit"], ["--max-count"], ["-x", "hit"], ["--frob", "hit"], ["--hidden=yes", "hit"], ["-iq", "hit"]]) {

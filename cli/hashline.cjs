@@ -605,7 +605,10 @@ function printError(message) {
 
 async function main() {
   const argv = process.argv.slice(2)
-  const json = argv.includes("--json")
+  // Known before the arguments are checked, so that their errors come as JSON
+  // too; after `--`, `--json` is an argument like any other.
+  const end = argv.indexOf("--")
+  const json = (end === -1 ? argv : argv.slice(0, end)).includes("--json")
   try {
     const outcome = await run(argv)
     if (outcome !== "serving") {
