@@ -36,10 +36,15 @@ const OLD_DISK_MAGIC: &str = "hashline-version 1";
 const DISK_SUFFIX: &str = ".hlv";
 const TEXT_SUFFIX: &str = ".hlt";
 /// The store folder is swept for its byte cap once this share of the cap has
-/// been written since the last sweep (and at a process's first write), so
-/// that a grep writing many versions lists the folder a few times, not once
-/// per file; the folder can pass its cap by about this share between sweeps.
+/// been written since the last sweep, so that a grep writing many versions
+/// lists the folder a few times, not once per file; the folder can pass its
+/// cap by about this share between sweeps.
 const SWEEP_SHARE: usize = 16;
+/// The file in the store folder that counts the bytes every process wrote
+/// since the folder's last sweep. A sweep lists and measures every file of
+/// the folder; without a count shared between processes, each command-line
+/// call would have to sweep at its first write.
+const LEDGER: &str = "written-since-sweep";
 
 /// The store folder's default byte cap.
 pub const DEFAULT_MAX_DISK_BYTES: u64 = 256 << 20;
@@ -115,9 +120,6 @@ pub struct Store {
     damaged: HashMap<PathBuf, usize>,
     /// Versions on disk whose time this process refreshed already.
     refreshed: HashSet<(PathBuf, String)>,
-    /// Bytes written to disk since the folder was last swept; `None` before
-    /// this process's first write.
-    written: Option<u64>,
 }
 
 impl Store {
@@ -130,7 +132,6 @@ impl Store {
             loaded: HashSet::new(),
             damaged: HashMap::new(),
             refreshed: HashSet::new(),
-            written: None,
         }
     }
 
@@ -216,12 +217,13 @@ impl Store {
         let written = save(dir, &entry.path, &entry.version).unwrap_or(0);
         self.refreshed
             .insert((entry.path.clone(), entry.version.rev.clone()));
-        let since = self.written.map_or(u64::MAX, |w| w.saturating_add(written));
-        if since >= self.limits.max_disk_bytes / SWEEP_SHARE as u64 {
-            sweep(dir, self.limits.max_disk_bytes);
-            self.written = Some(0);
-        } else {
-            self.written = Some(since);
+        if written == 0 {
+            return;
+        }
+        let max = self.limits.max_disk_bytes;
+        if add_written(dir, written).is_none_or(|since| since >= max / SWEEP_SHARE as u64) {
+            sweep(dir, max);
+            let _ = write_atomic(dir, &dir.join(LEDGER), b"0\n");
         }
     }
 
@@ -518,6 +520,23 @@ fn store_files(dir: &Path, prefix: &str) -> Vec<(PathBuf, fs::Metadata)> {
         .collect()
 }
 
+/// Adds `bytes` to the folder's count of bytes written since its last sweep
+/// and returns the new count, or `None` when there is no count to trust (none
+/// yet, or a damaged one), which calls for a sweep. Processes that add at the
+/// same moment may lose one another's bytes: the folder then passes its cap
+/// by that much more before a sweep, which a cache can afford.
+fn add_written(dir: &Path, bytes: u64) -> Option<u64> {
+    let file = dir.join(LEDGER);
+    let count = std::str::from_utf8(&read_owned(&file, 64)?)
+        .ok()?
+        .trim()
+        .parse::<u64>()
+        .ok()?
+        .saturating_add(bytes);
+    write_atomic(dir, &file, format!("{count}\n").as_bytes()).ok()?;
+    Some(count)
+}
+
 /// Removes the versions used longest ago until the folder's store files
 /// hold at most `max` bytes. A version's header and text go together, and
 /// its time is the later of theirs. Another process may remove the same
@@ -591,6 +610,7 @@ pub fn clear(dir: &Path) -> std::io::Result<Cleared> {
             cleared.bytes += meta.len();
         }
     }
+    let _ = fs::remove_file(dir.join(LEDGER));
     Ok(cleared)
 }
 
@@ -870,6 +890,7 @@ mod tests {
         let mut files: Vec<(String, u64)> = fs::read_dir(dir)
             .unwrap()
             .flatten()
+            .filter(|e| e.file_name() != LEDGER)
             .map(|e| {
                 let meta = e.metadata().unwrap();
                 (e.file_name().to_string_lossy().into_owned(), meta.len())
@@ -956,6 +977,63 @@ mod tests {
     }
 
     #[test]
+    fn a_write_sweeps_the_folder_once_the_writes_of_all_processes_since_the_last_sweep_add_up_to_a_share_of_its_cap(
+    ) {
+        let dir = tempfile::tempdir().unwrap();
+        let cap = 64 << 10;
+        // Versions other processes left, over the cap in all, used long ago.
+        let old = |dir: &Path| {
+            for i in 0..20 {
+                let stem = format!("{:016x}-OLD{i:05}", i);
+                fs::write(dir.join(format!("{stem}{TEXT_SUFFIX}")), "z".repeat(10_000)).unwrap();
+                fs::write(dir.join(format!("{stem}{DISK_SUFFIX}")), "x").unwrap();
+            }
+        };
+        let stored = |dir: &Path| disk_files(dir).iter().map(|(_, n)| n).sum::<u64>();
+        let olds = |dir: &Path| {
+            disk_files(dir)
+                .iter()
+                .filter(|(n, _)| n.contains("-OLD"))
+                .count()
+        };
+        let write = |i: usize| {
+            let t = format!("{i}\n{}", "y".repeat(300));
+            let p = PathBuf::from(format!("/r/{i}.txt"));
+            persistent(dir.path(), cap).record(&p, &rev(&t), &doc(&t), 0..1);
+        };
+        old(dir.path());
+        fs::write(dir.path().join(LEDGER), "0\n").unwrap();
+        // Small writes from separate processes, each far under the share.
+        for i in 0..5 {
+            write(i);
+        }
+        assert_eq!(olds(dir.path()), 40, "swept too early");
+        // Together they pass it: one of them sweeps, the versions used
+        // longest ago first.
+        for i in 5..20 {
+            write(i);
+        }
+        assert!(olds(dir.path()) < 40);
+        assert!(
+            stored(dir.path()) <= cap + cap / SWEEP_SHARE as u64,
+            "{}",
+            stored(dir.path())
+        );
+
+        // Without a count to trust, the first write sweeps.
+        for (i, ledger) in [(100, None), (101, Some("not a number"))] {
+            old(dir.path());
+            match ledger {
+                Some(text) => fs::write(dir.path().join(LEDGER), text).unwrap(),
+                None => fs::remove_file(dir.path().join(LEDGER)).unwrap(),
+            }
+            write(i);
+            assert!(stored(dir.path()) <= cap, "{ledger:?}");
+            assert_eq!(fs::read_to_string(dir.path().join(LEDGER)).unwrap(), "0\n");
+        }
+    }
+
+    #[test]
     fn a_version_whose_text_was_removed_is_gone_without_a_damage_note() {
         let dir = tempfile::tempdir().unwrap();
         let p = Path::new("/r/a.txt");
@@ -983,6 +1061,7 @@ mod tests {
             .sum();
         assert_eq!(clear(dir.path()).unwrap(), Cleared { files: 4, bytes });
         assert_eq!(disk_files(dir.path()), [("notes.txt".to_owned(), 4)]);
+        assert!(!dir.path().join(LEDGER).exists());
         assert_eq!(
             clear(&dir.path().join("missing")).unwrap(),
             Cleared::default()
