@@ -223,7 +223,7 @@ impl Store {
         let max = self.limits.max_disk_bytes;
         if add_written(dir, written).is_none_or(|since| since >= max / SWEEP_SHARE as u64) {
             sweep(dir, max);
-            let _ = write_atomic(dir, &dir.join(LEDGER), b"0\n");
+            let _ = set_written(dir, 0);
         }
     }
 
@@ -526,15 +526,18 @@ fn store_files(dir: &Path, prefix: &str) -> Vec<(PathBuf, fs::Metadata)> {
 /// same moment may lose one another's bytes: the folder then passes its cap
 /// by that much more before a sweep, which a cache can afford.
 fn add_written(dir: &Path, bytes: u64) -> Option<u64> {
-    let file = dir.join(LEDGER);
-    let count = std::str::from_utf8(&read_owned(&file, 64)?)
+    let count = std::str::from_utf8(&read_owned(&dir.join(LEDGER), 64)?)
         .ok()?
         .trim()
         .parse::<u64>()
         .ok()?
         .saturating_add(bytes);
-    write_atomic(dir, &file, format!("{count}\n").as_bytes()).ok()?;
+    set_written(dir, count).ok()?;
     Some(count)
+}
+
+fn set_written(dir: &Path, count: u64) -> std::io::Result<()> {
+    write_atomic(dir, &dir.join(LEDGER), format!("{count}\n").as_bytes())
 }
 
 /// Removes the versions used longest ago until the folder's store files
