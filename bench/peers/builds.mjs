@@ -13,7 +13,7 @@ import * as fs from 'node:fs'
 import { createRequire } from 'node:module'
 import * as os from 'node:os'
 import * as path from 'node:path'
-import { editedLines, replacement, textOf } from './corpus.mjs'
+import { editedLines, parsingSource, replacement, textOf } from './corpus.mjs'
 
 const require = createRequire(import.meta.url)
 const args = process.argv.slice(2)
@@ -31,6 +31,7 @@ if (dirs.length === 0) throw new Error('name at least one build folder')
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'hashline-builds-'))
 const sizes = [50, 500, 5000, 100000]
 for (const n of sizes) fs.writeFileSync(path.join(root, `f${n}.js`), textOf(n))
+const parsing = parsingSource()
 
 /** The refs of a full view, by 0-based line. */
 function refs(/** @type {any} */ native, /** @type {string} */ text, /** @type {number} */ n) {
@@ -63,6 +64,19 @@ for (const [b, dir] of dirs.entries()) {
       jobs.set(`edit, ${label} lines, 10 replacements`, { run: () => session.edit(name, { operations }), setup: restore })
     }
   }
+  // The lines above are cut from a file, so they do not parse and the
+  // syntax check stops at the old text; this file parses, so every edit
+  // of it is parsed again as well. The comments keep it parsing.
+  const name = `p-${b}.js`
+  const restore = () => fs.writeFileSync(path.join(root, name), parsing.text)
+  restore()
+  const r = refs(native, parsing.text, parsing.lines)
+  const operations = parsing.after.map((at, j) => ({ op: 'insert_after', ref: r[at], content: `// note ${j}` }))
+  session.read(name, { limit: parsing.lines })
+  const checked = session.edit(name, { operations })
+  if (checked.problems.length > 0) throw new Error(`the insertions break ${parsing.name}: ${checked.problems[0].message}`)
+  restore()
+  jobs.set(`edit, ${parsing.name} (parses), 10 insertions`, { run: () => session.edit(name, { operations }), setup: restore })
   work.set(dir, jobs)
 }
 
@@ -73,7 +87,7 @@ const rows = [`| workload | ${dirs.map((d) => path.basename(d)).join(' | ')} |`,
 for (const label of first.keys()) {
   if (only && !label.includes(only)) continue
   // Enough calls per sample that a sample is not one timer tick.
-  const inner = label.includes('100 000') ? 1 : label.includes('5 000') ? 10 : label.includes(' 500 ') ? 50 : 200
+  const inner = label.includes('100 000') ? 1 : label.includes('5 000') || label.includes('parses') ? 10 : label.includes(' 500 ') ? 50 : 200
   /** @type {number[][]} */
   const times = dirs.map(() => [])
   for (let round = -3; round < rounds; round++) {

@@ -78,3 +78,26 @@ export function expectedEdit(text, k) {
   editedLines(lines.length, k).forEach((at, j) => (lines[at] = replacement(j)))
   return lines.join('\n') + '\n'
 }
+
+/**
+ * A file that parses, for the edits whose syntax check parses the new
+ * text (the cut lines of `textOf` do not parse): acorn 8.19.0's
+ * `dist/acorn.js`, a pinned dependency of this benchmark, with the
+ * 0-based lines after which 10 comment lines keep it parsing (statement
+ * ends, spread over the file).
+ */
+export function parsingSource() {
+  const pkg = require('acorn/package.json')
+  if (pkg.version !== '8.19.0') throw new Error(`bench/peers needs acorn 8.19.0, found ${pkg.version}: run npm install --prefix bench/peers`)
+  const text = fs.readFileSync(path.join(path.dirname(require.resolve('acorn/package.json')), 'dist', 'acorn.js'), 'utf8')
+  if (!text.endsWith('\n') || text.includes('\r')) throw new Error('acorn.js is not LF text ending in a newline')
+  const lines = text.slice(0, -1).split('\n')
+  const after = []
+  for (let k = 0; k < 10; k++) {
+    let at = Math.floor(((k + 0.5) * lines.length) / 10)
+    while (at < lines.length && !/^\s*(var|let|const|return)\b.*;$/.test(lines[at])) at++
+    if (at === lines.length) throw new Error('no statement end found in acorn.js to insert after')
+    after.push(at)
+  }
+  return { name: 'acorn.js', text, lines: lines.length, after }
+}

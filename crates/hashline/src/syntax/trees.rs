@@ -17,8 +17,13 @@ use super::check::MAX_PARSED_BYTES;
 use super::Language;
 use crate::text::Document;
 
-/// How many files keep their tree: the files an agent is editing now.
+/// How many files keep their trees: the files an agent is editing now.
 const KEPT: usize = 8;
+
+/// How many versions of one file keep their tree: the one last written and
+/// the one before, often the version read, which the file holds again when
+/// an edit is undone or the file is restored.
+const PER_FILE: usize = 2;
 
 /// An edit waits at most this long for the background parse of the version
 /// it edits, then parses it itself.
@@ -59,12 +64,18 @@ impl Trees {
             .map(|(_, _, tree)| tree.clone())
     }
 
-    /// Keeps the tree of a version, in place of the file's earlier one.
+    /// Keeps the tree of a version, in place of the oldest of the file's
+    /// earlier ones past `PER_FILE`.
     pub(crate) fn put(&self, path: &Path, rev: &str, tree: Tree) {
         let mut kept = lock(&self.kept);
-        kept.retain(|(p, _, _)| p != path);
+        kept.retain(|(p, r, _)| p != path || r != rev);
         kept.insert(0, (path.to_owned(), rev.to_owned(), tree));
-        kept.truncate(KEPT);
+        let mut of_file = 0;
+        kept.retain(|(p, _, _)| {
+            of_file += usize::from(p == path);
+            p != path || of_file <= PER_FILE
+        });
+        kept.truncate(KEPT * PER_FILE);
     }
 
     /// The background parse of a version is over, whatever its outcome.
@@ -144,4 +155,35 @@ fn worker() -> &'static Mutex<Sender<Job>> {
             });
         Mutex::new(send)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_file_keeps_the_trees_of_its_last_two_versions_and_others_keep_theirs() {
+        let trees = Trees::default();
+        let tree = |text: &str| Language::Rust.parse(text, None).unwrap();
+        let (a, b) = (Path::new("/r/a.rs"), Path::new("/r/b.rs"));
+        trees.put(b, "B1", tree("fn b() {}\n"));
+        trees.put(a, "A1", tree("fn a() {}\n"));
+        trees.put(a, "A2", tree("fn a2() {}\n"));
+        assert!(trees.kept_now(a, "A1").is_some() && trees.kept_now(a, "A2").is_some());
+        trees.put(a, "A1", tree("fn a() {}\n"));
+        trees.put(a, "A3", tree("fn a3() {}\n"));
+        assert!(
+            trees.kept_now(a, "A2").is_none(),
+            "the oldest of three versions goes"
+        );
+        assert!(trees.kept_now(a, "A1").is_some() && trees.kept_now(a, "A3").is_some());
+        assert!(trees.kept_now(b, "B1").is_some());
+        for i in 0..KEPT * PER_FILE {
+            trees.put(Path::new(&format!("/r/{i}.rs")), "R", tree(""));
+        }
+        assert!(
+            trees.kept_now(b, "B1").is_none(),
+            "the trees kept are bounded"
+        );
+    }
 }
