@@ -72,6 +72,10 @@ for (const [b, dir] of dirs.entries()) {
   restore()
   const r = refs(native, parsing.text, parsing.lines)
   const operations = parsing.after.map((at, j) => ({ op: 'insert_after', ref: r[at], content: `// note ${j}` }))
+  // The file must parse, or the check would stop at the old text: a line
+  // that breaks it must be reported, and the insertions must not be.
+  const breaking = [{ op: 'insert_after', ref: r[parsing.after[0]], content: 'let x = (;' }]
+  if (native.applyEdits(parsing.text, { operations: breaking }, { path: name }).problems.length === 0) throw new Error(`${parsing.name} does not parse`)
   session.read(name, { limit: parsing.lines })
   const checked = session.edit(name, { operations })
   if (checked.problems.length > 0) throw new Error(`the insertions break ${parsing.name}: ${checked.problems[0].message}`)

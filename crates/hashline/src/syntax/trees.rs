@@ -17,12 +17,13 @@ use super::check::MAX_PARSED_BYTES;
 use super::Language;
 use crate::text::Document;
 
-/// How many files keep their trees: the files an agent is editing now.
-const KEPT: usize = 8;
+/// How many trees are kept in all: two versions of each of the files an
+/// agent is editing now.
+const KEPT: usize = 16;
 
 /// How many versions of one file keep their tree: the one last written and
-/// the one before, often the version read, which the file holds again when
-/// an edit is undone or the file is restored.
+/// the one last edited or written before it, often the version read, which
+/// the file holds again when an edit is undone or the file is restored.
 const PER_FILE: usize = 2;
 
 /// An edit waits at most this long for the background parse of the version
@@ -54,7 +55,14 @@ impl Trees {
                 now.iter().any(|(p, r)| p == path && r == rev)
             })
             .unwrap_or_else(|p| p.into_inner());
-        self.kept_now(path, rev)
+        // The version an edit starts from is the one worth keeping: it goes
+        // to the front, ahead of the file's other version.
+        let mut kept = lock(&self.kept);
+        let at = kept.iter().position(|(p, r, _)| p == path && r == rev)?;
+        let entry = kept.remove(at);
+        let tree = entry.2.clone();
+        kept.insert(0, entry);
+        Some(tree)
     }
 
     fn kept_now(&self, path: &Path, rev: &str) -> Option<Tree> {
@@ -75,7 +83,7 @@ impl Trees {
             of_file += usize::from(p == path);
             p != path || of_file <= PER_FILE
         });
-        kept.truncate(KEPT * PER_FILE);
+        kept.truncate(KEPT);
     }
 
     /// The background parse of a version is over, whatever its outcome.
@@ -162,28 +170,37 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_file_keeps_the_trees_of_its_last_two_versions_and_others_keep_theirs() {
+    fn a_file_keeps_the_trees_of_the_two_versions_last_written_or_edited_and_others_keep_theirs() {
         let trees = Trees::default();
         let tree = |text: &str| Language::Rust.parse(text, None).unwrap();
         let (a, b) = (Path::new("/r/a.rs"), Path::new("/r/b.rs"));
+        let kept = |path, rev| trees.kept_now(path, rev).is_some();
         trees.put(b, "B1", tree("fn b() {}\n"));
         trees.put(a, "A1", tree("fn a() {}\n"));
         trees.put(a, "A2", tree("fn a2() {}\n"));
-        assert!(trees.kept_now(a, "A1").is_some() && trees.kept_now(a, "A2").is_some());
-        trees.put(a, "A1", tree("fn a() {}\n"));
-        trees.put(a, "A3", tree("fn a3() {}\n"));
+        trees.put(a, "A2", tree("fn a2() {}\n"));
         assert!(
-            trees.kept_now(a, "A2").is_none(),
-            "the oldest of three versions goes"
+            kept(a, "A1") && kept(a, "A2"),
+            "a version put again fills one place"
         );
-        assert!(trees.kept_now(a, "A1").is_some() && trees.kept_now(a, "A3").is_some());
-        assert!(trees.kept_now(b, "B1").is_some());
-        for i in 0..KEPT * PER_FILE {
-            trees.put(Path::new(&format!("/r/{i}.rs")), "R", tree(""));
+        // A1 is restored and edited twice: the tree it is edited from stays.
+        for next in ["A3", "A4"] {
+            assert!(trees.get(a, "A1").is_some());
+            trees.put(a, next, tree("fn a3() {}\n"));
         }
-        assert!(
-            trees.kept_now(b, "B1").is_none(),
-            "the trees kept are bounded"
-        );
+        assert!(kept(a, "A1") && kept(a, "A4"));
+        assert!(!kept(a, "A2") && !kept(a, "A3"), "older versions go");
+        assert!(kept(b, "B1"));
+        // Three trees so far: A1, A4, B1.
+        for i in 0..KEPT - 3 {
+            trees.put(
+                Path::new(&format!("/r/{}.rs", i / 2)),
+                &format!("R{i}"),
+                tree(""),
+            );
+        }
+        assert!(kept(b, "B1"), "{KEPT} trees fit");
+        trees.put(Path::new("/r/last.rs"), "R", tree(""));
+        assert!(!kept(b, "B1"), "the trees kept are bounded");
     }
 }
