@@ -59,10 +59,8 @@ impl Trees {
         // to the front, ahead of the file's other version.
         let mut kept = lock(&self.kept);
         let at = kept.iter().position(|(p, r, _)| p == path && r == rev)?;
-        let entry = kept.remove(at);
-        let tree = entry.2.clone();
-        kept.insert(0, entry);
-        Some(tree)
+        kept[..=at].rotate_right(1);
+        Some(kept[0].2.clone())
     }
 
     fn kept_now(&self, path: &Path, rev: &str) -> Option<Tree> {
