@@ -6,10 +6,11 @@
 //! has and the old one had not) belongs here too, behind the same
 //! `introduced`.
 
+use crate::before::Before;
 use crate::cleanup::view_prefix_len;
 use crate::reference::Ref;
 use crate::report::Hunk;
-use crate::syntax::{broken, Language, Parse};
+use crate::syntax::{broken, Language, Parsed};
 use crate::text::Document;
 use tree_sitter::Tree;
 
@@ -71,13 +72,13 @@ fn judge(line: &str) -> Option<(usize, usize, String)> {
 
 /// The problems on lines the change wrote (`hunks` in both numberings)
 /// that the lines they replaced did not already have, then the places the
-/// change broke the parse, if `syntax` says to look; with the new text's
+/// change broke the parse, given the old text's parse; with the new text's
 /// tree when it was parsed.
 pub(crate) fn introduced(
-    old: &Document,
+    old: &dyn Before,
     new: &Document,
     hunks: &[Hunk],
-    syntax: Option<Parse>,
+    syntax: Option<Parsed>,
 ) -> (Vec<Problem>, Option<Tree>) {
     let mut problems = Vec::new();
     for hunk in hunks {
@@ -100,11 +101,11 @@ pub(crate) fn introduced(
             }
         }
     }
-    let Some(parse) = syntax.filter(|_| !hunks.is_empty()) else {
+    let Some(parsed) = syntax.filter(|_| !hunks.is_empty()) else {
         return (problems, None);
     };
-    let language = parse.language;
-    let (found, tree) = broken(parse, old, new, hunks);
+    let language = parsed.language;
+    let (found, tree) = broken(parsed, old, new, hunks);
     problems.extend(found.into_iter().map(|b| {
         let line = new.line(b.line);
         Problem {

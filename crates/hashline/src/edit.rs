@@ -3,6 +3,7 @@
 
 use std::fmt::Write as _;
 
+use crate::before::{Before, Taken};
 use crate::check::{introduced, Problem};
 use crate::error::{Error, ErrorCode, Result};
 use crate::locate::PlanContext;
@@ -13,8 +14,8 @@ use crate::replace::{create, replace};
 use crate::report::{hunks, success, window, Hunk, SuccessInput, Summary};
 use crate::request::{OpKind, Request};
 use crate::store::Version;
-use crate::syntax::SyntaxCheck;
-use crate::text::Document;
+use crate::syntax::{Parsed, SyntaxCheck};
+use crate::text::{Document, Splice};
 use tree_sitter::Tree;
 
 /// One document to edit, and what the edit may rely on.
@@ -62,10 +63,9 @@ pub struct Edited {
     pub(crate) tree: Option<Tree>,
 }
 
-/// A new version another part of the engine computed (a patch): its bytes
-/// and the regions it changed, to be described like an edit.
+/// What a change did, to be described with the version it made: the
+/// regions it changed and what to say about them.
 pub(crate) struct Change {
-    pub new: Document,
     pub hunks: Vec<Hunk>,
     pub headline: String,
     pub notes: Vec<String>,
@@ -85,18 +85,50 @@ impl Request {
     }
 }
 
-/// Plans and applies `request` to the document, nothing written.
-pub fn edit(input: &EditInput<'_>, request: &Request) -> Result<Edited> {
-    apply(input, request).map_err(|mut err| {
-        if let Some(note) = input.store_note {
-            err.message.push_str("\nNote: ");
-            err.message.push_str(note);
-        }
-        err
-    })
+/// The version a change replaced: the whole document, or what the change
+/// took out of it when it was spliced into the document's own buffer.
+pub(crate) enum Old<'a> {
+    Whole(&'a Document),
+    Taken(Taken),
 }
 
-fn apply(input: &EditInput<'_>, request: &Request) -> Result<Edited> {
+/// What a change makes of the document: splices of it, or a whole new
+/// text.
+enum NewText {
+    Splices(Vec<Splice>),
+    Whole(Document),
+}
+
+/// An edit planned against a document and checked, not yet applied: every
+/// use of the whole old text is behind it, so that applying it can splice
+/// the document in its own buffer.
+pub struct Prepared {
+    path: String,
+    exists: bool,
+    syntax: SyntaxCheck,
+    new: NewText,
+    change: Change,
+    parsed: Option<Parsed>,
+    store_note: Option<String>,
+}
+
+/// Appends the store's note to an error, whatever it is.
+fn noted(mut err: Error, note: Option<&str>) -> Error {
+    if let Some(note) = note {
+        err.message.push_str("\nNote: ");
+        err.message.push_str(note);
+    }
+    err
+}
+
+/// Plans `request` against the document, nothing written: the half of an
+/// edit that may refuse it with the document's current lines. Applying
+/// what it returns to that document is the other half.
+pub fn prepare(input: &EditInput<'_>, request: &Request) -> Result<Prepared> {
+    plan_change(input, request).map_err(|err| noted(err, input.store_note))
+}
+
+fn plan_change(input: &EditInput<'_>, request: &Request) -> Result<Prepared> {
     let doc = input.doc;
     if !input.exists && !request.creates() {
         return Err(Error::new(
@@ -115,7 +147,7 @@ fn apply(input: &EditInput<'_>, request: &Request) -> Result<Edited> {
     };
     let mut remapped_from = None;
     let mut relocated = Vec::new();
-    let (new, hunks, headline, notes): (Document, Vec<Hunk>, String, Vec<String>) = match request {
+    let (new, headline, notes): (NewText, String, Vec<String>) = match request {
         Request::Operations { operations, rev } => {
             let ctx = PlanContext {
                 doc,
@@ -138,13 +170,7 @@ fn apply(input: &EditInput<'_>, request: &Request) -> Result<Edited> {
             } else {
                 format!("Created {} with {ops}", input.path)
             };
-            (
-                doc.spliced(&planned.splices)
-                    .map_err(|e| e.with_path(input.path))?,
-                hunks(&planned.splices),
-                headline,
-                planned.notes,
-            )
+            (NewText::Splices(planned.splices), headline, planned.notes)
         }
         Request::Replace {
             old_string,
@@ -152,17 +178,12 @@ fn apply(input: &EditInput<'_>, request: &Request) -> Result<Edited> {
             replace_all,
         } if old_string.is_empty() => {
             let new = Document::from_vec(create(doc, input.path, new_string, *replace_all)?)?;
-            let lines = new.line_count();
-            let created = [Hunk {
-                old: 0..0,
-                new: 0..lines,
-            }];
             let headline = format!(
                 "{} {}",
                 if input.exists { "Wrote" } else { "Created" },
                 input.path
             );
-            (new, created.to_vec(), headline, Vec::new())
+            (NewText::Whole(new), headline, Vec::new())
         }
         Request::Replace {
             old_string,
@@ -176,61 +197,110 @@ fn apply(input: &EditInput<'_>, request: &Request) -> Result<Edited> {
                 plural(replaced.matches, "match", "matches"),
                 input.path
             );
-            (
-                doc.spliced(&replaced.splices)
-                    .map_err(|e| e.with_path(input.path))?,
-                hunks(&replaced.splices),
-                headline,
-                replaced.notes,
-            )
+            (NewText::Splices(replaced.splices), headline, replaced.notes)
         }
+    };
+    let hunks = match &new {
+        NewText::Splices(splices) => hunks(splices),
+        NewText::Whole(new) => vec![Hunk {
+            old: 0..0,
+            new: 0..new.line_count(),
+        }],
+    };
+    let parsed = if hunks.is_empty() {
+        None
+    } else {
+        input
+            .syntax
+            .old_parse(input.path, input.old_tree.clone(), doc)
     };
     let notes: Vec<String> = notes
         .into_iter()
         .chain(input.store_note.map(str::to_owned))
         .collect();
-    finish(
-        doc,
-        input.path,
-        Change {
-            new,
+    Ok(Prepared {
+        path: input.path.to_owned(),
+        exists: input.exists,
+        syntax: input.syntax,
+        new,
+        change: Change {
             hunks,
             headline,
             notes,
             remapped_from,
             relocated,
         },
-        input.exists,
-        input.syntax,
-        input.old_tree.clone(),
-    )
+        parsed,
+        store_note: input.store_note.map(str::to_owned),
+    })
 }
 
-/// Describes a new version of `doc`: its REV, the result with fresh refs,
-/// where the unchanged lines went, and the problems it brought. With
-/// `refuse_same`, a change that leaves the text as it was is an error;
-/// `syntax` says whether a broken parse is told, refused or not looked for,
-/// and the parse starts from `old_tree` if given.
+impl Prepared {
+    /// Applies the edit to `doc`, the document it was planned against,
+    /// which becomes the new version.
+    pub fn apply(self, mut doc: Document) -> Result<Edited> {
+        let Prepared {
+            path,
+            exists,
+            syntax,
+            new,
+            change,
+            parsed,
+            store_note,
+        } = self;
+        match new {
+            NewText::Splices(splices) => match doc.splice_in_place(&splices) {
+                Ok(taken) => finish(
+                    Old::Taken(taken),
+                    &path,
+                    doc,
+                    change,
+                    exists,
+                    syntax,
+                    parsed,
+                ),
+                Err(err) => Err(err.with_path(&path)),
+            },
+            NewText::Whole(new) => {
+                finish(Old::Whole(&doc), &path, new, change, exists, syntax, parsed)
+            }
+        }
+        .map_err(|err| noted(err, store_note.as_deref()))
+    }
+}
+
+/// Describes `new_doc`, the version `change` made: its REV, the result with fresh refs, where the
+/// unchanged lines went, and the problems it brought. With `refuse_same`,
+/// a change that leaves the text as it was is an error; `syntax` says
+/// whether a broken parse is told, refused or not looked for, given the
+/// old text's parse.
 pub(crate) fn finish(
-    doc: &Document,
+    old: Old<'_>,
     path: &str,
+    new_doc: Document,
     change: Change,
     refuse_same: bool,
     syntax: SyntaxCheck,
-    old_tree: Option<Tree>,
+    parsed: Option<Parsed>,
 ) -> Result<Edited> {
     let Change {
-        new: new_doc,
         hunks,
         headline,
         notes,
         remapped_from,
         relocated,
     } = change;
-    let previous_rev = doc.rev().to_owned();
+    let replaced;
+    let (old, previous_rev): (&dyn Before, String) = match &old {
+        Old::Whole(doc) => (*doc, doc.rev().to_owned()),
+        Old::Taken(taken) => {
+            replaced = taken.with(&new_doc);
+            (&replaced, taken.rev.clone())
+        }
+    };
     // Lines that only trade places with copies of themselves can move line
     // endings around a mixed file without changing a line: still no change.
-    if new_doc.text() == doc.text() && refuse_same {
+    if refuse_same && old.same_text(&new_doc) {
         return Err(Error::new(
             ErrorCode::NoChange,
             format!(
@@ -246,13 +316,13 @@ pub(crate) fn finish(
     debug_assert!(hunks
         .last()
         .is_none_or(|h| h.new.end <= new_doc.line_count()));
-    let (problems, tree) = introduced(doc, &new_doc, &hunks, syntax.parse_of(path, old_tree));
+    let (problems, tree) = introduced(old, &new_doc, &hunks, parsed);
     if syntax == SyntaxCheck::Reject && problems.iter().any(|p| p.syntax.is_some()) {
         return Err(syntax_refusal(path, &new_doc, problems));
     }
     let mut summary = success(SuccessInput {
         path,
-        old: doc,
+        old,
         new: &new_doc,
         old_rev: &previous_rev,
         new_rev: &new_rev,
@@ -262,7 +332,7 @@ pub(crate) fn finish(
         relocated: &relocated,
     });
     let map = LineMap::from_changes(
-        doc.line_count(),
+        old.line_count(),
         hunks.iter().map(|h| (h.old.clone(), h.new.clone())),
     );
     tell_broken_parse(&mut summary, &new_doc, &problems);
@@ -343,7 +413,7 @@ fn syntax_refusal(path: &str, new: &Document, problems: Vec<Problem>) -> Error {
 /// ```
 pub fn apply_to_text(text: &str, request: &Request, cleanup: bool) -> Result<(String, Edited)> {
     let edited = edit_text(
-        &Document::from_text(text),
+        Document::from_text(text),
         "text",
         request,
         cleanup,
@@ -382,7 +452,7 @@ pub fn apply_to_string(
     cleanup: bool,
     syntax: SyntaxCheck,
 ) -> Result<TextEdit> {
-    let edited = edit_text(&Document::from_string(text), path, request, cleanup, syntax)?;
+    let edited = edit_text(Document::from_string(text), path, request, cleanup, syntax)?;
     Ok(TextEdit {
         text: edited.doc.into_file_text(),
         rev: edited.rev,
@@ -392,27 +462,26 @@ pub fn apply_to_string(
     })
 }
 
+/// An edit of a document the caller gives up: spliced in its own buffer.
 fn edit_text(
-    doc: &Document,
+    doc: Document,
     path: &str,
     request: &Request,
     cleanup: bool,
     syntax: SyntaxCheck,
 ) -> Result<Edited> {
-    edit(
-        &EditInput {
-            doc,
-            path,
-            exists: true,
-            history: &[],
-            cleanup,
-            seen_guard: false,
-            syntax,
-            old_tree: None,
-            store_note: None,
-        },
-        request,
-    )
+    let input = EditInput {
+        doc: &doc,
+        path,
+        exists: true,
+        history: &[],
+        cleanup,
+        seen_guard: false,
+        syntax,
+        old_tree: None,
+        store_note: None,
+    };
+    prepare(&input, request)?.apply(doc)
 }
 
 #[cfg(test)]

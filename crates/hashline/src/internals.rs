@@ -8,6 +8,6 @@
 
 pub mod model;
 
-pub use crate::edit::{edit, EditInput, Edited};
+pub use crate::edit::{prepare, EditInput, Edited, Prepared};
 pub use crate::file::{load, replace_atomically, Root};
 pub use crate::remap::LineMap;

@@ -42,6 +42,7 @@
 
 #![warn(missing_docs)]
 
+mod before;
 mod check;
 mod cleanup;
 mod decode;

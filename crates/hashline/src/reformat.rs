@@ -115,7 +115,7 @@ impl Hashline {
         }
         let summary = success(SuccessInput {
             path: &target.display,
-            old: &old,
+            old: &*old,
             new: &doc,
             old_rev: &old_rev,
             new_rev: &rev,
@@ -124,12 +124,12 @@ impl Hashline {
             notes: &notes,
             relocated: &[],
         });
-        let (problems, _) = introduced(
-            &old,
-            &doc,
-            &hunks,
-            self.options().syntax.parse_of(&target.display, None),
-        );
+        let parsed = if hunks.is_empty() {
+            None
+        } else {
+            self.options().syntax.old_parse(&target.display, None, &old)
+        };
+        let (problems, _) = introduced(&*old, &doc, &hunks, parsed);
         let mut store = self.store();
         let mut seen = summary.shown.clone();
         if let Some(parent) = parent {

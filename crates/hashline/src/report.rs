@@ -2,6 +2,7 @@
 //! changed region, the removed lines, shift hints and a unified diff; on a
 //! rejection, the cited lines as they are now, with refs to retry with.
 
+use crate::before::Before;
 use crate::reference::Ref;
 use crate::relocate::{lines_named, Relocated};
 use crate::request::OpKind;
@@ -61,7 +62,7 @@ enum Row {
 
 /// The smallest line diff inside one changed region: a model that re-types
 /// a line unchanged should not see it as removed and added.
-fn region_rows(old: &Document, new: &Document, hunk: &Hunk) -> Vec<Row> {
+fn region_rows(old: &dyn Before, new: &Document, hunk: &Hunk) -> Vec<Row> {
     let old_lines: Vec<&str> = hunk.old.clone().map(|i| old.line(i)).collect();
     let new_lines: Vec<&str> = hunk.new.clone().map(|i| new.line(i)).collect();
     let mut rows = Vec::with_capacity(old_lines.len() + new_lines.len());
@@ -114,7 +115,7 @@ pub struct Summary {
 
 pub struct SuccessInput<'a> {
     pub path: &'a str,
-    pub old: &'a Document,
+    pub old: &'a dyn Before,
     pub new: &'a Document,
     pub old_rev: &'a str,
     pub new_rev: &'a str,
@@ -211,7 +212,7 @@ fn push_row(out: &mut String, mark: char, doc: &Document, index: usize) {
     out.push('\n');
 }
 
-fn push_region(out: &mut String, old: &Document, new: &Document, rows: &[Row]) {
+fn push_region(out: &mut String, old: &dyn Before, new: &Document, rows: &[Row]) {
     let elide = rows.len() > MAX_REGION_LINES;
     let keep = MAX_REGION_LINES / 2;
     for (i, row) in rows.iter().enumerate() {
@@ -337,7 +338,7 @@ fn push_shift_hints(out: &mut String, hunks: &[Hunk], old_total: usize) {
 
 fn unified_diff(
     path: &str,
-    old: &Document,
+    old: &dyn Before,
     new: &Document,
     hunks: &[Hunk],
     rows: &[Vec<Row>],

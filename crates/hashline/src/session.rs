@@ -3,7 +3,7 @@
 //! through here.
 
 use crate::check::Problem;
-use crate::edit::{edit, EditInput, Edited};
+use crate::edit::{prepare, EditInput, Edited};
 use crate::error::{Error, ErrorCode, Result};
 use crate::file::{load, replace_atomically, Base, Loaded, Root, Target, DEFAULT_MAX_FILE_BYTES};
 use crate::lean::{with_style, ViewStyle};
@@ -140,7 +140,9 @@ pub struct EditPlan {
     owner: u64,
     target: Target,
     base: Base,
-    old: Arc<Document>,
+    /// The version edited, when the store is to keep it and did not have
+    /// it: refs to it can then be remapped once the edit is written.
+    old: Option<Arc<Document>>,
     new: Arc<Document>,
     /// The new version's parse tree, kept for the next edit once written.
     tree: Option<Tree>,
@@ -337,11 +339,13 @@ impl Hashline {
 
     fn plan_target(&self, target: Target, request: &Request) -> Result<EditPlan> {
         let loaded = self.load(&target, request.creates())?;
-        let old = Arc::new(loaded.doc);
-        let (history, store_note) = {
+        let old = loaded.doc;
+        let (history, store_note, keep_old) = {
             let mut store = lock(&self.store);
             let history = store.versions(&target.real);
-            (history, store.take_damage_note(&target.real))
+            let keep_old =
+                store.keeps(old.text().len()) && !history.iter().any(|v| v.rev == old.rev());
+            (history, store.take_damage_note(&target.real), keep_old)
         };
         let input = EditInput {
             doc: &old,
@@ -354,20 +358,27 @@ impl Hashline {
             old_tree: self.kept_tree(&target, &old),
             store_note: store_note.as_deref(),
         };
-        let edited: Edited = match edit(&input, request) {
-            Ok(edited) => edited,
-            Err(err) => return Err(self.after_rejection(&target, &old, err)),
+        let prepared = match prepare(&input, request) {
+            Ok(prepared) => prepared,
+            Err(err) => return Err(self.after_rejection(&target, &Arc::new(old), err)),
         };
-        self.plan_edited(target, loaded.base, old, edited, !history.is_empty())
+        // Past this point the document becomes the new version in its own
+        // buffer, and no error shows lines of the old one.
+        let kept = keep_old.then(|| Arc::new(old.clone()));
+        let edited = prepared
+            .apply(old)
+            .inspect_err(|err| debug_assert!(err.shown.is_empty(), "{err:?}"))?;
+        self.plan_edited(target, loaded.base, kept, edited, !history.is_empty())
     }
 
-    /// The plan for a new version computed from `old`, the file at `target`
-    /// when it was `base`; `had_history` says refs from earlier views exist.
+    /// The plan for a new version, of the file at `target` when it was
+    /// `base`; `old`, the version edited, is recorded once the plan is
+    /// written if given; `had_history` says refs from earlier views exist.
     pub(crate) fn plan_edited(
         &self,
         target: Target,
         base: Base,
-        old: Arc<Document>,
+        old: Option<Arc<Document>>,
         edited: Edited,
         had_history: bool,
     ) -> Result<EditPlan> {
@@ -481,7 +492,10 @@ impl Hashline {
         // Lines a view showed and the edit left alone stay seen in the new
         // version, wherever they moved.
         let seen_before = store.seen(path, &plan.result.previous_rev);
-        store.record(path, &plan.result.previous_rev, &plan.old, 0..0);
+        match &plan.old {
+            Some(old) => store.record(path, &plan.result.previous_rev, old, 0..0),
+            None => store.touch(path, &plan.result.previous_rev),
+        }
         let mut seen = plan.map.ranges(&seen_before);
         seen.extend(plan.shown.iter().cloned());
         if seen.is_empty() {

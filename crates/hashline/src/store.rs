@@ -158,8 +158,7 @@ impl Store {
         doc: &Arc<Document>,
         ranges: &[Range<usize>],
     ) {
-        let size = doc.text().len();
-        if size > self.limits.max_version_bytes || self.limits.max_versions == 0 {
+        if !self.keeps(doc.text().len()) {
             return;
         }
         self.clock += 1;
@@ -239,6 +238,11 @@ impl Store {
                 let _ = set_now(&dir.join(format!("{stem}{suffix}")));
             }
         }
+    }
+
+    /// Whether a version of `bytes` bytes of text would be kept.
+    pub fn keeps(&self, bytes: usize) -> bool {
+        bytes <= self.limits.max_version_bytes && self.limits.max_versions > 0
     }
 
     /// Marks a version as just used, so that the version a model read stays

@@ -4,6 +4,7 @@
 //! writing are inverse: any bytes read and written back are the same bytes,
 //! and the bytes an edit writes read back as exactly the lines it meant.
 
+use crate::before::{Taken, TakenPart};
 use crate::error::{Error, ErrorCode, Result};
 use memchr::{memchr, memchr2, memchr_iter};
 use std::borrow::Cow;
@@ -348,6 +349,117 @@ impl Document {
         }
     }
 
+    /// Applies `splices` as [`Document::spliced`] does, and returns what
+    /// they took out. A document whose bytes are its canonical text is
+    /// spliced in its own buffer, so that an edit of a large file does not
+    /// hold two copies of it; one with a BOM or other line endings is
+    /// spliced by copy. On an error the document is as it was.
+    pub(crate) fn splice_in_place(&mut self, splices: &[Splice]) -> Result<Taken> {
+        Self::check_new_lines(splices)?;
+        let taken = self.taken_by(splices);
+        if self.bytes_are_canonical() {
+            self.splice_canonical(splices);
+        } else {
+            *self = self.spliced(splices)?;
+        }
+        Ok(taken)
+    }
+
+    /// The lines `splices` take out of this document, and where.
+    fn taken_by(&self, splices: &[Splice]) -> Taken {
+        let mut shift: isize = 0;
+        let parts = splices
+            .iter()
+            .map(|s| {
+                let new_start = (s.range.start as isize + shift) as usize;
+                shift += s.lines.len() as isize - s.range.len() as isize;
+                let bytes = self.offset_of_line(s.range.start)..self.offset_of_line(s.range.end);
+                TakenPart {
+                    old: s.range.clone(),
+                    new: new_start..new_start + s.lines.len(),
+                    text: self.text[bytes.clone()].to_owned(),
+                    starts: self.starts[s.range.clone()]
+                        .iter()
+                        .map(|&at| at - bytes.start)
+                        .collect(),
+                    old_bytes: bytes,
+                }
+            })
+            .collect();
+        Taken {
+            rev: self.rev().to_owned(),
+            parts,
+            line_count: self.line_count(),
+            final_newline: self.final_newline,
+            text_len: self.text.len(),
+        }
+    }
+
+    /// The splice of a document whose bytes are its canonical text, with
+    /// the lines and bytes `write` gives it: every line is written with a
+    /// terminator, the last one loses it if the file had no final newline
+    /// (unless it is empty, or the file had no line), and a first line
+    /// starting with U+FEFF makes the file start with a BOM. The runs of
+    /// kept lines move within the buffer; only the new lines are copied.
+    fn splice_canonical(&mut self, splices: &[Splice]) {
+        let removed: usize = splices.iter().map(|s| s.range.len()).sum();
+        let added: usize = splices.iter().map(|s| s.lines.len()).sum();
+        let new_bytes: usize = splices
+            .iter()
+            .flat_map(|s| &s.lines)
+            .map(|l| l.len() + 1)
+            .sum();
+        let mut out = Pieces {
+            list: Vec::with_capacity(2 * splices.len() + 1),
+            added: String::with_capacity(new_bytes + 1),
+            starts: Vec::with_capacity(self.line_count() - removed + added),
+            len: 0,
+        };
+        let mut next = 0;
+        for splice in splices {
+            self.keep(next..splice.range.start, &mut out);
+            for line in &splice.lines {
+                out.starts.push(out.len);
+                out.put(line);
+                out.put("\n");
+            }
+            next = splice.range.end;
+        }
+        self.keep(next..self.line_count(), &mut out);
+        let last_is_empty = out.starts.last().is_some_and(|&s| s + 1 == out.len);
+        let terminated = self.final_newline || self.is_empty() || last_is_empty;
+        if !terminated && !out.starts.is_empty() {
+            out.drop_last_byte();
+        }
+        let mut bytes = std::mem::take(&mut self.text).into_bytes();
+        out.apply(&mut bytes);
+        // Each piece is whole lines of UTF-8 text or a new line's string, so
+        // the bytes are UTF-8; checked rather than assumed, since a bug in
+        // the moves would otherwise write a broken file.
+        let text = String::from_utf8(bytes).expect("spliced pieces are whole UTF-8 lines");
+        self.bom = text.starts_with('\u{FEFF}');
+        self.final_newline = text.ends_with('\n');
+        self.text = text;
+        self.starts = out.starts;
+        self.rev = OnceLock::new();
+    }
+
+    /// Old lines `lines` kept as they are, with a terminator.
+    fn keep(&self, lines: Range<usize>, out: &mut Pieces) {
+        if lines.is_empty() {
+            return;
+        }
+        let from = self.starts[lines.start];
+        let to = self.offset_of_line(lines.end);
+        let at = out.len;
+        out.starts
+            .extend(self.starts[lines].iter().map(|&s| s - from + at));
+        out.keep(from, to);
+        if to == self.text.len() && !self.final_newline {
+            out.put("\n");
+        }
+    }
+
     fn check_new_lines(splices: &[Splice]) -> Result<()> {
         for (k, line) in splices.iter().flat_map(|s| &s.lines).enumerate() {
             if let Some(at) = memchr2(b'\r', b'\n', line.as_bytes()) {
@@ -398,6 +510,85 @@ impl Document {
             Some(ending) => out.push(self.line(i), ending, true),
             None => out.push(self.line(i), new_ending, false),
         }
+    }
+}
+
+/// A run of a spliced text: bytes `from..to` of the old text, or of the
+/// new lines written one after another, to go at `at`.
+struct Piece {
+    new: bool,
+    from: usize,
+    to: usize,
+    at: usize,
+}
+
+/// The runs of a spliced text in order, the new lines they take from,
+/// where its lines start, and its length so far.
+struct Pieces {
+    list: Vec<Piece>,
+    added: String,
+    starts: Vec<usize>,
+    len: usize,
+}
+
+impl Pieces {
+    fn keep(&mut self, from: usize, to: usize) {
+        self.list.push(Piece {
+            new: false,
+            from,
+            to,
+            at: self.len,
+        });
+        self.len += to - from;
+    }
+
+    /// New text, in the same run as the new text before it if nothing
+    /// came between.
+    fn put(&mut self, text: &str) {
+        let from = self.added.len();
+        self.added.push_str(text);
+        let to = self.added.len();
+        match self.list.last_mut() {
+            Some(last) if last.new => last.to = to,
+            _ => self.list.push(Piece {
+                new: true,
+                from,
+                to,
+                at: self.len,
+            }),
+        }
+        self.len += text.len();
+    }
+
+    fn drop_last_byte(&mut self) {
+        if let Some(last) = self.list.last_mut() {
+            last.to -= 1;
+            self.len -= 1;
+        }
+    }
+
+    /// Turns `bytes`, the old text, into the new one. A kept run that moves
+    /// left, taken first to last, lands on bytes no later run still needs
+    /// (each run ends at or before the next one's start); one that moves
+    /// right, taken last to first, likewise. New bytes go last, where no
+    /// kept run lands.
+    fn apply(&self, bytes: &mut Vec<u8>) {
+        if self.len > bytes.len() {
+            bytes.reserve_exact(self.len - bytes.len());
+            bytes.resize(self.len, 0);
+        }
+        let kept = || self.list.iter().filter(|p| !p.new);
+        for p in kept().filter(|p| p.at < p.from) {
+            bytes.copy_within(p.from..p.to, p.at);
+        }
+        for p in kept().rev().filter(|p| p.at > p.from) {
+            bytes.copy_within(p.from..p.to, p.at);
+        }
+        for p in self.list.iter().filter(|p| p.new) {
+            bytes[p.at..p.at + (p.to - p.from)]
+                .copy_from_slice(&self.added.as_bytes()[p.from..p.to]);
+        }
+        bytes.truncate(self.len);
     }
 }
 
@@ -771,6 +962,39 @@ mod properties {
             let read = Document::from_vec(doc.splice(&splices).unwrap()).unwrap();
             prop_assert_eq!(&spliced, &read);
             prop_assert_eq!(spliced.rev(), read.rev());
+        }
+
+        #[test]
+        fn a_splice_in_place_makes_the_copying_splices_document_and_reads_back_the_old_one(
+            (bytes, splices) in file().prop_flat_map(|bytes| {
+                let n = Document::from_bytes(&bytes).unwrap().line_count();
+                (Just(bytes), splices(n))
+            }),
+            canonical in any::<bool>(),
+        ) {
+            use crate::before::Before;
+            // Half the cases are made canonical (no BOM, only LF), which
+            // the splice moves within the buffer; the others are copied.
+            let old = match canonical {
+                true => Document::from_string(Document::from_bytes(&bytes).unwrap().text().to_owned()),
+                false => Document::from_bytes(&bytes).unwrap(),
+            };
+            let mut new = old.clone();
+            let taken = new.splice_in_place(&splices).unwrap();
+            let spliced = old.spliced(&splices).unwrap();
+            prop_assert_eq!(&new, &spliced);
+            prop_assert_eq!(new.rev(), spliced.rev());
+            prop_assert_eq!(&new.to_bytes(), &old.splice(&splices).unwrap());
+            let before = taken.with(&new);
+            prop_assert_eq!(before.line_count(), old.line_count());
+            for i in 0..old.line_count() {
+                prop_assert_eq!(Before::line(&before, i), old.line(i));
+            }
+            for i in 0..=old.line_count() {
+                prop_assert_eq!(Before::offset_of_line(&before, i), old.offset_of_line(i));
+            }
+            prop_assert_eq!(Before::final_newline(&before), old.final_newline());
+            prop_assert_eq!(before.same_text(&new), old.text() == new.text());
         }
 
         #[test]

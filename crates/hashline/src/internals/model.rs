@@ -16,7 +16,7 @@
 //! the public hash functions, places each operation on plain lines and
 //! applies the batch by walking the old lines.
 
-use crate::edit::{edit, EditInput, Edited};
+use crate::edit::{prepare, EditInput, Edited};
 use crate::remap::LineMap;
 use crate::{
     anchor_hash, line_hash, rev, Document, Error, ErrorCode, Hashline, OpKind, Options, Ref,
@@ -853,20 +853,18 @@ pub fn check_written(
 fn run_pure(case: &Case, cleanup: bool) -> Result<Edited, Error> {
     let request = Request::from_value(&case.request)?;
     let doc = Document::from_bytes(&case.bytes)?;
-    edit(
-        &EditInput {
-            doc: &doc,
-            path: "text",
-            exists: true,
-            history: &[],
-            cleanup,
-            seen_guard: false,
-            syntax: crate::SyntaxCheck::Off,
-            old_tree: None,
-            store_note: None,
-        },
-        &request,
-    )
+    let input = EditInput {
+        doc: &doc,
+        path: "text",
+        exists: true,
+        history: &[],
+        cleanup,
+        seen_guard: false,
+        syntax: crate::SyntaxCheck::Off,
+        old_tree: None,
+        store_note: None,
+    };
+    prepare(&input, &request)?.apply(doc)
 }
 
 /// Checks one case against the engine's pure form, with clean-up off so

@@ -4,7 +4,7 @@
 
 use super::*;
 use crate::check::Problem;
-use crate::edit::{finish, Change, Edited};
+use crate::edit::{finish, Change, Edited, Old};
 use crate::error::{Error, ErrorCode, Result};
 use crate::file::{remove_atomically, unchanged, Base, Target};
 use crate::locate::locate_refs;
@@ -268,7 +268,7 @@ impl Hashline {
                 );
                 let edited = self.patched(&target, &old, &splices, headline, notes, false)?;
                 let history = !self.history(&target).is_empty();
-                let plan = self.plan_edited(target, loaded.base, old, edited, history)?;
+                let plan = self.plan_edited(target, loaded.base, Some(old), edited, history)?;
                 let result = file_result(FileKind::Add, path, absolute, None, &plan, exists);
                 Ok(Planned {
                     steps: vec![Step::Write(Box::new(plan))],
@@ -280,10 +280,10 @@ impl Hashline {
                 let old = loaded.doc;
                 let n = old.line_count();
                 let gone = finish(
-                    &old,
+                    Old::Whole(&old),
                     &path,
+                    Document::from_vec(Vec::new())?,
                     Change {
-                        new: Document::from_vec(Vec::new())?,
                         hunks: vec![crate::report::Hunk {
                             old: 0..n,
                             new: 0..0,
@@ -350,7 +350,7 @@ impl Hashline {
                 match dest {
                     None => {
                         let plan =
-                            self.plan_edited(target, loaded.base, old, edited, had_history)?;
+                            self.plan_edited(target, loaded.base, Some(old), edited, had_history)?;
                         let result =
                             file_result(FileKind::Update, path, absolute, None, &plan, true);
                         Ok(Planned {
@@ -368,7 +368,8 @@ impl Hashline {
                             ));
                         }
                         let moved = Some((dest.display.clone(), dest.real.display().to_string()));
-                        let plan = self.plan_edited(dest, there.base, old, edited, had_history)?;
+                        let plan =
+                            self.plan_edited(dest, there.base, Some(old), edited, had_history)?;
                         let result =
                             file_result(FileKind::Move, path, absolute, moved, &plan, true);
                         Ok(Planned {
@@ -444,11 +445,17 @@ impl Hashline {
         notes: Vec<String>,
         refuse_same: bool,
     ) -> Result<Edited> {
+        let parsed = if splices.is_empty() {
+            None
+        } else {
+            let syntax = self.options().syntax;
+            syntax.old_parse(&target.display, self.kept_tree(target, old), old)
+        };
         finish(
-            old,
+            Old::Whole(old),
             &target.display,
+            old.spliced(splices)?,
             Change {
-                new: old.spliced(splices)?,
                 hunks: hunks(splices),
                 headline,
                 notes,
@@ -457,7 +464,7 @@ impl Hashline {
             },
             refuse_same,
             self.options().syntax,
-            self.kept_tree(target, old),
+            parsed,
         )
         .map_err(|e| e.with_path(&target.display))
     }

@@ -8,6 +8,7 @@
 use tree_sitter::{InputEdit, Node, Point, Tree};
 
 use super::Language;
+use crate::before::Before;
 use crate::report::Hunk;
 use crate::text::Document;
 
@@ -45,6 +46,17 @@ impl SyntaxCheck {
             old_tree,
         })
     }
+
+    /// The parse of `old` an edit of it is checked against, when the check
+    /// is on for this file (see [`Parse::of_old`]).
+    pub(crate) fn old_parse(
+        self,
+        path: &str,
+        old_tree: Option<Tree>,
+        old: &Document,
+    ) -> Option<Parsed> {
+        self.parse_of(path, old_tree)?.of_old(old)
+    }
 }
 
 /// One place the new text no longer parses.
@@ -74,23 +86,38 @@ pub(crate) struct Parse {
     pub old_tree: Option<Tree>,
 }
 
-/// The places where `new` fails to parse in `language`, if `old` parsed
-/// without an error, and the new text's tree; `hunks` say which lines
-/// changed, so the new text is parsed again only where it differs.
+impl Parse {
+    /// The old text's tree, the kept one or a parse of `old`, when the text
+    /// is small enough to parse and parses without an error: only then can
+    /// an edit be told that it broke the parse. Taken before an edit is
+    /// spliced into `old`'s own buffer.
+    pub(crate) fn of_old(self, old: &Document) -> Option<Parsed> {
+        if old.text().len() > MAX_PARSED_BYTES {
+            return None;
+        }
+        let Parse { language, old_tree } = self;
+        let tree = old_tree.or_else(|| language.parse(old.text(), None))?;
+        (!tree.root_node().has_error()).then_some(Parsed { language, tree })
+    }
+}
+
+/// The tree of an old text that parsed cleanly, in its language.
+pub(crate) struct Parsed {
+    pub language: Language,
+    tree: Tree,
+}
+
+/// The places where `new` fails to parse, the old text having parsed, and
+/// the new text's tree; `hunks` say which lines changed, so the new text is
+/// parsed again only where it differs.
 pub(crate) fn broken(
-    parse: Parse,
-    old: &Document,
+    parsed: Parsed,
+    old: &dyn Before,
     new: &Document,
     hunks: &[Hunk],
 ) -> (Vec<Broken>, Option<Tree>) {
-    let Parse { language, old_tree } = parse;
-    if old.text().len().max(new.text().len()) > MAX_PARSED_BYTES {
-        return (Vec::new(), None);
-    }
-    let Some(mut tree) = old_tree.or_else(|| language.parse(old.text(), None)) else {
-        return (Vec::new(), None);
-    };
-    if tree.root_node().has_error() {
+    let Parsed { language, mut tree } = parsed;
+    if new.text().len() > MAX_PARSED_BYTES {
         return (Vec::new(), None);
     }
     for edit in input_edits(old, new, hunks).into_iter().rev() {
@@ -105,7 +132,7 @@ pub(crate) fn broken(
 /// The hunks as tree-sitter edits, each in the coordinates of the text
 /// with the later hunks not yet applied: applied last to first, every edit
 /// sees the positions it names.
-fn input_edits(old: &Document, new: &Document, hunks: &[Hunk]) -> Vec<InputEdit> {
+fn input_edits(old: &dyn Before, new: &Document, hunks: &[Hunk]) -> Vec<InputEdit> {
     hunks
         .iter()
         .map(|hunk| {
@@ -132,7 +159,7 @@ fn input_edits(old: &Document, new: &Document, hunks: &[Hunk]) -> Vec<InputEdit>
 
 /// Where the text before line `end` ends: the start of that line, or the
 /// end of an unterminated last line; never before `at_least`.
-fn end_of(doc: &Document, end: usize, at_least: Point) -> Point {
+fn end_of(doc: &dyn Before, end: usize, at_least: Point) -> Point {
     if end < doc.line_count() || doc.final_newline() || end == 0 {
         return Point::new(end, 0).max(at_least);
     }
@@ -243,7 +270,9 @@ mod tests {
             language,
             old_tree: None,
         };
-        broken(parse, old, new, hunks).0
+        parse
+            .of_old(old)
+            .map_or_else(Vec::new, |parsed| broken(parsed, old, new, hunks).0)
     }
 
     #[test]
@@ -253,14 +282,19 @@ mod tests {
             language: Language::Rust,
             old_tree: None,
         };
-        let (found, tree) = broken(parse, &old, &mid, &[hunk]);
+        let (found, tree) = broken(parse.of_old(&old).unwrap(), &old, &mid, &[hunk]);
         assert!(found.is_empty());
         let (_, new, hunk) = splice(mid.text(), 2, 1, &["    h(;"]);
         let kept = Parse {
             language: Language::Rust,
             old_tree: tree,
         };
-        let (with_kept, _) = broken(kept, &mid, &new, std::slice::from_ref(&hunk));
+        let (with_kept, _) = broken(
+            kept.of_old(&mid).unwrap(),
+            &mid,
+            &new,
+            std::slice::from_ref(&hunk),
+        );
         assert!(!with_kept.is_empty());
         assert_eq!(with_kept, check(Language::Rust, &mid, &new, &[hunk]));
     }

@@ -10,7 +10,7 @@
 #[allow(dead_code)]
 use crate::internals::model;
 
-use crate::edit::{edit, EditInput};
+use crate::edit::{prepare, EditInput};
 use crate::{Document, ErrorCode, Hashline, OpKind, Operation, Options, Ref, Request};
 use model::{check_written, parse, Outcome};
 use proptest::prelude::*;
@@ -191,7 +191,7 @@ fn check(bytes: &[u8], ops: &[Op]) -> Result<(), TestCaseError> {
         old_tree: None,
         store_note: None,
     };
-    let edited = match edit(&input, &request(&doc, ops)) {
+    let edited = match prepare(&input, &request(&doc, ops)).and_then(|p| p.apply(doc)) {
         Ok(edited) => edited,
         Err(err) => {
             prop_assert_eq!(err.code, ErrorCode::NoChange, "{}", err.message);

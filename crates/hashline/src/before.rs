@@ -1,0 +1,177 @@
+//! The version an edit replaced, as the description of the edit reads it:
+//! either the whole old document, or, when the edit was spliced into the
+//! old document's own buffer, the new document and the lines the splice
+//! took out. The second form is what keeps an edit of a large file from
+//! holding two copies of it.
+
+use std::ops::Range;
+
+use crate::text::Document;
+
+/// The lines of the version an edit replaced.
+pub(crate) trait Before {
+    fn line_count(&self) -> usize;
+    /// Line `index` (0-based) without its terminator.
+    fn line(&self, index: usize) -> &str;
+    /// Whether the last line ended with a line break.
+    fn final_newline(&self) -> bool;
+    /// Where line `index` started in the canonical text; the text's length
+    /// for `index == line_count()`.
+    fn offset_of_line(&self, index: usize) -> usize;
+    /// Whether `new` holds exactly this text.
+    fn same_text(&self, new: &Document) -> bool;
+}
+
+impl Before for Document {
+    fn line_count(&self) -> usize {
+        Document::line_count(self)
+    }
+
+    fn line(&self, index: usize) -> &str {
+        Document::line(self, index)
+    }
+
+    fn final_newline(&self) -> bool {
+        Document::final_newline(self)
+    }
+
+    fn offset_of_line(&self, index: usize) -> usize {
+        Document::offset_of_line(self, index)
+    }
+
+    fn same_text(&self, new: &Document) -> bool {
+        self.text() == new.text()
+    }
+}
+
+/// What a splice took out of a document, in splice order, and what the
+/// document was around it.
+#[derive(Debug, Clone)]
+pub(crate) struct Taken {
+    /// The REV of the old version.
+    pub(crate) rev: String,
+    pub(crate) parts: Vec<TakenPart>,
+    pub(crate) line_count: usize,
+    pub(crate) final_newline: bool,
+    pub(crate) text_len: usize,
+}
+
+/// One splice: the old lines it replaced, where they were, and where the
+/// lines that replaced them are in the new document. The lines are kept as
+/// the text they were, with where each starts in it: a splice that takes
+/// out most of a file costs about that much text, not a string per line.
+#[derive(Debug, Clone)]
+pub(crate) struct TakenPart {
+    pub(crate) old: Range<usize>,
+    pub(crate) new: Range<usize>,
+    pub(crate) old_bytes: Range<usize>,
+    /// The old text's bytes `old_bytes`.
+    pub(crate) text: String,
+    /// Where each line starts in `text`.
+    pub(crate) starts: Vec<usize>,
+}
+
+impl TakenPart {
+    /// Line `k` of the lines taken out, without its terminator.
+    fn line(&self, k: usize) -> &str {
+        let end = match self.starts.get(k + 1) {
+            Some(&next) => next - 1,
+            None => self.text.len() - usize::from(self.text.ends_with('\n')),
+        };
+        &self.text[self.starts[k]..end]
+    }
+}
+
+impl Taken {
+    /// The old version, read through `new`, the document the splice made.
+    pub(crate) fn with<'a>(&'a self, new: &'a Document) -> Replaced<'a> {
+        Replaced { taken: self, new }
+    }
+}
+
+/// The old version of an edit spliced in place: the lines the splice took
+/// out, and every other line from the new document, where it moved.
+pub(crate) struct Replaced<'a> {
+    taken: &'a Taken,
+    new: &'a Document,
+}
+
+/// Where an old line is now.
+enum Place<'a> {
+    /// Line `.1` of the lines a splice took out.
+    Taken(&'a TakenPart, usize),
+    /// Kept, as this line of the new document; `.1` is the part before it.
+    Kept(usize, Option<&'a TakenPart>),
+}
+
+impl<'a> Replaced<'a> {
+    fn place(&self, index: usize) -> Place<'a> {
+        let parts = &self.taken.parts;
+        // Parts are sorted and do not overlap: the last one starting at or
+        // before `index` holds it, or is the last one before it.
+        let before = parts
+            .partition_point(|p| p.old.start <= index)
+            .checked_sub(1)
+            .map(|k| &parts[k]);
+        match before {
+            Some(p) if p.old.contains(&index) => Place::Taken(p, index - p.old.start),
+            Some(p) => Place::Kept(p.new.end + (index - p.old.end), Some(p)),
+            None => Place::Kept(index, None),
+        }
+    }
+}
+
+impl Before for Replaced<'_> {
+    fn line_count(&self) -> usize {
+        self.taken.line_count
+    }
+
+    fn line(&self, index: usize) -> &str {
+        match self.place(index) {
+            Place::Taken(part, k) => part.line(k),
+            Place::Kept(now, _) => self.new.line(now),
+        }
+    }
+
+    fn final_newline(&self) -> bool {
+        self.taken.final_newline
+    }
+
+    fn offset_of_line(&self, index: usize) -> usize {
+        if index >= self.taken.line_count {
+            return self.taken.text_len;
+        }
+        match self.place(index) {
+            Place::Taken(part, k) => part.old_bytes.start + part.starts[k],
+            Place::Kept(now, None) => self.new.offset_of_line(now),
+            Place::Kept(now, Some(part)) => {
+                self.new.offset_of_line(now) - self.new.offset_of_line(part.new.end)
+                    + part.old_bytes.end
+            }
+        }
+    }
+
+    /// Kept lines are the same in both where no splice before them changed
+    /// the line count; only the others are compared.
+    fn same_text(&self, new: &Document) -> bool {
+        let taken = self.taken;
+        if taken.line_count != new.line_count()
+            || taken.final_newline != new.final_newline()
+            || taken.text_len != new.text().len()
+        {
+            return false;
+        }
+        let mut next = 0;
+        let mut shifted = false;
+        for part in &taken.parts {
+            let compare = if shifted { next } else { part.old.start };
+            if !(compare..part.old.end).all(|i| self.line(i) == new.line(i)) {
+                return false;
+            }
+            next = part.old.end;
+            shifted = part.new.end != part.old.end;
+        }
+        // The line counts are equal, so nothing after the last part moved.
+        true
+    }
+}
