@@ -73,6 +73,24 @@ pub(crate) struct Change {
     pub relocated: Vec<Relocated>,
 }
 
+impl<'a> EditInput<'a> {
+    /// The input for text a caller holds: no file behind it and no stored
+    /// versions, so every line may be cited.
+    pub fn text(doc: &'a Document, path: &'a str, cleanup: bool, syntax: SyntaxCheck) -> Self {
+        EditInput {
+            doc,
+            path,
+            exists: true,
+            history: &[],
+            cleanup,
+            seen_guard: false,
+            syntax,
+            old_tree: None,
+            store_note: None,
+        }
+    }
+}
+
 impl Request {
     /// Whether the request can apply to a file that does not exist yet.
     pub fn creates(&self) -> bool {
@@ -103,6 +121,8 @@ enum NewText {
 /// use of the whole old text is behind it, so that applying it can splice
 /// the document in its own buffer.
 pub struct Prepared {
+    /// The REV of the document planned against.
+    rev: String,
     path: String,
     exists: bool,
     syntax: SyntaxCheck,
@@ -219,6 +239,7 @@ fn plan_change(input: &EditInput<'_>, request: &Request) -> Result<Prepared> {
         .chain(input.store_note.map(str::to_owned))
         .collect();
     Ok(Prepared {
+        rev: previous_rev,
         path: input.path.to_owned(),
         exists: input.exists,
         syntax: input.syntax,
@@ -240,6 +261,7 @@ impl Prepared {
     /// which becomes the new version.
     pub fn apply(self, mut doc: Document) -> Result<Edited> {
         let Prepared {
+            rev,
             path,
             exists,
             syntax,
@@ -248,6 +270,15 @@ impl Prepared {
             parsed,
             store_note,
         } = self;
+        // Splicing another text than the one planned against would write
+        // lines where the plan did not put them.
+        if doc.rev() != rev {
+            return Err(Error::new(
+                ErrorCode::Internal,
+                format!("An edit planned against version {rev} of {path} was applied to version {}; nothing was written.", doc.rev()),
+            )
+            .with_path(&path));
+        }
         match new {
             NewText::Splices(splices) => match doc.splice_in_place(&splices) {
                 Ok(taken) => finish(
@@ -470,17 +501,7 @@ fn edit_text(
     cleanup: bool,
     syntax: SyntaxCheck,
 ) -> Result<Edited> {
-    let input = EditInput {
-        doc: &doc,
-        path,
-        exists: true,
-        history: &[],
-        cleanup,
-        seen_guard: false,
-        syntax,
-        old_tree: None,
-        store_note: None,
-    };
+    let input = EditInput::text(&doc, path, cleanup, syntax);
     prepare(&input, request)?.apply(doc)
 }
 
@@ -489,6 +510,27 @@ mod tests {
     use super::*;
     use crate::request::{OpKind, Operation};
     use crate::Ref;
+
+    #[test]
+    fn an_edit_applied_to_another_text_than_the_one_planned_against_is_refused() {
+        let doc = Document::from_text("a\nb\n");
+        let input = EditInput::text(&doc, "f.txt", false, SyntaxCheck::Off);
+        let request = Request::Replace {
+            old_string: "b".into(),
+            new_string: "B".into(),
+            replace_all: false,
+        };
+        let err = prepare(&input, &request)
+            .unwrap()
+            .apply(Document::from_text("a\nx\nb\n"))
+            .unwrap_err();
+        assert_eq!(err.code, ErrorCode::Internal);
+        let edited = prepare(&input, &request)
+            .unwrap()
+            .apply(doc.clone())
+            .unwrap();
+        assert_eq!(edited.doc.text(), "a\nB\n");
+    }
 
     #[test]
     fn writing_into_a_file_that_holds_only_a_bom_keeps_the_bom() {

@@ -140,8 +140,8 @@ pub struct EditPlan {
     owner: u64,
     target: Target,
     base: Base,
-    /// The version edited, when the store is to keep it and did not have
-    /// it: refs to it can then be remapped once the edit is written.
+    /// The version edited, when the store is to keep it: recorded once the
+    /// edit is written, so that refs to it remap.
     old: Option<Arc<Document>>,
     new: Arc<Document>,
     /// The new version's parse tree, kept for the next edit once written.
@@ -340,12 +340,11 @@ impl Hashline {
     fn plan_target(&self, target: Target, request: &Request) -> Result<EditPlan> {
         let loaded = self.load(&target, request.creates())?;
         let old = loaded.doc;
-        let (history, store_note, keep_old) = {
+        let (history, store_note, keeps_old) = {
             let mut store = lock(&self.store);
             let history = store.versions(&target.real);
-            let keep_old =
-                store.keeps(old.text().len()) && !history.iter().any(|v| v.rev == old.rev());
-            (history, store.take_damage_note(&target.real), keep_old)
+            let keeps_old = store.keeps(old.text().len());
+            (history, store.take_damage_note(&target.real), keeps_old)
         };
         let input = EditInput {
             doc: &old,
@@ -363,8 +362,14 @@ impl Hashline {
             Err(err) => return Err(self.after_rejection(&target, &Arc::new(old), err)),
         };
         // Past this point the document becomes the new version in its own
-        // buffer, and no error shows lines of the old one.
-        let kept = keep_old.then(|| Arc::new(old.clone()));
+        // buffer, and no error shows lines of the old one. The store's copy
+        // of the old version, or else one of its own if the store is to keep
+        // it, goes with the plan: recorded once the edit is written, refs
+        // to it remap after the edit even if the store let it go meanwhile.
+        let kept = match history.iter().find(|v| v.rev == old.rev()) {
+            Some(stored) => Some(Arc::clone(&stored.doc)),
+            None => keeps_old.then(|| Arc::new(old.clone())),
+        };
         let edited = prepared
             .apply(old)
             .inspect_err(|err| debug_assert!(err.shown.is_empty(), "{err:?}"))?;
@@ -492,9 +497,8 @@ impl Hashline {
         // Lines a view showed and the edit left alone stay seen in the new
         // version, wherever they moved.
         let seen_before = store.seen(path, &plan.result.previous_rev);
-        match &plan.old {
-            Some(old) => store.record(path, &plan.result.previous_rev, old, 0..0),
-            None => store.touch(path, &plan.result.previous_rev),
+        if let Some(old) = &plan.old {
+            store.record(path, &plan.result.previous_rev, old, 0..0);
         }
         let mut seen = plan.map.ranges(&seen_before);
         seen.extend(plan.shown.iter().cloned());

@@ -924,38 +924,75 @@ mod properties {
             })
     }
 
-    /// Sorted, non-overlapping splices over a document of `n` lines.
-    fn splices(n: usize) -> impl Strategy<Value = Vec<Splice>> {
-        let line = prop::sample::select(vec!["", "new", "\u{FEFF}y", "ü x"]);
-        prop::collection::vec((0..=n, 0..3usize, prop::collection::vec(line, 0..3)), 0..4).prop_map(
-            move |raw| {
-                let mut raw = raw;
-                raw.sort_by_key(|(at, _, _)| *at);
-                let mut next = 0;
-                let mut out = Vec::new();
-                for (at, len, lines) in raw {
-                    if at < next {
-                        continue;
-                    }
-                    let end = (at + len).min(n);
-                    out.push(Splice {
-                        range: at..end,
-                        lines: lines.into_iter().map(str::to_owned).collect(),
-                    });
-                    next = end.max(at + 1);
+    /// Lines of a file or of an edit: empty, equal to each other, starting
+    /// with U+FEFF, one a problem when written (a conflict marker), one long
+    /// enough for a run of lines moving by a few bytes to land on itself.
+    fn text_line() -> impl Strategy<Value = &'static str> {
+        prop::sample::select(vec![
+            "",
+            "a",
+            "b c",
+            "\u{FEFF}x",
+            "é",
+            "<<<<<<< HEAD",
+            "a line long enough that its run moves onto its own bytes",
+        ])
+    }
+
+    /// Files whose bytes are their canonical text, unless the first line
+    /// starts with U+FEFF: no BOM, only LF, a final newline or not.
+    fn lf_file() -> impl Strategy<Value = Vec<u8>> {
+        (prop::collection::vec(text_line(), 0..30), any::<bool>()).prop_map(
+            |(lines, final_newline)| {
+                let mut text = lines.join("\n");
+                if final_newline && !lines.is_empty() {
+                    text.push('\n');
                 }
-                out
+                text.into_bytes()
             },
         )
+    }
+
+    /// Sorted, non-overlapping splices over a document of `n` lines, as the
+    /// planner makes them: several insertions at one line, an insertion
+    /// right before a replacement, adjacent replacements.
+    fn edits(n: usize) -> impl Strategy<Value = Vec<Splice>> {
+        let splice = (
+            0..=n,
+            prop_oneof![Just(0usize), 1..5usize],
+            prop::collection::vec(text_line(), 0..6),
+        );
+        prop::collection::vec(splice, 0..8).prop_map(move |mut raw| {
+            raw.sort_by_key(|(at, _, _)| *at);
+            let mut next = 0;
+            let mut out = Vec::new();
+            for (at, len, lines) in raw {
+                if at < next {
+                    continue;
+                }
+                let end = (at + len).min(n);
+                out.push(Splice {
+                    range: at..end,
+                    lines: lines.into_iter().map(str::to_owned).collect(),
+                });
+                next = end;
+            }
+            out
+        })
+    }
+
+    /// A file of `files`, and edits of it.
+    fn edited(files: BoxedStrategy<Vec<u8>>) -> impl Strategy<Value = (Vec<u8>, Vec<Splice>)> {
+        files.prop_flat_map(|bytes| {
+            let n = Document::from_bytes(&bytes).unwrap().line_count();
+            (Just(bytes), edits(n))
+        })
     }
 
     proptest! {
         #[test]
         fn the_spliced_document_equals_the_one_read_from_its_bytes(
-            (bytes, splices) in file().prop_flat_map(|bytes| {
-                let n = Document::from_bytes(&bytes).unwrap().line_count();
-                (Just(bytes), splices(n))
-            })
+            (bytes, splices) in edited(file().boxed())
         ) {
             let doc = Document::from_bytes(&bytes).unwrap();
             let spliced = doc.spliced(&splices).unwrap();
@@ -966,19 +1003,10 @@ mod properties {
 
         #[test]
         fn a_splice_in_place_makes_the_copying_splices_document_and_reads_back_the_old_one(
-            (bytes, splices) in file().prop_flat_map(|bytes| {
-                let n = Document::from_bytes(&bytes).unwrap().line_count();
-                (Just(bytes), splices(n))
-            }),
-            canonical in any::<bool>(),
+            (bytes, splices) in edited(prop_oneof![lf_file(), file()].boxed()),
         ) {
             use crate::before::Before;
-            // Half the cases are made canonical (no BOM, only LF), which
-            // the splice moves within the buffer; the others are copied.
-            let old = match canonical {
-                true => Document::from_string(Document::from_bytes(&bytes).unwrap().text().to_owned()),
-                false => Document::from_bytes(&bytes).unwrap(),
-            };
+            let old = Document::from_bytes(&bytes).unwrap();
             let mut new = old.clone();
             let taken = new.splice_in_place(&splices).unwrap();
             let spliced = old.spliced(&splices).unwrap();
@@ -995,6 +1023,38 @@ mod properties {
             }
             prop_assert_eq!(Before::final_newline(&before), old.final_newline());
             prop_assert_eq!(before.same_text(&new), old.text() == new.text());
+        }
+
+        #[test]
+        fn an_edit_described_from_the_lines_taken_out_reads_as_one_described_from_the_whole_old_text(
+            (bytes, splices) in edited(lf_file().boxed()),
+        ) {
+            use crate::edit::{finish, Change, Old};
+            use crate::syntax::SyntaxCheck;
+            let old = Document::from_bytes(&bytes).unwrap();
+            let change = || Change {
+                hunks: crate::report::hunks(&splices),
+                headline: "Applied".into(),
+                notes: Vec::new(),
+                remapped_from: None,
+                relocated: Vec::new(),
+            };
+            let whole = finish(Old::Whole(&old), "f.txt", old.spliced(&splices).unwrap(), change(), true, SyntaxCheck::Off, None);
+            let mut new = old.clone();
+            let taken = new.splice_in_place(&splices).unwrap();
+            let in_place = finish(Old::Taken(taken), "f.txt", new, change(), true, SyntaxCheck::Off, None);
+            match (whole, in_place) {
+                (Ok(a), Ok(b)) => {
+                    prop_assert_eq!(a.doc, b.doc);
+                    prop_assert_eq!(a.rev, b.rev);
+                    prop_assert_eq!(a.previous_rev, b.previous_rev);
+                    prop_assert_eq!(a.summary, b.summary);
+                    prop_assert_eq!(a.problems, b.problems);
+                    prop_assert_eq!(a.map, b.map);
+                }
+                (Err(a), Err(b)) => prop_assert_eq!(a.code, b.code),
+                (a, b) => prop_assert!(false, "{:?} against {:?}", a.map(|e| e.summary), b.map(|e| e.summary)),
+            }
         }
 
         #[test]

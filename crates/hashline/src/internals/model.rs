@@ -853,17 +853,7 @@ pub fn check_written(
 fn run_pure(case: &Case, cleanup: bool) -> Result<Edited, Error> {
     let request = Request::from_value(&case.request)?;
     let doc = Document::from_bytes(&case.bytes)?;
-    let input = EditInput {
-        doc: &doc,
-        path: "text",
-        exists: true,
-        history: &[],
-        cleanup,
-        seen_guard: false,
-        syntax: crate::SyntaxCheck::Off,
-        old_tree: None,
-        store_note: None,
-    };
+    let input = EditInput::text(&doc, "text", cleanup, crate::SyntaxCheck::Off);
     prepare(&input, &request)?.apply(doc)
 }
 

@@ -180,17 +180,7 @@ fn check(bytes: &[u8], ops: &[Op]) -> Result<(), TestCaseError> {
         .collect();
     prop_assert_eq!(doc.lines().collect::<Vec<_>>(), old.clone());
     let want = meaning(&old, ops);
-    let input = EditInput {
-        doc: &doc,
-        path: "f.txt",
-        exists: true,
-        history: &[],
-        cleanup: false,
-        seen_guard: false,
-        syntax: crate::SyntaxCheck::Off,
-        old_tree: None,
-        store_note: None,
-    };
+    let input = EditInput::text(&doc, "f.txt", false, crate::SyntaxCheck::Off);
     let edited = match prepare(&input, &request(&doc, ops)).and_then(|p| p.apply(doc)) {
         Ok(edited) => edited,
         Err(err) => {
