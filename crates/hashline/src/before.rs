@@ -44,7 +44,7 @@ impl Before for Document {
     }
 }
 
-/// What a splice took out of a document, in splice order, and what the
+/// What a change took out of a document, region by region, and what the
 /// document was around it.
 #[derive(Debug, Clone)]
 pub(crate) struct Taken {
@@ -56,10 +56,11 @@ pub(crate) struct Taken {
     pub(crate) text_len: usize,
 }
 
-/// One splice: the old lines it replaced, where they were, and where the
-/// lines that replaced them are in the new document. The lines are kept as
-/// the text they were, with where each starts in it: a splice that takes
-/// out most of a file costs about that much text, not a string per line.
+/// One changed region: the old lines it replaced, where they were, and
+/// where the lines that replaced them are in the new document. The lines
+/// are kept as the text they were, with where each starts in it: a change
+/// that takes out most of a file costs about that much text, not a string
+/// per line.
 #[derive(Debug, Clone)]
 pub(crate) struct TakenPart {
     pub(crate) old: Range<usize>,
@@ -83,6 +84,38 @@ impl TakenPart {
 }
 
 impl Taken {
+    /// What a change of `doc` takes out of it: `changes` are its regions,
+    /// sorted and not overlapping, as old and new line ranges. Taken before
+    /// the change is spliced into `doc`'s own buffer.
+    pub(crate) fn of(
+        doc: &Document,
+        changes: impl IntoIterator<Item = (Range<usize>, Range<usize>)>,
+    ) -> Taken {
+        let parts = changes
+            .into_iter()
+            .map(|(old, new)| {
+                let bytes = doc.offset_of_line(old.start)..doc.offset_of_line(old.end);
+                TakenPart {
+                    text: doc.text()[bytes.clone()].to_owned(),
+                    starts: old
+                        .clone()
+                        .map(|i| doc.offset_of_line(i) - bytes.start)
+                        .collect(),
+                    old_bytes: bytes,
+                    old,
+                    new,
+                }
+            })
+            .collect();
+        Taken {
+            rev: doc.rev().to_owned(),
+            parts,
+            line_count: doc.line_count(),
+            final_newline: doc.final_newline(),
+            text_len: doc.text().len(),
+        }
+    }
+
     /// The old version, read through `new`, the document the splice made.
     pub(crate) fn with<'a>(&'a self, new: &'a Document) -> Replaced<'a> {
         Replaced { taken: self, new }

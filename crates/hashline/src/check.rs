@@ -101,7 +101,7 @@ pub(crate) fn introduced(
             }
         }
     }
-    let Some(parsed) = syntax.filter(|_| !hunks.is_empty()) else {
+    let Some(parsed) = syntax else {
         return (problems, None);
     };
     let language = parsed.language;

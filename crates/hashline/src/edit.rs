@@ -227,13 +227,9 @@ fn plan_change(input: &EditInput<'_>, request: &Request) -> Result<Prepared> {
             new: 0..new.line_count(),
         }],
     };
-    let parsed = if hunks.is_empty() {
-        None
-    } else {
-        input
-            .syntax
-            .old_parse(input.path, input.old_tree.clone(), doc)
-    };
+    let parsed = input
+        .syntax
+        .old_parse(input.path, input.old_tree.clone(), doc, &hunks);
     let notes: Vec<String> = notes
         .into_iter()
         .chain(input.store_note.map(str::to_owned))
@@ -280,18 +276,18 @@ impl Prepared {
             .with_path(&path));
         }
         match new {
-            NewText::Splices(splices) => match doc.splice_in_place(&splices) {
-                Ok(taken) => finish(
-                    Old::Taken(taken),
-                    &path,
-                    doc,
-                    change,
-                    exists,
-                    syntax,
-                    parsed,
-                ),
-                Err(err) => Err(err.with_path(&path)),
-            },
+            NewText::Splices(splices) => {
+                let taken = Taken::of(
+                    &doc,
+                    change.hunks.iter().map(|h| (h.old.clone(), h.new.clone())),
+                );
+                doc.splice_in_place(&splices)
+                    .map_err(|err| err.with_path(&path))
+                    .and_then(|()| {
+                        let old = Old::Taken(taken);
+                        finish(old, &path, doc, change, exists, syntax, parsed)
+                    })
+            }
             NewText::Whole(new) => {
                 finish(Old::Whole(&doc), &path, new, change, exists, syntax, parsed)
             }
@@ -300,11 +296,11 @@ impl Prepared {
     }
 }
 
-/// Describes `new_doc`, the version `change` made: its REV, the result with fresh refs, where the
-/// unchanged lines went, and the problems it brought. With `refuse_same`,
-/// a change that leaves the text as it was is an error; `syntax` says
-/// whether a broken parse is told, refused or not looked for, given the
-/// old text's parse.
+/// Describes `new_doc`, the version `change` made: its REV, the result
+/// with fresh refs, where the unchanged lines went, and the problems it
+/// brought. With `refuse_same`, a change that leaves the text as it was is
+/// an error; `syntax` says whether a broken parse is told, refused or not
+/// looked for, given the old text's parse.
 pub(crate) fn finish(
     old: Old<'_>,
     path: &str,

@@ -124,11 +124,10 @@ impl Hashline {
             notes: &notes,
             relocated: &[],
         });
-        let parsed = if hunks.is_empty() {
-            None
-        } else {
-            self.options().syntax.old_parse(&target.display, None, &old)
-        };
+        let parsed = self
+            .options()
+            .syntax
+            .old_parse(&target.display, None, &old, &hunks);
         let (problems, _) = introduced(&*old, &doc, &hunks, parsed);
         let mut store = self.store();
         let mut seen = summary.shown.clone();

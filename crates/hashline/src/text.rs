@@ -4,7 +4,6 @@
 //! writing are inverse: any bytes read and written back are the same bytes,
 //! and the bytes an edit writes read back as exactly the lines it meant.
 
-use crate::before::{Taken, TakenPart};
 use crate::error::{Error, ErrorCode, Result};
 use memchr::{memchr, memchr2, memchr_iter};
 use std::borrow::Cow;
@@ -349,50 +348,19 @@ impl Document {
         }
     }
 
-    /// Applies `splices` as [`Document::spliced`] does, and returns what
-    /// they took out. A document whose bytes are its canonical text is
-    /// spliced in its own buffer, so that an edit of a large file does not
-    /// hold two copies of it; one with a BOM or other line endings is
-    /// spliced by copy. On an error the document is as it was.
-    pub(crate) fn splice_in_place(&mut self, splices: &[Splice]) -> Result<Taken> {
+    /// Applies `splices` as [`Document::spliced`] does. A document whose
+    /// bytes are its canonical text is spliced in its own buffer, so that
+    /// an edit of a large file does not hold two copies of it; one with a
+    /// BOM or other line endings is spliced by copy. On an error the
+    /// document is as it was.
+    pub(crate) fn splice_in_place(&mut self, splices: &[Splice]) -> Result<()> {
         Self::check_new_lines(splices)?;
-        let taken = self.taken_by(splices);
         if self.bytes_are_canonical() {
             self.splice_canonical(splices);
         } else {
             *self = self.spliced(splices)?;
         }
-        Ok(taken)
-    }
-
-    /// The lines `splices` take out of this document, and where.
-    fn taken_by(&self, splices: &[Splice]) -> Taken {
-        let mut shift: isize = 0;
-        let parts = splices
-            .iter()
-            .map(|s| {
-                let new_start = (s.range.start as isize + shift) as usize;
-                shift += s.lines.len() as isize - s.range.len() as isize;
-                let bytes = self.offset_of_line(s.range.start)..self.offset_of_line(s.range.end);
-                TakenPart {
-                    old: s.range.clone(),
-                    new: new_start..new_start + s.lines.len(),
-                    text: self.text[bytes.clone()].to_owned(),
-                    starts: self.starts[s.range.clone()]
-                        .iter()
-                        .map(|&at| at - bytes.start)
-                        .collect(),
-                    old_bytes: bytes,
-                }
-            })
-            .collect();
-        Taken {
-            rev: self.rev().to_owned(),
-            parts,
-            line_count: self.line_count(),
-            final_newline: self.final_newline,
-            text_len: self.text.len(),
-        }
+        Ok(())
     }
 
     /// The splice of a document whose bytes are its canonical text, with
@@ -898,6 +866,7 @@ mod tests {
 #[cfg(test)]
 mod properties {
     use super::*;
+    use crate::before::Taken;
     use proptest::prelude::*;
 
     /// File bytes of every kind: a BOM or not, LF, CRLF, lone CR and mixed
@@ -981,6 +950,14 @@ mod properties {
         })
     }
 
+    /// The regions `splices` change, as the edit gives them to `Taken`.
+    fn changes(splices: &[Splice]) -> Vec<(Range<usize>, Range<usize>)> {
+        crate::report::hunks(splices)
+            .into_iter()
+            .map(|h| (h.old, h.new))
+            .collect()
+    }
+
     /// A file of `files`, and edits of it.
     fn edited(files: BoxedStrategy<Vec<u8>>) -> impl Strategy<Value = (Vec<u8>, Vec<Splice>)> {
         files.prop_flat_map(|bytes| {
@@ -1008,7 +985,8 @@ mod properties {
             use crate::before::Before;
             let old = Document::from_bytes(&bytes).unwrap();
             let mut new = old.clone();
-            let taken = new.splice_in_place(&splices).unwrap();
+            let taken = Taken::of(&old, changes(&splices));
+            new.splice_in_place(&splices).unwrap();
             let spliced = old.spliced(&splices).unwrap();
             prop_assert_eq!(&new, &spliced);
             prop_assert_eq!(new.rev(), spliced.rev());
@@ -1041,7 +1019,8 @@ mod properties {
             };
             let whole = finish(Old::Whole(&old), "f.txt", old.spliced(&splices).unwrap(), change(), true, SyntaxCheck::Off, None);
             let mut new = old.clone();
-            let taken = new.splice_in_place(&splices).unwrap();
+            let taken = Taken::of(&old, changes(&splices));
+            new.splice_in_place(&splices).unwrap();
             let in_place = finish(Old::Taken(taken), "f.txt", new, change(), true, SyntaxCheck::Off, None);
             match (whole, in_place) {
                 (Ok(a), Ok(b)) => {

@@ -445,25 +445,22 @@ impl Hashline {
         notes: Vec<String>,
         refuse_same: bool,
     ) -> Result<Edited> {
-        let parsed = if splices.is_empty() {
-            None
-        } else {
-            let syntax = self.options().syntax;
-            syntax.old_parse(&target.display, self.kept_tree(target, old), old)
-        };
+        let hunks = hunks(splices);
+        let syntax = self.options().syntax;
+        let parsed = syntax.old_parse(&target.display, self.kept_tree(target, old), old, &hunks);
         finish(
             Old::Whole(old),
             &target.display,
             old.spliced(splices)?,
             Change {
-                hunks: hunks(splices),
+                hunks,
                 headline,
                 notes,
                 remapped_from: None,
                 relocated: Vec::new(),
             },
             refuse_same,
-            self.options().syntax,
+            syntax,
             parsed,
         )
         .map_err(|e| e.with_path(&target.display))

@@ -47,14 +47,19 @@ impl SyntaxCheck {
         })
     }
 
-    /// The parse of `old` an edit of it is checked against, when the check
-    /// is on for this file (see [`Parse::of_old`]).
+    /// The parse of `old` that a change of it (`hunks`) is checked
+    /// against, when the check is on for this file and the change changes
+    /// lines (see [`Parse::of_old`]).
     pub(crate) fn old_parse(
         self,
         path: &str,
         old_tree: Option<Tree>,
         old: &Document,
+        hunks: &[Hunk],
     ) -> Option<Parsed> {
+        if hunks.is_empty() {
+            return None;
+        }
         self.parse_of(path, old_tree)?.of_old(old)
     }
 }
