@@ -2,7 +2,8 @@
 //! replaces the old one: atomically, mode and owner kept, and only if the
 //! file is still the version the edit was planned on, checked at the last
 //! moment the platform allows. Files are reached through the places the
-//! sandbox resolved (a folder handle and a name), never by path.
+//! sandbox resolved (a folder handle and a name), or, for a view, opened
+//! by the sandbox's quick way; never by a path that may follow a link.
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::lock::{try_lock, FolderLock};
@@ -114,26 +115,49 @@ pub fn load(target: &Target, max_bytes: u64, missing_ok: bool) -> Result<Loaded>
         Err(e) => return Err(err(e)),
     };
     check_kind(meta.is_dir(), meta.is_file(), display)?;
-    let too_large = |size: u64| {
-        Error::new(
-            ErrorCode::TooLarge,
-            format!("{display} is {size} bytes, over the limit of {max_bytes} bytes; it is not read or edited."),
-        )
-        .with_path(display)
-    };
     if meta.len() > max_bytes {
-        return Err(too_large(meta.len()));
+        return Err(too_large(display, meta.len(), max_bytes));
     }
     let file = place
         .dir
         .open_with(&place.name, &reading(FollowSymlinks::Yes))
         .map_err(err)?
         .into_std();
+    read_opened(&file, display, max_bytes)
+}
+
+/// Reads the file a path names, for a view: its canonical path, how the
+/// model should see it, and its text. A regular file inside the root named
+/// without a symlink is opened the quick way (`Root::open_plain`); any
+/// other path is resolved as for an edit.
+pub fn load_for_view(
+    root: &Root,
+    path: &str,
+    allow_outside: bool,
+    max_bytes: u64,
+) -> Result<(PathBuf, String, Document)> {
+    if let Some(opened) = root.open_plain(path) {
+        let doc = read_opened(&opened.file, &opened.display, max_bytes)?.doc;
+        return Ok((opened.real, opened.display, doc));
+    }
+    let target = root.resolve(path, allow_outside)?;
+    let doc = load(&target, max_bytes, false)?.doc;
+    Ok((target.real, target.display, doc))
+}
+
+/// Reads a file opened for reading as a text document; anything but a
+/// regular file, which may have taken the name since it was looked at, is
+/// refused.
+fn read_opened(file: &fs::File, display: &str, max_bytes: u64) -> Result<Loaded> {
+    let err = |e: io::Error| io_error(&e, display).with_path(display);
     let meta = file.metadata().map_err(err)?;
     check_kind(meta.is_dir(), meta.is_file(), display)?;
-    let bytes = read_whole(&file, meta.len(), max_bytes).map_err(err)?;
+    if meta.len() > max_bytes {
+        return Err(too_large(display, meta.len(), max_bytes));
+    }
+    let bytes = read_whole(file, meta.len(), max_bytes).map_err(err)?;
     if bytes.len() as u64 > max_bytes {
-        return Err(too_large(bytes.len() as u64));
+        return Err(too_large(display, bytes.len() as u64, max_bytes));
     }
     if let Some(at) = memchr::memchr(0, &bytes) {
         return Err(Error::new(
@@ -150,6 +174,14 @@ pub fn load(target: &Target, max_bytes: u64, missing_ok: bool) -> Result<Loaded>
         doc.know_rev_from_digest(digest);
     }
     Ok(Loaded { doc, base })
+}
+
+fn too_large(display: &str, size: u64, max_bytes: u64) -> Error {
+    Error::new(
+        ErrorCode::TooLarge,
+        format!("{display} is {size} bytes, over the limit of {max_bytes} bytes; it is not read or edited."),
+    )
+    .with_path(display)
 }
 
 /// The file's bytes, up to one more than `max_bytes`. A file of the size

@@ -5,7 +5,9 @@
 use crate::check::Problem;
 use crate::edit::{prepare, EditInput, Edited};
 use crate::error::{Error, ErrorCode, Result};
-use crate::file::{load, replace_atomically, Base, Loaded, Root, Target, DEFAULT_MAX_FILE_BYTES};
+use crate::file::{
+    load, load_for_view, replace_atomically, Base, Loaded, Root, Target, DEFAULT_MAX_FILE_BYTES,
+};
 use crate::lean::{with_style, ViewStyle};
 use crate::lock::{locked, DEFAULT_LOCK_TIMEOUT};
 use crate::reference::Ref;
@@ -219,6 +221,20 @@ impl Hashline {
             .resolve(path, allow_outside || self.options.allow_outside_root)
     }
 
+    /// A file's canonical path, display and text, for a view.
+    fn load_for_view(
+        &self,
+        path: &str,
+        allow_outside: bool,
+    ) -> Result<(PathBuf, String, Document)> {
+        load_for_view(
+            &self.root,
+            path,
+            allow_outside || self.options.allow_outside_root,
+            self.options.max_file_bytes,
+        )
+    }
+
     /// Records that `lines` of this version of the file at `real` (its
     /// canonical path) were shown.
     pub(crate) fn remember(
@@ -255,14 +271,14 @@ impl Hashline {
         allow_outside: bool,
         style: ViewStyle,
     ) -> Result<ReadResult> {
-        let target = self.target(path, allow_outside)?;
-        let doc = Arc::new(load(&target, self.options.max_file_bytes, false)?.doc);
-        let view = render(&doc, &target.display, offset, limit, style)
-            .map_err(|e| e.with_path(&target.display))?;
+        let (real, display, doc) = self.load_for_view(path, allow_outside)?;
+        let doc = Arc::new(doc);
+        let view =
+            render(&doc, &display, offset, limit, style).map_err(|e| e.with_path(&display))?;
         let shown = view.start_line.saturating_sub(1)..view.end_line;
-        self.remember(&target.real, &view.rev, &doc, &[shown]);
+        self.remember(&real, &view.rev, &doc, &[shown]);
         Ok(ReadResult {
-            path: target.display,
+            path: display,
             view,
         })
     }
@@ -270,8 +286,8 @@ impl Hashline {
     /// Refs for lines another viewer displayed, computed from the file
     /// itself; the lines count as seen.
     pub fn tag(&self, path: &str, shown: &[ShownLine], allow_outside: bool) -> Result<Tagged> {
-        let target = self.target(path, allow_outside)?;
-        let doc = Arc::new(load(&target, self.options.max_file_bytes, false)?.doc);
+        let (real, _, doc) = self.load_for_view(path, allow_outside)?;
+        let doc = Arc::new(doc);
         let rev = doc.rev().to_owned();
         let n = doc.line_count();
         let mut seen = Vec::new();
@@ -295,7 +311,7 @@ impl Hashline {
                 })
             })
             .collect();
-        self.remember(&target.real, &rev, &doc, &seen);
+        self.remember(&real, &rev, &doc, &seen);
         Ok(Tagged {
             rev,
             total_lines: n,

@@ -126,18 +126,23 @@ fn render_lines(out: &mut String, doc: &Document, range: Range<usize>, style: Vi
         return;
     }
     let chunk = range.len().div_ceil(threads());
-    let parts: Vec<String> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..threads())
-            .map(|t| {
-                let from = range.start + t * chunk;
-                let to = (from + chunk).min(range.end);
-                scope.spawn(move || {
-                    let mut part = String::new();
-                    with_style(style, || render_run(&mut part, doc, from..to));
-                    part
-                })
-            })
+    let run = |t: usize| {
+        let from = range.start + t * chunk;
+        let to = (from + chunk).min(range.end);
+        let mut part = String::new();
+        with_style(style, || render_run(&mut part, doc, from..to));
+        part
+    };
+    // The calling thread renders the first part while the others render
+    // theirs: one thread fewer to start, and the first part goes straight
+    // into `out`.
+    let rest: Vec<String> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (1..threads())
+            .map(|t| scope.spawn(move || run(t)))
             .collect();
+        let from = range.start;
+        let to = (from + chunk).min(range.end);
+        with_style(style, || render_run(out, doc, from..to));
         handles
             .into_iter()
             .map(|h| {
@@ -146,8 +151,8 @@ fn render_lines(out: &mut String, doc: &Document, range: Range<usize>, style: Vi
             })
             .collect()
     });
-    out.reserve(parts.iter().map(String::len).sum());
-    for part in parts {
+    out.reserve(rest.iter().map(String::len).sum());
+    for part in rest {
         out.push_str(&part);
     }
 }
@@ -164,14 +169,21 @@ fn render_run(out: &mut String, doc: &Document, range: Range<usize>) {
 /// One view line in the style of the call, `LINE#HASH#ANCHOR|content` or
 /// `LINEab content`, without a newline.
 pub fn push_line(out: &mut String, doc: &Document, index: usize) {
+    // Numbers and tags are pushed as they are rather than through `fmt`,
+    // which costs more per line than the hashing on small views.
+    let mut number = itoa::Buffer::new();
     if crate::lean::style() == ViewStyle::Lean {
         let [a, b] = pair_tag(index + 1, doc.line(index));
-        let _ = write!(out, "{}{}{} ", index + 1, char::from(a), char::from(b));
+        out.push_str(number.format(index + 1));
+        out.push(char::from(a));
+        out.push(char::from(b));
+        out.push(' ');
         push_content(out, doc.line(index));
         return;
     }
     let r = Ref::of_line(doc, index);
-    let _ = write!(out, "{}#", r.line);
+    out.push_str(number.format(r.line));
+    out.push('#');
     push_tag(
         out,
         r.hash()
@@ -185,8 +197,7 @@ pub fn push_line(out: &mut String, doc: &Document, index: usize) {
     push_content(out, doc.line(index));
 }
 
-/// Three uppercase hex digits without going through `fmt`, which costs more
-/// than the hashing on large views.
+/// Three uppercase hex digits.
 fn push_tag(out: &mut String, tag: Tag) {
     const HEX: &[u8; 16] = b"0123456789ABCDEF";
     let bits = usize::from(tag.bits());
@@ -196,6 +207,12 @@ fn push_tag(out: &mut String, tag: Tag) {
 }
 
 fn push_content(out: &mut String, line: &str) {
+    // A line of no more bytes than the limit has no more characters either:
+    // it is shown whole without decoding it to count them.
+    if line.len() <= MAX_LINE_CHARS {
+        out.push_str(line);
+        return;
+    }
     match line.char_indices().nth(MAX_LINE_CHARS) {
         None => out.push_str(line),
         Some((cut, _)) => {
