@@ -195,16 +195,27 @@ impl Root {
     /// symlink (`RESOLVE_NO_SYMLINKS`), in place of opening the root and
     /// walking to the file one name at a time. The name is normalised and
     /// has no `..`, and no link is followed, so the file opened is the one
-    /// `resolve` would find, under the root; the look keeps anything but a
-    /// regular file from being opened, since opening a device can act on it.
+    /// `resolve` would find, under the root. The look keeps what is not a
+    /// regular file from being opened, since opening a device can act on
+    /// it; what takes the name between the look and the open is refused by
+    /// the reader's `fstat`, as on the long way, which has the same window.
     ///
     /// `None` whenever the quick way does not apply or fails (a link on
-    /// the way, a missing file, a folder, a kernel without `openat2`);
-    /// `resolve` then takes the long way and reports what it finds.
+    /// the way, a missing file, a folder, a kernel or sandbox without
+    /// `openat2`); `resolve` then takes the long way and reports what it
+    /// finds.
     pub(crate) fn open_plain(&self, path: &str) -> Option<Opened> {
         #[cfg(target_os = "linux")]
         {
             use rustix::fs::{openat2, Mode, OFlags, ResolveFlags, CWD};
+            use rustix::io::Errno;
+            use std::sync::atomic::{AtomicBool, Ordering};
+            // A kernel without `openat2` (before 5.6), or a sandbox that
+            // refuses it, refuses it every time: once is enough to ask.
+            static REFUSED: AtomicBool = AtomicBool::new(false);
+            if REFUSED.load(Ordering::Relaxed) {
+                return None;
+            }
             if path.trim().is_empty() || path.contains('\0') || names_folder(path) {
                 return None;
             }
@@ -220,7 +231,15 @@ impl Root {
                 return None;
             }
             let flags = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::CLOEXEC | OFlags::NOCTTY;
-            let file = openat2(CWD, &real, flags, Mode::empty(), ResolveFlags::NO_SYMLINKS).ok()?;
+            let file = match openat2(CWD, &real, flags, Mode::empty(), ResolveFlags::NO_SYMLINKS) {
+                Ok(file) => file,
+                Err(e) => {
+                    if e == Errno::NOSYS || e == Errno::PERM {
+                        REFUSED.store(true, Ordering::Relaxed);
+                    }
+                    return None;
+                }
+            };
             Some(Opened {
                 display: display_relative(&rel),
                 real,
