@@ -105,6 +105,30 @@ function findBun(/** @type {string | undefined} */ given) {
 }
 
 /**
+ * The environment of the Bun process. oh-my-pi 14.9.9's edit imports its
+ * native addon, one copy of it under each of its packages, and opened late
+ * each copy fails with "cannot allocate memory in static TLS block": its
+ * thread-local storage is larger than the room glibc keeps for libraries
+ * opened after startup. Preloaded, each gets its own room at startup. The
+ * copies preloaded are the variant its loader picks (`modern` where the
+ * CPU has AVX2); the addon itself runs unchanged.
+ */
+function bunEnv() {
+  const env = { ...process.env }
+  if (process.platform !== 'linux' || process.arch !== 'x64') return env
+  let variant = process.env.PI_NATIVE_VARIANT
+  if (variant !== 'modern' && variant !== 'baseline') {
+    variant = /\bavx2\b/i.test(fs.readFileSync('/proc/cpuinfo', 'utf8')) ? 'modern' : 'baseline'
+  }
+  const scope = path.join(here, 'node_modules', '@oh-my-pi')
+  const copies = (fs.existsSync(scope) ? fs.readdirSync(scope) : [])
+    .map((pkg) => path.join(scope, pkg, 'node_modules', '@oh-my-pi', 'pi-natives', 'native', `pi_natives.linux-x64-${variant}.node`))
+    .filter((file) => fs.existsSync(file))
+  if (copies.length > 0) env.LD_PRELOAD = [...copies, ...(env.LD_PRELOAD ? [env.LD_PRELOAD] : [])].join(':')
+  return env
+}
+
+/**
  * hashline's peak memory for one view or edit of a large file, each in a
  * fresh process, through bench/perf's memory driver.
  * @param {string} binding @param {string} work @param {number} bytes
@@ -340,7 +364,7 @@ async function main() {
       else {
         process.stderr.write(`  running the Bun process (Bun ${found.version}) ...\n`)
         const job = JSON.stringify({ binding: opts.binding, work, quick: opts.quick, only: opts.only })
-        const child = spawnSync(found.path, [path.join(here, 'measure.mjs'), job], { cwd: here, encoding: 'utf8', maxBuffer: 64 << 20, stdio: ['ignore', 'pipe', 'inherit'] })
+        const child = spawnSync(found.path, [path.join(here, 'measure.mjs'), job], { cwd: here, env: bunEnv(), encoding: 'utf8', maxBuffer: 64 << 20, stdio: ['ignore', 'pipe', 'inherit'] })
         if (child.status === 0) bun = JSON.parse(child.stdout.trim().split('\n').pop() ?? '{}')
         else bunNote = `Bun ${found.version}: the run failed (exit ${child.status}); see the messages above.`
       }
