@@ -111,19 +111,8 @@ impl Root {
     /// by `..`, by being absolute or through a symlink, is refused unless
     /// `allow_outside`.
     pub fn resolve(&self, path: &str, allow_outside: bool) -> Result<Target> {
-        if path.trim().is_empty() {
-            return Err(Error::invalid_request("The path is empty."));
-        }
-        if path.contains('\0') {
-            return Err(Error::invalid_request("The path contains a NUL character."));
-        }
+        let (lexical, named) = self.named(path)?;
         let failed = |e: io::Error| io_error(&e, path).with_path(path);
-        let lexical = normalize(&self.path.join(path));
-        let named = lexical
-            .strip_prefix(&self.path)
-            .or_else(|_| lexical.strip_prefix(&self.given))
-            .ok()
-            .map(Path::to_path_buf);
         let target = match &named {
             Some(rel) => match self.beneath(rel) {
                 Ok(found) => Some(found),
@@ -189,6 +178,25 @@ impl Root {
         Ok(target)
     }
 
+    /// `path` made absolute against the root and normalised by its text,
+    /// and, when that is inside the root by name, the part below the root;
+    /// a blank path or one holding NUL is refused.
+    fn named(&self, path: &str) -> Result<(PathBuf, Option<PathBuf>)> {
+        if path.trim().is_empty() {
+            return Err(Error::invalid_request("The path is empty."));
+        }
+        if path.contains('\0') {
+            return Err(Error::invalid_request("The path contains a NUL character."));
+        }
+        let lexical = normalize(&self.path.join(path));
+        let named = lexical
+            .strip_prefix(&self.path)
+            .or_else(|_| lexical.strip_prefix(&self.given))
+            .ok()
+            .map(Path::to_path_buf);
+        Ok((lexical, named))
+    }
+
     /// The quick way to a regular file inside the root that is named
     /// without a symlink on the way, the common case of a read: a look at
     /// it by its canonical path, then one `openat2` that refuses every
@@ -216,13 +224,10 @@ impl Root {
             if REFUSED.load(Ordering::Relaxed) {
                 return None;
             }
-            if path.trim().is_empty() || path.contains('\0') || names_folder(path) {
+            if names_folder(path) {
                 return None;
             }
-            let rel = normalize(&self.path.join(path))
-                .strip_prefix(&self.path)
-                .ok()?
-                .to_path_buf();
+            let rel = self.named(path).ok()?.1?;
             if rel.as_os_str().is_empty() {
                 return None;
             }
@@ -683,6 +688,18 @@ mod tests {
             opened.file.read_to_string(&mut text).unwrap();
             assert_eq!(text, "inside");
         }
+        // A root named through a link is the same root: a path spelled
+        // through that name opens the same file under its canonical path.
+        symlink(&root_path, parent_path.join("alias")).unwrap();
+        let aliased = Root::new(&parent_path.join("alias")).unwrap();
+        let spelled = parent_path.join("alias/src/f.txt").display().to_string();
+        let opened = aliased.open_plain(&spelled).unwrap();
+        let target = aliased.resolve(&spelled, false).unwrap();
+        assert_eq!(
+            (&opened.real, &opened.display),
+            (&target.real, &target.display)
+        );
+        assert_eq!(opened.real, root_path.join("src/f.txt"));
         // A link on the way, anything but a regular file, or a name outside
         // the root is left to `resolve`; the pipe is never opened.
         for path in [

@@ -217,8 +217,7 @@ impl Hashline {
     }
 
     pub(crate) fn target(&self, path: &str, allow_outside: bool) -> Result<Target> {
-        self.root
-            .resolve(path, allow_outside || self.options.allow_outside_root)
+        self.root.resolve(path, self.outside(allow_outside))
     }
 
     /// A file's canonical path, display and text, for a view.
@@ -227,12 +226,14 @@ impl Hashline {
         path: &str,
         allow_outside: bool,
     ) -> Result<(PathBuf, String, Document)> {
-        load_for_view(
-            &self.root,
-            path,
-            allow_outside || self.options.allow_outside_root,
-            self.options.max_file_bytes,
-        )
+        let max = self.options.max_file_bytes;
+        load_for_view(&self.root, path, self.outside(allow_outside), max)
+    }
+
+    /// Whether a call may reach outside the root: the call or the session
+    /// allows it.
+    fn outside(&self, allow_outside: bool) -> bool {
+        allow_outside || self.options.allow_outside_root
     }
 
     /// Records that `lines` of this version of the file at `real` (its

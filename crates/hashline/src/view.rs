@@ -126,12 +126,14 @@ fn render_lines(out: &mut String, doc: &Document, range: Range<usize>, style: Vi
         return;
     }
     let chunk = range.len().div_ceil(threads());
-    let run = |t: usize| {
+    let part = |t: usize| {
         let from = range.start + t * chunk;
-        let to = (from + chunk).min(range.end);
-        let mut part = String::new();
-        with_style(style, || render_run(&mut part, doc, from..to));
-        part
+        from..(from + chunk).min(range.end)
+    };
+    let run = |t: usize| {
+        let mut text = String::new();
+        with_style(style, || render_run(&mut text, doc, part(t)));
+        text
     };
     // The calling thread renders the first part while the others render
     // theirs: one thread fewer to start, and the first part goes straight
@@ -140,9 +142,7 @@ fn render_lines(out: &mut String, doc: &Document, range: Range<usize>, style: Vi
         let handles: Vec<_> = (1..threads())
             .map(|t| scope.spawn(move || run(t)))
             .collect();
-        let from = range.start;
-        let to = (from + chunk).min(range.end);
-        with_style(style, || render_run(out, doc, from..to));
+        with_style(style, || render_run(out, doc, part(0)));
         handles
             .into_iter()
             .map(|h| {
