@@ -12,6 +12,7 @@ use crate::reference::Ref;
 use crate::report::Hunk;
 use crate::syntax::{broken, Language, Parsed};
 use crate::text::Document;
+use std::collections::HashSet;
 use tree_sitter::Tree;
 
 /// How bad a problem is.
@@ -82,7 +83,7 @@ pub(crate) fn introduced(
 ) -> (Vec<Problem>, Option<Tree>) {
     let mut problems = Vec::new();
     for hunk in hunks {
-        let before: Vec<&str> = hunk.old.clone().map(|i| old.line(i)).collect();
+        let before: HashSet<&str> = hunk.old.clone().map(|i| old.line(i)).collect();
         for index in hunk.new.clone() {
             let line = new.line(index);
             if before.contains(&line) {

@@ -46,6 +46,7 @@ mod before;
 mod check;
 mod cleanup;
 mod decode;
+mod diff;
 mod edit;
 mod error;
 mod file;

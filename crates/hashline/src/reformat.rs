@@ -5,55 +5,26 @@
 //! lines as they are now.
 
 use crate::check::introduced;
+use crate::diff::diff_lines;
 use crate::error::Result;
 use crate::remap::LineMap;
 use crate::report::{success, Hunk, SuccessInput};
 use crate::session::{EditResult, Hashline};
 use crate::store::Parent;
 use crate::text::Document;
-use similar::{capture_diff_slices, Algorithm, DiffOp};
 use std::sync::Arc;
 
-/// The changed regions between two texts, as a line diff finds them.
+/// The changed regions between two texts, as the bounded line diff finds
+/// them (a region too long to diff line by line is one hunk, which the
+/// result then says).
 fn diff_hunks(old: &Document, new: &Document) -> Vec<Hunk> {
     let a: Vec<&str> = old.lines().collect();
     let b: Vec<&str> = new.lines().collect();
-    let mut out: Vec<Hunk> = Vec::new();
-    for op in capture_diff_slices(Algorithm::Myers, &a, &b) {
-        let (old_range, new_range) = match op {
-            DiffOp::Equal { .. } => continue,
-            DiffOp::Delete {
-                old_index,
-                old_len,
-                new_index,
-            } => (old_index..old_index + old_len, new_index..new_index),
-            DiffOp::Insert {
-                old_index,
-                new_index,
-                new_len,
-            } => (old_index..old_index, new_index..new_index + new_len),
-            DiffOp::Replace {
-                old_index,
-                old_len,
-                new_index,
-                new_len,
-            } => (
-                old_index..old_index + old_len,
-                new_index..new_index + new_len,
-            ),
-        };
-        match out.last_mut() {
-            Some(last) if last.old.end == old_range.start && last.new.end == new_range.start => {
-                last.old.end = old_range.end;
-                last.new.end = new_range.end;
-            }
-            _ => out.push(Hunk {
-                old: old_range,
-                new: new_range,
-            }),
-        }
-    }
-    out
+    diff_lines(&a, 0..a.len(), &b, 0..b.len())
+        .changes
+        .into_iter()
+        .map(|(old, new)| Hunk { old, new })
+        .collect()
 }
 
 impl Hashline {

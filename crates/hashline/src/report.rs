@@ -3,12 +3,12 @@
 //! rejection, the cited lines as they are now, with refs to retry with.
 
 use crate::before::Before;
+use crate::diff::{diff_lines, Change, EXACT_LINES};
 use crate::reference::Ref;
 use crate::relocate::{lines_named, Relocated};
 use crate::request::OpKind;
 use crate::text::{Document, Splice};
 use crate::view::push_line;
-use similar::{capture_diff_slices, Algorithm, DiffOp};
 use std::fmt::Write;
 use std::ops::Range;
 
@@ -60,42 +60,49 @@ enum Row {
     Added(usize),
 }
 
-/// The smallest line diff inside one changed region: a model that re-types
-/// a line unchanged should not see it as removed and added.
-fn region_rows(old: &dyn Before, new: &Document, hunk: &Hunk) -> Vec<Row> {
+/// The line diff inside one changed region (the smallest one, bounded as
+/// `diff` says): a model that re-types a line unchanged should not see it
+/// as removed and added. With the region's part that was shown whole, if
+/// any, in old and new line numbers.
+fn region_rows(old: &dyn Before, new: &Document, hunk: &Hunk) -> (Vec<Row>, Option<Change>) {
     let old_lines: Vec<&str> = hunk.old.clone().map(|i| old.line(i)).collect();
     let new_lines: Vec<&str> = hunk.new.clone().map(|i| new.line(i)).collect();
+    let diff = diff_lines(
+        &old_lines,
+        0..old_lines.len(),
+        &new_lines,
+        0..new_lines.len(),
+    );
     let mut rows = Vec::with_capacity(old_lines.len() + new_lines.len());
-    for op in capture_diff_slices(Algorithm::Myers, &old_lines, &new_lines) {
-        match op {
-            DiffOp::Equal {
-                old_index,
-                new_index,
-                len,
-            } => rows.extend((0..len).map(|k| {
-                Row::Same(
-                    hunk.old.start + old_index + k,
-                    hunk.new.start + new_index + k,
-                )
-            })),
-            DiffOp::Delete {
-                old_index, old_len, ..
-            } => rows.extend((0..old_len).map(|k| Row::Removed(hunk.old.start + old_index + k))),
-            DiffOp::Insert {
-                new_index, new_len, ..
-            } => rows.extend((0..new_len).map(|k| Row::Added(hunk.new.start + new_index + k))),
-            DiffOp::Replace {
-                old_index,
-                old_len,
-                new_index,
-                new_len,
-            } => {
-                rows.extend((0..old_len).map(|k| Row::Removed(hunk.old.start + old_index + k)));
-                rows.extend((0..new_len).map(|k| Row::Added(hunk.new.start + new_index + k)));
-            }
-        }
+    let (mut i, mut j) = (0, 0);
+    let same = |rows: &mut Vec<Row>, i: usize, j: usize, len: usize| {
+        rows.extend((0..len).map(|k| Row::Same(hunk.old.start + i + k, hunk.new.start + j + k)));
+    };
+    for (o, n) in &diff.changes {
+        same(&mut rows, i, j, o.start - i);
+        rows.extend(o.clone().map(|k| Row::Removed(hunk.old.start + k)));
+        rows.extend(n.clone().map(|k| Row::Added(hunk.new.start + k)));
+        (i, j) = (o.end, n.end);
     }
-    rows
+    same(&mut rows, i, j, old_lines.len() - i);
+    let coarse = diff.coarse.map(|(o, n)| {
+        (
+            hunk.old.start + o.start..hunk.old.start + o.end,
+            hunk.new.start + n.start..hunk.new.start + n.end,
+        )
+    });
+    (rows, coarse)
+}
+
+/// What a result says of a region shown coarser than its smallest diff.
+pub(crate) fn coarse_note((old, new): &Change) -> String {
+    format!(
+        "the change of old lines {}-{} into new lines {}-{} is shown as removed and added whole: a changed region longer than {EXACT_LINES} lines is diffed line by line only between the lines that occur once in it, so lines it kept may show as removed and added.",
+        old.start + 1,
+        old.end,
+        new.start + 1,
+        new.end
+    )
 }
 
 /// The result of an applied edit.
@@ -140,7 +147,8 @@ pub fn success(input: SuccessInput<'_>) -> Summary {
         notes,
         relocated,
     } = input;
-    let rows: Vec<Vec<Row>> = hunks.iter().map(|h| region_rows(old, new, h)).collect();
+    let (rows, coarse): (Vec<Vec<Row>>, Vec<Option<Change>>) =
+        hunks.iter().map(|h| region_rows(old, new, h)).unzip();
     let additions = rows
         .iter()
         .flatten()
@@ -196,6 +204,9 @@ pub fn success(input: SuccessInput<'_>) -> Summary {
     push_shift_hints(&mut out, hunks, old.line_count());
     for note in notes {
         let _ = writeln!(out, "Note: {note}");
+    }
+    if let Some(first) = coarse.iter().flatten().next() {
+        let _ = writeln!(out, "Note: {}", coarse_note(first));
     }
     Summary {
         output: out,
@@ -505,6 +516,47 @@ mod tests {
             summary.diff,
             "--- a/f.txt\n+++ b/f.txt\n@@ -1,5 +1,6 @@\n a\n-b\n+B\n+B2\n c\n d\n e\n"
         );
+    }
+
+    #[test]
+    fn a_long_region_of_new_lines_is_shown_removed_and_added_whole_with_a_note() {
+        let lines = 3 * EXACT_LINES;
+        let old_text: String = (0..lines).map(|i| format!("old {i}\n")).collect();
+        let new_text: String = (0..lines).map(|i| format!("new {i}\n")).collect();
+        let (old, new) = (
+            Document::from_text(&old_text),
+            Document::from_text(&new_text),
+        );
+        let h = [Hunk {
+            old: 0..lines,
+            new: 0..lines,
+        }];
+        let summary = success(SuccessInput {
+            path: "f.txt",
+            old: &old,
+            new: &new,
+            old_rev: "OLD",
+            new_rev: "NEW",
+            hunks: &h,
+            headline: "Applied 1 operation to f.txt".into(),
+            notes: &[],
+            relocated: &[],
+        });
+        assert_eq!((summary.additions, summary.deletions), (lines, lines));
+        assert!(summary.output.contains(&format!(
+            "Note: the change of old lines 1-{lines} into new lines 1-{lines} is shown as removed and added whole"
+        )));
+        let removed: Vec<&str> = summary
+            .diff
+            .lines()
+            .filter(|l| l.starts_with("-old"))
+            .collect();
+        let added: Vec<&str> = summary
+            .diff
+            .lines()
+            .filter(|l| l.starts_with("+new"))
+            .collect();
+        assert_eq!((removed.len(), added.len()), (lines, lines));
     }
 
     #[test]
