@@ -10,10 +10,9 @@ use crate::before::Before;
 use crate::cleanup::view_prefix_len;
 use crate::reference::Ref;
 use crate::report::Hunk;
-use crate::syntax::{broken, Language, Parsed};
+use crate::syntax::{broken, KeptTree, Language, Parsed};
 use crate::text::Document;
 use std::collections::HashSet;
-use tree_sitter::Tree;
 
 /// How bad a problem is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -71,16 +70,24 @@ fn judge(line: &str) -> Option<(usize, usize, String)> {
     None
 }
 
+/// What a change brought into a file: its problems, the new text's parse
+/// (or why it has none) when it was parsed, and a note when the syntax check
+/// was skipped.
+pub(crate) struct Introduced {
+    pub problems: Vec<Problem>,
+    pub tree: Option<KeptTree>,
+    pub note: Option<String>,
+}
+
 /// The problems on lines the change wrote (`hunks` in both numberings)
 /// that the lines they replaced did not already have, then the places the
-/// change broke the parse, given the old text's parse; with the new text's
-/// tree when it was parsed.
+/// change broke the parse, given the old text's parse.
 pub(crate) fn introduced(
     old: &dyn Before,
     new: &Document,
     hunks: &[Hunk],
     syntax: Option<Parsed>,
-) -> (Vec<Problem>, Option<Tree>) {
+) -> Introduced {
     let mut problems = Vec::new();
     for hunk in hunks {
         let before: HashSet<&str> = hunk.old.clone().map(|i| old.line(i)).collect();
@@ -103,11 +110,15 @@ pub(crate) fn introduced(
         }
     }
     let Some(parsed) = syntax else {
-        return (problems, None);
+        return Introduced {
+            problems,
+            tree: None,
+            note: None,
+        };
     };
     let language = parsed.language;
-    let (found, tree) = broken(parsed, old, new, hunks);
-    problems.extend(found.into_iter().map(|b| {
+    let checked = broken(parsed, old, new, hunks);
+    problems.extend(checked.found.into_iter().map(|b| {
         let line = new.line(b.line);
         Problem {
             line: b.line,
@@ -119,7 +130,11 @@ pub(crate) fn introduced(
             syntax: Some(language),
         }
     }));
-    (problems, tree)
+    Introduced {
+        problems,
+        tree: checked.tree,
+        note: checked.skipped,
+    }
 }
 
 #[cfg(test)]
@@ -134,7 +149,7 @@ mod tests {
             old: 1..2,
             new: 1..4,
         }];
-        let problems = introduced(&old, &new, &hunks, None).0;
+        let problems = introduced(&old, &new, &hunks, None).problems;
         let lines: Vec<(usize, usize)> = problems.iter().map(|p| (p.line, p.end_column)).collect();
         assert_eq!(lines, vec![(1, 11), (3, 7)]);
         assert_eq!(problems[0].reference, Ref::of_line(&new, 1).to_string());
@@ -149,6 +164,6 @@ mod tests {
             old: 0..1,
             new: 0..2,
         }];
-        assert!(introduced(&old, &new, &hunks, None).0.is_empty());
+        assert!(introduced(&old, &new, &hunks, None).problems.is_empty());
     }
 }

@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 
 use crate::before::{Before, Taken};
-use crate::check::{introduced, Problem};
+use crate::check::{introduced, Introduced, Problem};
 use crate::error::{Error, ErrorCode, Result};
 use crate::locate::PlanContext;
 use crate::plan::plan;
@@ -14,9 +14,8 @@ use crate::replace::{create, replace};
 use crate::report::{hunks, success, window, Hunk, SuccessInput, Summary};
 use crate::request::{OpKind, Request};
 use crate::store::Version;
-use crate::syntax::{Parsed, SyntaxCheck};
+use crate::syntax::{KeptTree, Parsed, SyntaxCheck};
 use crate::text::{Document, Splice};
-use tree_sitter::Tree;
 
 /// One document to edit, and what the edit may rely on.
 pub struct EditInput<'a> {
@@ -35,8 +34,8 @@ pub struct EditInput<'a> {
     pub seen_guard: bool,
     /// What to do when the edit breaks the file's parse.
     pub syntax: SyntaxCheck,
-    /// The parse tree of `doc`, if the session kept it.
-    pub old_tree: Option<Tree>,
+    /// The parse tree of `doc` (or why it has none), if the session kept it.
+    pub old_tree: Option<KeptTree>,
     /// A note about the store for the result, whatever it is (damaged
     /// versions that were ignored).
     pub store_note: Option<&'a str>,
@@ -59,8 +58,8 @@ pub struct Edited {
     pub remapped_from: Option<String>,
     /// What the change broke that was not broken before.
     pub problems: Vec<Problem>,
-    /// The new version's parse tree, when it was parsed.
-    pub(crate) tree: Option<Tree>,
+    /// The new version's parse tree (or why it has none), when it was parsed.
+    pub(crate) tree: Option<KeptTree>,
 }
 
 /// What a change did, to be described with the version it made: the
@@ -176,10 +175,15 @@ fn plan_change(input: &EditInput<'_>, request: &Request) -> Result<Prepared> {
                 history: input.history,
                 cleanup: input.cleanup,
                 seen_guard: input.seen_guard,
-                syntax: input
-                    .syntax
-                    .parse_of(input.path, None)
-                    .map(|p| (p.language, input.old_tree.as_ref())),
+                // A text the session could not parse in time is judged
+                // without its parse, not parsed again for each judgement.
+                syntax: match &input.old_tree {
+                    Some(Err(_)) => None,
+                    kept => input
+                        .syntax
+                        .parse_of(input.path, None)
+                        .map(|p| (p.language, kept.as_ref().and_then(|t| t.as_ref().ok()))),
+                },
             };
             let planned = plan(&ctx, operations, rev.as_deref())?;
             remapped_from = planned.from.clone();
@@ -343,10 +347,15 @@ pub(crate) fn finish(
     debug_assert!(hunks
         .last()
         .is_none_or(|h| h.new.end <= new_doc.line_count()));
-    let (problems, tree) = introduced(old, &new_doc, &hunks, parsed);
+    let Introduced {
+        problems,
+        tree,
+        note,
+    } = introduced(old, &new_doc, &hunks, parsed);
     if syntax == SyntaxCheck::Reject && problems.iter().any(|p| p.syntax.is_some()) {
         return Err(syntax_refusal(path, &new_doc, problems));
     }
+    let notes: Vec<String> = notes.into_iter().chain(note).collect();
     let mut summary = success(SuccessInput {
         path,
         old,

@@ -80,7 +80,12 @@ impl Hashline {
             None => (Arc::new(Document::from_text("")), written.clone()),
         };
         let hunks = diff_hunks(&old, &doc);
-        let mut notes = Vec::new();
+        let parsed = self
+            .options()
+            .syntax
+            .old_parse(&target.display, None, &old, &hunks);
+        let introduced = introduced(&*old, &doc, &hunks, parsed);
+        let mut notes: Vec<String> = introduced.note.into_iter().collect();
         if parent.is_some() && before.is_some_and(|b| b.rev != written) {
             notes.push("refs from before the edit stay usable for lines that neither the edit nor the rewrite changed.".to_owned());
         }
@@ -95,11 +100,6 @@ impl Hashline {
             notes: &notes,
             relocated: &[],
         });
-        let parsed = self
-            .options()
-            .syntax
-            .old_parse(&target.display, None, &old, &hunks);
-        let (problems, _) = introduced(&*old, &doc, &hunks, parsed);
         let mut store = self.store();
         let mut seen = summary.shown.clone();
         if let Some(parent) = parent {
@@ -129,7 +129,7 @@ impl Hashline {
             diff: summary.diff,
             additions: summary.additions,
             deletions: summary.deletions,
-            problems,
+            problems: introduced.problems,
         }))
     }
 }

@@ -14,7 +14,7 @@ use crate::reference::Ref;
 use crate::remap::LineMap;
 use crate::request::Request;
 use crate::store::{Parent, Store, StoreLimits, Version};
-use crate::syntax::{SyntaxCheck, Trees};
+use crate::syntax::{KeptTree, SyntaxCheck, Trees};
 use crate::text::Document;
 use crate::view::{render, View};
 use parking_lot::lock_api::ArcMutexGuard;
@@ -27,7 +27,6 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
-use tree_sitter::Tree;
 
 /// Past this many bytes the output and the diff of an edit are cut, with a
 /// note: every result must fit a host's string (V8 refuses strings of about
@@ -146,8 +145,9 @@ pub struct EditPlan {
     /// edit is written, so that refs to it remap.
     old: Option<Arc<Document>>,
     new: Arc<Document>,
-    /// The new version's parse tree, kept for the next edit once written.
-    tree: Option<Tree>,
+    /// The new version's parse tree (or why it has none), kept for the next
+    /// edit once written.
+    tree: Option<KeptTree>,
     shown: Vec<Range<usize>>,
     map: Arc<LineMap>,
     remapped_from: Option<String>,
@@ -347,7 +347,7 @@ impl Hashline {
 
     /// The parse tree of `doc`, the file at `target` now, if this session
     /// wrote that version and the check is on.
-    pub(crate) fn kept_tree(&self, target: &Target, doc: &Document) -> Option<Tree> {
+    pub(crate) fn kept_tree(&self, target: &Target, doc: &Document) -> Option<KeptTree> {
         if self.options.syntax == SyntaxCheck::Off {
             return None;
         }

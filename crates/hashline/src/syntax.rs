@@ -13,7 +13,7 @@ mod trees;
 
 pub(crate) use block::block_at;
 pub use check::SyntaxCheck;
-pub(crate) use check::{broken, Parsed};
+pub(crate) use check::{broken, KeptTree, Parsed};
 pub(crate) use echo::EchoJudge;
 pub use language::Language;
 pub(crate) use trees::Trees;

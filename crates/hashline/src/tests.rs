@@ -1,6 +1,8 @@
 //! Property and scenario tests across modules: the reference model's
-//! invariants, line endings, stale refs against stored versions.
+//! invariants, line endings, stale refs against stored versions, the
+//! bounds of calls whose work could outgrow their input.
 
+mod bounds;
 mod invariants;
 mod lean_refs;
 mod line_endings;

@@ -15,6 +15,7 @@ use std::ops::Range;
 
 use tree_sitter::{Node, Point, Tree};
 
+use super::language::{parse_bound, Unparsed, MAX_PARSED_BYTES};
 use super::Language;
 use crate::text::Document;
 
@@ -91,9 +92,18 @@ pub(crate) fn block_at(
     let tree = match kept {
         Some(tree) => tree,
         None => {
-            parsed = language
-                .parse(doc.text(), None)
-                .ok_or_else(|| format!("the {} parser failed", language.name()))?;
+            parsed = language.parse(doc.text(), None).map_err(|why| match why {
+                Unparsed::TooLarge => format!(
+                    "blocks are found by parsing, and the file is over {} MiB, the most the engine parses",
+                    MAX_PARSED_BYTES >> 20
+                ),
+                Unparsed::TooSlow => format!(
+                    "blocks are found by parsing, and parsing the file as {} took more than {} ms of processor time, the bound for a file of its size",
+                    language.name(),
+                    parse_bound(doc.text().len()).as_millis()
+                ),
+                Unparsed::NoGrammar => format!("the {} parser failed", language.name()),
+            })?;
             &parsed
         }
     };

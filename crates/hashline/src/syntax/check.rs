@@ -7,6 +7,7 @@
 
 use tree_sitter::{InputEdit, Node, Point, Tree};
 
+use super::language::Unparsed;
 use super::Language;
 use crate::before::Before;
 use crate::report::Hunk;
@@ -36,8 +37,8 @@ impl SyntaxCheck {
     }
 
     /// What to check a file by this name with, if anything, starting
-    /// from `old_tree` (the old text's, if kept).
-    pub(crate) fn parse_of(self, path: &str, old_tree: Option<Tree>) -> Option<Parse> {
+    /// from `old_tree` (what the session kept of the old text's parse).
+    pub(crate) fn parse_of(self, path: &str, old_tree: Option<KeptTree>) -> Option<Parse> {
         if self == SyntaxCheck::Off {
             return None;
         }
@@ -53,7 +54,7 @@ impl SyntaxCheck {
     pub(crate) fn old_parse(
         self,
         path: &str,
-        old_tree: Option<Tree>,
+        old_tree: Option<KeptTree>,
         old: &Document,
         hunks: &[Hunk],
     ) -> Option<Parsed> {
@@ -63,6 +64,9 @@ impl SyntaxCheck {
         self.parse_of(path, old_tree)?.of_old(old)
     }
 }
+
+/// What a session keeps of a version's parse: its tree, or why it has none.
+pub(crate) type KeptTree = Result<Tree, Unparsed>;
 
 /// One place the new text no longer parses.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -76,62 +80,81 @@ pub(crate) struct Broken {
     pub what: String,
 }
 
-/// Larger texts are not parsed: a parse from scratch takes about 80 ms
-/// per MiB, and its tree several times the text in memory.
-pub(crate) const MAX_PARSED_BYTES: usize = 8 << 20;
-
 /// At most this many places are reported: the first ones are what the
 /// model has to fix, the rest usually follow from them.
 const MAX_REPORTED: usize = 10;
 
-/// A file to check: its language, and the tree of the old text if one is
-/// kept (`Trees`).
+/// A file to check: its language, and what is kept of the old text's
+/// parse (`Trees`).
 pub(crate) struct Parse {
     pub language: Language,
-    pub old_tree: Option<Tree>,
+    pub old_tree: Option<KeptTree>,
 }
 
 impl Parse {
-    /// The old text's tree, the kept one or a parse of `old`, when the text
-    /// is small enough to parse and parses without an error: only then can
-    /// an edit be told that it broke the parse. Taken before an edit is
-    /// spliced into `old`'s own buffer.
+    /// The old text's tree, the kept one or a parse of `old`, when it
+    /// parses without an error: only then can an edit be told that it
+    /// broke the parse. A text too large or too slow to parse gives a parse
+    /// that says so, so that the result can tell the check was skipped.
+    /// Taken before an edit is spliced into `old`'s own buffer.
     pub(crate) fn of_old(self, old: &Document) -> Option<Parsed> {
-        if old.text().len() > MAX_PARSED_BYTES {
-            return None;
-        }
         let Parse { language, old_tree } = self;
-        let tree = old_tree.or_else(|| language.parse(old.text(), None))?;
-        (!tree.root_node().has_error()).then_some(Parsed { language, tree })
+        let tree = old_tree.unwrap_or_else(|| language.parse(old.text(), None));
+        match tree {
+            Ok(tree) => (!tree.root_node().has_error()).then_some(Parsed {
+                language,
+                tree: Ok(tree),
+            }),
+            Err(Unparsed::NoGrammar) => None,
+            Err(why) => Some(Parsed {
+                language,
+                tree: Err(why),
+            }),
+        }
     }
 }
 
-/// The tree of an old text that parsed cleanly, in its language.
+/// The tree of an old text that parsed cleanly, in its language, or why
+/// the old text was not parsed (too large, too slow).
 pub(crate) struct Parsed {
     pub language: Language,
-    tree: Tree,
+    tree: KeptTree,
 }
 
-/// The places where `new` fails to parse, the old text having parsed, and
-/// the new text's tree; `hunks` say which lines changed, so the new text is
-/// parsed again only where it differs.
-pub(crate) fn broken(
-    parsed: Parsed,
-    old: &dyn Before,
-    new: &Document,
-    hunks: &[Hunk],
-) -> (Vec<Broken>, Option<Tree>) {
-    let Parsed { language, mut tree } = parsed;
-    if new.text().len() > MAX_PARSED_BYTES {
-        return (Vec::new(), None);
-    }
+/// What the check of a new text found: the places where it fails to
+/// parse, its tree (or why it has none, to be kept for the next edit), and
+/// a note when the check was skipped.
+pub(crate) struct Checked {
+    pub found: Vec<Broken>,
+    pub tree: Option<KeptTree>,
+    pub skipped: Option<String>,
+}
+
+/// The places where `new` fails to parse, the old text having parsed;
+/// `hunks` say which lines changed, so the new text is parsed again only
+/// where it differs.
+pub(crate) fn broken(parsed: Parsed, old: &dyn Before, new: &Document, hunks: &[Hunk]) -> Checked {
+    let Parsed { language, tree } = parsed;
+    let skipped = |why: Unparsed| Checked {
+        found: Vec::new(),
+        skipped: why.note(language, new.text().len()),
+        tree: (why != Unparsed::NoGrammar).then_some(Err(why)),
+    };
+    let mut tree = match tree {
+        Ok(tree) => tree,
+        Err(why) => return skipped(why),
+    };
     for edit in input_edits(old, new, hunks).into_iter().rev() {
         tree.edit(&edit);
     }
-    let Some(tree) = language.parse(new.text(), Some(&tree)) else {
-        return (Vec::new(), None);
-    };
-    (errors(&tree, new), Some(tree))
+    match language.parse(new.text(), Some(&tree)) {
+        Ok(tree) => Checked {
+            found: errors(&tree, new),
+            tree: Some(Ok(tree)),
+            skipped: None,
+        },
+        Err(why) => skipped(why),
+    }
 }
 
 /// The hunks as tree-sitter edits, each in the coordinates of the text
@@ -277,7 +300,7 @@ mod tests {
         };
         parse
             .of_old(old)
-            .map_or_else(Vec::new, |parsed| broken(parsed, old, new, hunks).0)
+            .map_or_else(Vec::new, |parsed| broken(parsed, old, new, hunks).found)
     }
 
     #[test]
@@ -287,19 +310,20 @@ mod tests {
             language: Language::Rust,
             old_tree: None,
         };
-        let (found, tree) = broken(parse.of_old(&old).unwrap(), &old, &mid, &[hunk]);
-        assert!(found.is_empty());
+        let checked = broken(parse.of_old(&old).unwrap(), &old, &mid, &[hunk]);
+        assert!(checked.found.is_empty());
         let (_, new, hunk) = splice(mid.text(), 2, 1, &["    h(;"]);
         let kept = Parse {
             language: Language::Rust,
-            old_tree: tree,
+            old_tree: checked.tree,
         };
-        let (with_kept, _) = broken(
+        let with_kept = broken(
             kept.of_old(&mid).unwrap(),
             &mid,
             &new,
             std::slice::from_ref(&hunk),
-        );
+        )
+        .found;
         assert!(!with_kept.is_empty());
         assert_eq!(with_kept, check(Language::Rust, &mid, &new, &[hunk]));
     }

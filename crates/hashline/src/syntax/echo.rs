@@ -8,16 +8,21 @@ use std::ops::Range;
 
 use tree_sitter::{InputEdit, Point, Tree};
 
-use super::check::MAX_PARSED_BYTES;
+use super::language::{parse_bound, Deadline, MAX_PARSED_BYTES};
 use super::Language;
 use crate::text::Document;
 
 /// Parses a document with one range replaced, for the clean-up's choices.
+/// The parses of one batch share one bound, that of a parse of the whole
+/// document: a batch of many suspected echoes in a long file would
+/// otherwise cost a parse each. Once it is spent the judge cannot tell, and
+/// the clean-up decides as for a file in no known language.
 pub(crate) struct EchoJudge<'a> {
     language: Language,
     doc: &'a Document,
     kept: Option<Tree>,
     tree: OnceCell<Option<Tree>>,
+    deadline: OnceCell<Deadline>,
 }
 
 impl<'a> EchoJudge<'a> {
@@ -29,32 +34,37 @@ impl<'a> EchoJudge<'a> {
             doc,
             kept,
             tree: OnceCell::new(),
+            deadline: OnceCell::new(),
         })
     }
 
     /// How many error and missing nodes the parse of the document has with
-    /// lines `range` replaced by `lines`; `None` if it cannot be parsed.
+    /// lines `range` replaced by `lines`; `None` if it cannot be parsed, or
+    /// not within the judge's bound.
     pub(crate) fn errors_with(&self, range: Range<usize>, lines: &[String]) -> Option<usize> {
+        let text = self.doc.text();
+        let deadline = *self
+            .deadline
+            .get_or_init(|| Deadline::after(parse_bound(text.len())));
         let old = self
             .tree
             .get_or_init(|| {
                 self.kept
                     .clone()
-                    .or_else(|| self.language.parse(self.doc.text(), None))
+                    .or_else(|| self.language.parse_pieces(&[text], None, deadline).ok())
             })
             .as_ref()?;
-        let text = self.doc.text();
+        if deadline.passed() {
+            return None;
+        }
         let start_byte = self.doc.offset_of_line(range.start);
         let old_end_byte = self.doc.offset_of_line(range.end);
-        let mut new =
-            String::with_capacity(text.len() + lines.iter().map(|l| l.len() + 1).sum::<usize>());
-        new.push_str(&text[..start_byte]);
+        let mut middle = String::with_capacity(lines.iter().map(|l| l.len() + 1).sum::<usize>());
         for line in lines {
-            new.push_str(line);
-            new.push('\n');
+            middle.push_str(line);
+            middle.push('\n');
         }
-        let new_end_byte = new.len();
-        new.push_str(&text[old_end_byte..]);
+        let new_end_byte = start_byte + middle.len();
         let mut tree = old.clone();
         tree.edit(&InputEdit {
             start_byte,
@@ -64,7 +74,11 @@ impl<'a> EchoJudge<'a> {
             old_end_position: point_at(text, old_end_byte, range.end),
             new_end_position: Point::new(range.start + lines.len(), 0),
         });
-        let tree = self.language.parse(&new, Some(&tree))?;
+        let pieces = [&text[..start_byte], middle.as_str(), &text[old_end_byte..]];
+        let tree = self
+            .language
+            .parse_pieces(&pieces, Some(&tree), deadline)
+            .ok()?;
         Some(count_errors(&tree))
     }
 }

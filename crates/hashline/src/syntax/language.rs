@@ -1,9 +1,11 @@
 //! The languages the engine parses, chosen by a file's name, and the one
 //! place that turns a language into a parse tree.
 
+use std::ops::ControlFlow;
 use std::path::Path;
+use std::time::Duration;
 
-use tree_sitter::{Parser, Tree};
+use tree_sitter::{ParseOptions, ParseState, Parser, Point, Tree};
 
 use super::grammar::Grammar;
 
@@ -164,12 +166,135 @@ impl Language {
 
     /// The parse of `text`; with `old`, the earlier text's tree already
     /// told of the change by `Tree::edit`, so that only the changed part is
-    /// parsed again. `None` only if the grammar is missing or was built
-    /// for a tree-sitter version this one cannot load.
-    pub(crate) fn parse(self, text: &str, old: Option<&Tree>) -> Option<Tree> {
+    /// parsed again. A text over `MAX_PARSED_BYTES` is not parsed, and a
+    /// parse that runs past `parse_bound` of the text is given up: some
+    /// texts cost a grammar far more than their size (tree-sitter's HTML
+    /// scanner reads back its whole stack of open elements at every token,
+    /// so 100,000 nested elements take minutes).
+    pub(crate) fn parse(self, text: &str, old: Option<&Tree>) -> Result<Tree, Unparsed> {
+        self.parse_pieces(&[text], old, Deadline::after(parse_bound(text.len())))
+    }
+
+    /// The parse of the text the `pieces` make one after the other, given
+    /// up at `deadline`, so that a text made of another with a few lines
+    /// replaced need not be copied whole to be parsed.
+    pub(crate) fn parse_pieces(
+        self,
+        pieces: &[&str],
+        old: Option<&Tree>,
+        deadline: Deadline,
+    ) -> Result<Tree, Unparsed> {
+        if pieces.iter().map(|p| p.len()).sum::<usize>() > MAX_PARSED_BYTES {
+            return Err(Unparsed::TooLarge);
+        }
+        let grammar = self.grammar().ok_or(Unparsed::NoGrammar)?;
         let mut parser = Parser::new();
-        parser.set_language(&self.grammar()?.language()).ok()?;
-        parser.parse(text, old)
+        parser
+            .set_language(&grammar.language())
+            .map_err(|_| Unparsed::NoGrammar)?;
+        let mut in_time = |_: &ParseState| {
+            if deadline.passed() {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        };
+        let mut read = |mut at: usize, _: Point| -> &[u8] {
+            for piece in pieces {
+                if at < piece.len() {
+                    return &piece.as_bytes()[at..];
+                }
+                at -= piece.len();
+            }
+            &[]
+        };
+        let options = ParseOptions::new().progress_callback(&mut in_time);
+        parser
+            .parse_with_options(&mut read, old, Some(options))
+            .ok_or(Unparsed::TooSlow)
+    }
+}
+
+/// Larger texts are not parsed: a parse from scratch takes about 80 ms
+/// per MiB, and its tree several times the text in memory.
+pub(crate) const MAX_PARSED_BYTES: usize = 8 << 20;
+
+/// The most processor time a parse of a text of `len` bytes may take:
+/// several times what grammars take on ordinary code, so that only a text
+/// that makes the parser slow down with its size, or a machine many times
+/// slower, runs into it.
+pub(crate) fn parse_bound(len: usize) -> Duration {
+    PARSE_BOUND_BASE + PARSE_BOUND_PER_MIB.mul_f64(len as f64 / (1 << 20) as f64)
+}
+
+const PARSE_BOUND_BASE: Duration = Duration::from_millis(250);
+const PARSE_BOUND_PER_MIB: Duration = Duration::from_millis(750);
+
+/// When a parse is given up, on the clock of the processor time of the
+/// thread that parses: what other processes take of a busy machine does
+/// not count against it. Where that clock is missing (Windows), on the wall
+/// clock.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Deadline(Clock);
+
+#[cfg(unix)]
+type Clock = Duration;
+#[cfg(not(unix))]
+type Clock = std::time::Instant;
+
+#[cfg(unix)]
+fn now() -> Clock {
+    let t = rustix::time::clock_gettime(rustix::time::ClockId::ThreadCPUTime);
+    Duration::new(t.tv_sec as u64, t.tv_nsec as u32)
+}
+
+#[cfg(not(unix))]
+fn now() -> Clock {
+    std::time::Instant::now()
+}
+
+impl Deadline {
+    /// `bound` from now, on the calling thread.
+    pub(crate) fn after(bound: Duration) -> Deadline {
+        Deadline(now() + bound)
+    }
+
+    /// Whether it is past, for the calling thread.
+    pub(crate) fn passed(self) -> bool {
+        now() >= self.0
+    }
+}
+
+/// Why a text has no parse tree.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unparsed {
+    /// The grammar is not in this build, or was built for a tree-sitter
+    /// version this one cannot load: the text is plain text.
+    NoGrammar,
+    /// Over `MAX_PARSED_BYTES`.
+    TooLarge,
+    /// The parse ran past its bound and was given up.
+    TooSlow,
+}
+
+impl Unparsed {
+    /// Why a check that needed the parse of a text of `len` bytes in
+    /// `language` did not run, for a note in a result; `None` when there
+    /// is nothing to say (plain text).
+    pub(crate) fn note(self, language: Language, len: usize) -> Option<String> {
+        match self {
+            Unparsed::NoGrammar => None,
+            Unparsed::TooLarge => Some(format!(
+                "the {} syntax check was skipped: the file is over {} MiB, the most the engine parses.",
+                language.name(),
+                MAX_PARSED_BYTES >> 20
+            )),
+            Unparsed::TooSlow => Some(format!(
+                "the {} syntax check was skipped: parsing the file took more than {} ms of processor time, the bound for a file of its size (texts nested very deep can slow a grammar down).",
+                language.name(),
+                parse_bound(len).as_millis()
+            )),
+        }
     }
 }
 

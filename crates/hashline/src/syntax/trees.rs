@@ -11,9 +11,8 @@ use std::sync::mpsc::{channel, Sender};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, Weak};
 use std::time::Duration;
 
-use tree_sitter::Tree;
-
-use super::check::MAX_PARSED_BYTES;
+use super::check::KeptTree;
+use super::language::{Unparsed, MAX_PARSED_BYTES};
 use super::Language;
 use crate::text::Document;
 
@@ -30,11 +29,12 @@ const PER_FILE: usize = 2;
 /// it edits, then parses it itself.
 const WAIT: Duration = Duration::from_secs(5);
 
-/// Trees by file and REV, most recently used first, and the versions the
-/// background thread has yet to parse for this session.
+/// Trees by file and REV (or why a version has none: too large, too slow),
+/// most recently used first, and the versions the background thread has yet
+/// to parse for this session.
 #[derive(Default)]
 pub(crate) struct Trees {
-    kept: Mutex<Vec<(PathBuf, String, Tree)>>,
+    kept: Mutex<Vec<(PathBuf, String, KeptTree)>>,
     pending: Mutex<Vec<(PathBuf, String)>>,
     parsed: Condvar,
 }
@@ -47,7 +47,7 @@ impl Trees {
     /// The tree of the version `rev` of the file at `path`, if kept, or
     /// once the background parse of that version ends: two parses of one
     /// text at once would each take longer than one.
-    pub(crate) fn get(&self, path: &Path, rev: &str) -> Option<Tree> {
+    pub(crate) fn get(&self, path: &Path, rev: &str) -> Option<KeptTree> {
         let pending = lock(&self.pending);
         let _done = self
             .parsed
@@ -63,16 +63,16 @@ impl Trees {
         Some(kept[0].2.clone())
     }
 
-    fn kept_now(&self, path: &Path, rev: &str) -> Option<Tree> {
+    fn kept_now(&self, path: &Path, rev: &str) -> Option<KeptTree> {
         lock(&self.kept)
             .iter()
             .find(|(p, r, _)| p == path && r == rev)
             .map(|(_, _, tree)| tree.clone())
     }
 
-    /// Keeps the tree of a version, in place of the oldest of the file's
-    /// earlier ones past `PER_FILE`.
-    pub(crate) fn put(&self, path: &Path, rev: &str, tree: Tree) {
+    /// Keeps the tree of a version (or why it has none), in place of the
+    /// oldest of the file's earlier ones past `PER_FILE`.
+    pub(crate) fn put(&self, path: &Path, rev: &str, tree: KeptTree) {
         let mut kept = lock(&self.kept);
         kept.retain(|(p, r, _)| p != path || r != rev);
         kept.insert(0, (path.to_owned(), rev.to_owned(), tree));
@@ -100,8 +100,11 @@ impl Trees {
         doc: &Arc<Document>,
         language: Language,
     ) {
-        if doc.text().len() > MAX_PARSED_BYTES || trees.kept_now(path, rev).is_some() {
+        if trees.kept_now(path, rev).is_some() {
             return;
+        }
+        if doc.text().len() > MAX_PARSED_BYTES {
+            return trees.put(path, rev, Err(Unparsed::TooLarge));
         }
         {
             let mut pending = lock(&trees.pending);
@@ -151,7 +154,7 @@ fn worker() -> &'static Mutex<Sender<Job>> {
                             let parsed = catch_unwind(AssertUnwindSafe(|| {
                                 job.language.parse(doc.text(), None)
                             }));
-                            if let Ok(Some(tree)) = parsed {
+                            if let Ok(tree) = parsed {
                                 trees.put(&job.path, &job.rev, tree);
                             }
                         }
@@ -170,7 +173,7 @@ mod tests {
     #[test]
     fn a_file_keeps_the_trees_of_the_two_versions_last_written_or_edited_and_others_keep_theirs() {
         let trees = Trees::default();
-        let tree = |text: &str| Language::Rust.parse(text, None).unwrap();
+        let tree = |text: &str| Language::Rust.parse(text, None);
         let (a, b) = (Path::new("/r/a.rs"), Path::new("/r/b.rs"));
         let kept = |path, rev| trees.kept_now(path, rev).is_some();
         trees.put(b, "B1", tree("fn b() {}\n"));

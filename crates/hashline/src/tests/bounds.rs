@@ -1,0 +1,115 @@
+//! Calls whose work could grow faster than their input are bounded, and a
+//! result that a bound made coarser says so. Each scenario runs on a thread
+//! of its own and is given a minute, so that a call that stalls fails the
+//! test instead of hanging the suite.
+
+use crate::{apply_to_string, Hashline, Options, Request, SyntaxCheck, Value};
+use std::fs;
+use std::sync::mpsc;
+use std::time::Duration;
+
+fn within_a_minute<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+    let (send, receive) = mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = send.send(f());
+    });
+    receive
+        .recv_timeout(Duration::from_secs(60))
+        .expect("the call did not return within a minute")
+}
+
+fn insert_after(reference: &str, content: &str) -> Request {
+    Request::from_value(&Value::Object(vec![(
+        "operations".into(),
+        Value::Array(vec![Value::Object(vec![
+            ("op".into(), Value::String("insert_after".into())),
+            ("ref".into(), Value::String(reference.into())),
+            ("content".into(), Value::String(content.into())),
+        ])]),
+    )]))
+    .unwrap()
+}
+
+/// 100,000 nested elements: tree-sitter's HTML scanner reads its whole
+/// stack of open elements back at every token, so the parse alone would
+/// take minutes.
+fn nested_html() -> String {
+    "<div>\n".repeat(100_000) + &"</div>\n".repeat(100_000)
+}
+
+#[test]
+fn a_parse_past_its_bound_is_given_up_and_the_result_says_the_check_was_skipped() {
+    let edited = within_a_minute(|| {
+        let text = nested_html();
+        let doc = crate::Document::from_text(&text);
+        let request = insert_after(&crate::Ref::of_line(&doc, 1).to_string(), "<p>x</p>");
+        apply_to_string(text, "a.html", &request, true, SyntaxCheck::Reject).unwrap()
+    });
+    assert!(
+        edited
+            .summary
+            .output
+            .contains("Note: the HTML syntax check was skipped: parsing the file took more than"),
+        "{}",
+        edited.summary.output
+    );
+    assert!(edited.text.starts_with("<div>\n<div>\n<p>x</p>\n<div>\n"));
+}
+
+#[test]
+fn edits_in_a_session_of_a_file_too_slow_to_parse_say_the_check_was_skipped() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("a.html"), nested_html()).unwrap();
+    let root = dir.path().to_owned();
+    let outputs = within_a_minute(move || {
+        let hl = Hashline::new(Options::new(root)).unwrap();
+        let view = hl.read("a.html", Some(1), Some(3), false).unwrap();
+        let second = view
+            .view
+            .text
+            .lines()
+            .nth(2)
+            .unwrap()
+            .split(' ')
+            .next()
+            .unwrap();
+        let request = insert_after(second, "<p>x</p>");
+        let first = hl
+            .plan("a.html", &request, false)
+            .unwrap()
+            .result()
+            .output
+            .clone();
+        let again = hl
+            .plan("a.html", &request, false)
+            .unwrap()
+            .result()
+            .output
+            .clone();
+        (first, again)
+    });
+    for output in [&outputs.0, &outputs.1] {
+        assert!(
+            output.contains("the HTML syntax check was skipped: parsing the file took more than"),
+            "{output}"
+        );
+    }
+}
+
+#[test]
+fn a_file_over_the_parsed_size_is_edited_with_a_note_that_it_was_not_parsed() {
+    let text: String = (0..200_000)
+        .map(|i| format!("fn f{i}() -> u32 {{ {i} }} // padding to make it long\n"))
+        .collect();
+    assert!(text.len() > 8 << 20);
+    let doc = crate::Document::from_text(&text);
+    let request = insert_after(&crate::Ref::of_line(&doc, 0).to_string(), "fn g() {}");
+    let edited = apply_to_string(text, "a.rs", &request, true, SyntaxCheck::Warn).unwrap();
+    assert!(
+        edited.summary.output.contains(
+            "Note: the Rust syntax check was skipped: the file is over 8 MiB, the most the engine parses."
+        ),
+        "{}",
+        edited.summary.output
+    );
+}
