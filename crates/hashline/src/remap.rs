@@ -9,10 +9,6 @@ use crate::text::Document;
 use std::collections::HashMap;
 use std::ops::Range;
 
-/// Most word operations the diff check may spend (n * m / 64); past it
-/// nothing is remapped and stale refs are rejected.
-const LCS_BUDGET: usize = 1 << 28;
-
 /// Where each unchanged line of one version is in the next.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LineMap {
@@ -172,127 +168,233 @@ impl LineMap {
 /// With F the prefix and B the suffix LCS lengths and L the total, `i` can
 /// match `j` in an optimal alignment iff `old[i] == new[j]` and
 /// `F[i][j] + 1 + B[i+1][j+1] == L`, and can stay unmatched iff
-/// `F[i][j] + B[i+1][j] == L` for some `j`. The rows of F and B come from a
-/// bit-parallel LCS (one word operation per 64 cells), forwards and on the
-/// reversed texts.
+/// `F[i][j] + B[i+1][j] == L` for some `j`. An optimal alignment that has
+/// matched `i` old lines and `j` new ones has deleted at most `n - L` and
+/// inserted at most `m - L` lines, so `j - i` lies between `-(n - L)` and
+/// `m - L`: only that band of the tables is computed, `n` times its width
+/// (the lines the two texts differ by, plus one), found first by bands of
+/// doubling width (`lcs_length`). Past `CELLS_PER_LINE` cells per line of
+/// the two texts (at least `MIN_CELLS`), nothing is remapped and stale refs
+/// are rejected.
 pub fn certain(old: &Document, new: &Document, lines: &[usize]) -> Vec<Option<usize>> {
     let n = old.line_count();
     let m = new.line_count();
-    if lines.is_empty() || n.saturating_mul(m.div_ceil(64).max(1)) > LCS_BUDGET {
-        return vec![None; lines.len()];
+    let none = || vec![None; lines.len()];
+    if lines.is_empty() {
+        return none();
     }
+    let budget = (CELLS_PER_LINE * (n + m)).max(MIN_CELLS);
     let mut ids: HashMap<&str, u32> = HashMap::new();
     let mut id = |line| {
         let next = ids.len() as u32;
         *ids.entry(line).or_insert(next)
     };
-    let new_ids: Vec<u32> = new.lines().map(&mut id).collect();
-    let old_ids: Vec<u32> = old.lines().map(&mut id).collect();
-    let rev_new: Vec<u32> = new_ids.iter().rev().copied().collect();
-    let rev_old: Vec<u32> = old_ids.iter().rev().copied().collect();
-
-    // F row i is the state after old[..i]; B row i+1 after the reversed old[i+1..].
-    let mut wanted_f: Vec<usize> = lines.iter().copied().filter(|&i| i < n).collect();
-    wanted_f.push(n);
-    let wanted_b: Vec<usize> = lines
+    let a: Vec<u32> = old.lines().map(&mut id).collect();
+    let b: Vec<u32> = new.lines().map(&mut id).collect();
+    let Some(total) = lcs_length(&a, &b, budget) else {
+        return none();
+    };
+    let band = Band {
+        below: n - total,
+        above: m - total,
+        m,
+    };
+    let forward = Rows::forward(&a, &b, &band);
+    let mut certain = vec![None; lines.len()];
+    let mut wanted: Vec<(usize, usize)> = lines
         .iter()
-        .filter(|&&i| i < n)
-        .map(|&i| n - 1 - i)
+        .enumerate()
+        .filter(|&(_, &i)| i < n)
+        .map(|(k, &i)| (i, k))
         .collect();
-    let f_rows = lcs_rows(&old_ids, &new_ids, &wanted_f);
-    let b_rows = lcs_rows(&rev_old, &rev_new, &wanted_b);
-    let total = zeros_before(&f_rows[&n], m);
-
-    lines
-        .iter()
-        .map(|&i| {
-            if i >= n {
-                return None;
-            }
-            let f = prefix_zeros(&f_rows[&i], m);
-            let b_rev = prefix_zeros(&b_rows[&(n - 1 - i)], m);
-            // B[i+1][j] = LCS(old[i+1..], new[j..]) = reversed prefix of length m - j.
-            let b = |j: usize| b_rev[m - j];
-            if (0..=m).any(|j| f[j] + b(j) == total) {
-                return None;
+    wanted.sort_unstable();
+    // B row i+1 comes from row i+2, last to first; each wanted row i is
+    // judged when B row i+1 is at hand, F row i being stored.
+    let mut after: Vec<u32> = vec![0; band.width()];
+    let mut next = after.clone();
+    let at = |row: &[u32], i: usize, j: usize| -> Option<u32> {
+        let (lo, hi) = band.columns(i);
+        (lo..=hi).contains(&j).then(|| row[j - lo])
+    };
+    for i in (0..n).rev() {
+        // `after` holds B row i+1.
+        let (lo, hi) = band.columns(i + 1);
+        if i + 1 == n {
+            after[..=hi - lo].fill(0);
+        }
+        while let Some(&(w, k)) = wanted.last().filter(|(w, _)| *w == i) {
+            wanted.pop();
+            let (flo, fhi) = band.columns(i);
+            let f = forward.row(i);
+            let b_next = |j: usize| {
+                if (lo..=hi).contains(&j) {
+                    Some(after[j - lo])
+                } else {
+                    None
+                }
+            };
+            let total = total as u32;
+            let unmatched =
+                (flo..=fhi).any(|j| b_next(j).is_some_and(|bv| f[j - flo] + bv == total));
+            if unmatched {
+                continue;
             }
             let mut found = None;
-            for j in 0..m {
-                if new_ids[j] == old_ids[i] && f[j] + 1 + b(j + 1) == total {
+            for j in flo..=fhi.min(m.saturating_sub(1)) {
+                if j < m
+                    && a[w] == b[j]
+                    && b_next(j + 1).is_some_and(|bv| f[j - flo] + 1 + bv == total)
+                {
                     if found.is_some() {
-                        return None;
+                        found = None;
+                        break;
                     }
                     found = Some(j);
                 }
             }
-            found
-        })
-        .collect()
+            certain[k] = found;
+        }
+        if i == 0 {
+            break;
+        }
+        // B row i from B row i+1.
+        let (clo, chi) = band.columns(i);
+        for j in (clo..=chi).rev() {
+            let mut v = at(&after, i + 1, j).unwrap_or(0);
+            if let Some(right) = (j < chi).then(|| next[j + 1 - clo]) {
+                v = v.max(right);
+            }
+            if j < m && a[i] == b[j] {
+                if let Some(diagonal) = at(&after, i + 1, j + 1) {
+                    v = v.max(diagonal + 1);
+                }
+            }
+            next[j - clo] = v;
+        }
+        std::mem::swap(&mut after, &mut next);
+    }
+    certain
 }
 
-/// The bit-parallel LCS state after each prefix length in `wanted` of `a`
-/// against all of `b`: bit `j` clear means the LCS grows at `b[j]`.
-fn lcs_rows(a: &[u32], b: &[u32], wanted: &[usize]) -> HashMap<usize, Vec<u64>> {
-    let words = b.len().div_ceil(64).max(1);
-    let mut positions: HashMap<u32, Vec<usize>> = HashMap::new();
-    for (j, &sym) in b.iter().enumerate() {
-        positions.entry(sym).or_default().push(j);
-    }
-    let mut v = vec![u64::MAX; words];
-    let mut mask = vec![0u64; words];
-    let mut wanted = wanted.to_vec();
-    wanted.sort_unstable();
-    let mut rows = HashMap::new();
-    for (i, sym) in a.iter().enumerate() {
-        if wanted.binary_search(&i).is_ok() {
-            rows.insert(i, v.clone());
-        }
-        let hits = positions.get(sym).map_or(&[][..], Vec::as_slice);
-        for &j in hits {
-            mask[j / 64] |= 1 << (j % 64);
-        }
-        let mut carry = 0u64;
-        for (w, m) in v.iter_mut().zip(&mask) {
-            let u = *w & m;
-            let (sum, c1) = w.overflowing_add(u);
-            let (sum, c2) = sum.overflowing_add(carry);
-            carry = u64::from(c1 || c2);
-            *w = sum | (*w & !m);
-        }
-        for &j in hits {
-            mask[j / 64] = 0;
-        }
-    }
-    if wanted.binary_search(&a.len()).is_ok() {
-        rows.insert(a.len(), v);
-    }
-    rows
+/// Cells of the band a remap may compute per line of the two texts, and
+/// at least: about 10 ms of work per million lines, and a quarter of a
+/// second in all for small texts.
+const CELLS_PER_LINE: usize = 8;
+const MIN_CELLS: usize = 1 << 24;
+
+/// The columns of each row where an optimal alignment can be: row `i`
+/// (old lines matched or dropped so far) from `i - below` to `i + above`,
+/// within `0..=m`.
+struct Band {
+    below: usize,
+    above: usize,
+    m: usize,
 }
 
-/// Clear bits of `row` below `end`: the LCS length of the prefix row
-/// against `b[..end]`.
-fn zeros_before(row: &[u64], end: usize) -> usize {
-    let full = end / 64;
-    let mut count: usize = row[..full].iter().map(|w| w.count_zeros() as usize).sum();
-    if !end.is_multiple_of(64) {
-        let bits = !row[full] & ((1u64 << (end % 64)) - 1);
-        count += bits.count_ones() as usize;
+impl Band {
+    fn columns(&self, i: usize) -> (usize, usize) {
+        (i.saturating_sub(self.below), (i + self.above).min(self.m))
     }
-    count
+
+    fn width(&self) -> usize {
+        self.below + self.above + 1
+    }
 }
 
-/// `zeros_before(row, j)` for every `j` in `0..=m`.
-fn prefix_zeros(row: &[u64], m: usize) -> Vec<usize> {
-    let mut out = Vec::with_capacity(m + 1);
-    let mut count = 0;
-    out.push(0);
-    for j in 0..m {
-        if row[j / 64] & (1 << (j % 64)) == 0 {
-            count += 1;
+/// The prefix LCS lengths F of every row, inside the band.
+struct Rows {
+    cells: Vec<u32>,
+    width: usize,
+}
+
+impl Rows {
+    fn forward(a: &[u32], b: &[u32], band: &Band) -> Rows {
+        let width = band.width();
+        let mut cells = vec![0u32; (a.len() + 1) * width];
+        for i in 1..=a.len() {
+            let (lo, hi) = band.columns(i);
+            let (plo, phi) = band.columns(i - 1);
+            let (done, rest) = cells.split_at_mut(i * width);
+            let above = &done[(i - 1) * width..];
+            let row = &mut rest[..width];
+            for j in lo..=hi {
+                let up = (plo..=phi).contains(&j).then(|| above[j - plo]);
+                let mut v = up.unwrap_or(0);
+                if j > lo {
+                    v = v.max(row[j - 1 - lo]);
+                }
+                if j > 0 && a[i - 1] == b[j - 1] && (plo..=phi).contains(&(j - 1)) {
+                    v = v.max(above[j - 1 - plo] + 1);
+                }
+                row[j - lo] = v;
+            }
         }
-        out.push(count);
+        Rows { cells, width }
     }
-    out
+
+    fn row(&self, i: usize) -> &[u32] {
+        &self.cells[i * self.width..(i + 1) * self.width]
+    }
+}
+
+/// The LCS length of `a` and `b`, from bands of doubling width `h` (beside
+/// the `|n - m|` diagonals the longer text needs anyway), once one holds an
+/// alignment that drops no more than `h` lines of the shorter text (then
+/// no better one lies outside it); `None` when the band would pass `budget`
+/// cells.
+fn lcs_length(a: &[u32], b: &[u32], budget: usize) -> Option<usize> {
+    let (n, m) = (a.len(), b.len());
+    let longer = n.abs_diff(m);
+    let mut h = 1;
+    loop {
+        let band = if n <= m {
+            Band {
+                below: h,
+                above: h + longer,
+                m,
+            }
+        } else {
+            Band {
+                below: h + longer,
+                above: h,
+                m,
+            }
+        };
+        if (n + 1).saturating_mul(band.width()) > budget {
+            return None;
+        }
+        let mut above = vec![0u32; band.width()];
+        let mut row = above.clone();
+        for i in 1..=n {
+            let (lo, hi) = band.columns(i);
+            let (plo, phi) = band.columns(i - 1);
+            for j in lo..=hi {
+                let mut v = if (plo..=phi).contains(&j) {
+                    above[j - plo]
+                } else {
+                    0
+                };
+                if j > lo {
+                    v = v.max(row[j - 1 - lo]);
+                }
+                if j > 0 && a[i - 1] == b[j - 1] && (plo..=phi).contains(&(j - 1)) {
+                    v = v.max(above[j - 1 - plo] + 1);
+                }
+                row[j - lo] = v;
+            }
+            std::mem::swap(&mut above, &mut row);
+        }
+        let (lo, hi) = band.columns(n);
+        let total = if (lo..=hi).contains(&m) {
+            above[m - lo] as usize
+        } else {
+            0
+        };
+        if n.min(m) - total <= h {
+            return Some(total);
+        }
+        h *= 2;
+    }
 }
 
 #[cfg(test)]
@@ -406,7 +508,7 @@ mod tests {
         assert_eq!(both.line(3), Some(4));
     }
 
-    /// The same rule on plain O(n*m) tables, to check the bit-parallel rows.
+    /// The same rule on plain O(n*m) tables, to check the banded rows.
     fn certain_by_tables(old: &[&str], new: &[&str]) -> Vec<Option<usize>> {
         let (n, m) = (old.len(), new.len());
         let mut f = vec![vec![0usize; m + 1]; n + 1];
@@ -444,14 +546,48 @@ mod tests {
     }
 
     proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(500))]
         #[test]
-        fn bit_parallel_rows_agree_with_plain_tables(
-            old in proptest::collection::vec(proptest::sample::select(vec!["}", "", "a", "b"]), 1..90),
-            new in proptest::collection::vec(proptest::sample::select(vec!["}", "", "a", "b"]), 1..90),
+        fn banded_rows_agree_with_plain_tables(
+            old in proptest::collection::vec(proptest::sample::select(vec!["}", "", "a", "b"]), 0..90),
+            new in proptest::collection::vec(proptest::sample::select(vec!["}", "", "a", "b"]), 0..90),
+            picks in proptest::collection::vec(0usize..100, 0..6),
         ) {
             let text = |lines: &[&str]| lines.iter().map(|l| format!("{l}\n")).collect::<String>();
             let all: Vec<usize> = (0..old.len()).collect();
-            proptest::prop_assert_eq!(certain_of(&text(&old), &text(&new), &all), certain_by_tables(&old, &new));
+            let tables = certain_by_tables(&old, &new);
+            proptest::prop_assert_eq!(certain_of(&text(&old), &text(&new), &all), tables.clone());
+            // Any lines asked for, in any order, repeated or past the end.
+            let got = certain_of(&text(&old), &text(&new), &picks);
+            let want: Vec<Option<usize>> = picks.iter().map(|&i| tables.get(i).copied().flatten()).collect();
+            proptest::prop_assert_eq!(got, want);
+        }
+    }
+
+    #[test]
+    fn a_small_change_to_a_long_text_is_remapped_however_long_the_text() {
+        let lines = 300_000;
+        let old: String = (0..lines).map(|i| format!("line {i}\n")).collect();
+        let new = format!("added\n{old}").replacen("line 7\n", "line seven\n", 1);
+        let got = certain_of(&old, &new, &[0, 6, 7, 8, lines - 1]);
+        assert_eq!(got, vec![Some(1), Some(7), None, Some(9), Some(lines)]);
+    }
+
+    #[test]
+    fn texts_that_differ_in_too_many_lines_for_the_bound_remap_nothing() {
+        // Old lines kept after `lines` new ones: a band `lines + 1` wide
+        // over `lines + 1` rows, within the 2^24 cells a short text may use
+        // at 3,000 lines and past them at 5,000.
+        for (lines, remapped) in [(3_000, true), (5_000, false)] {
+            let old: String = (0..lines).map(|i| format!("a{i}\n")).collect();
+            let new: String = (0..lines).map(|i| format!("b{i}\n")).collect();
+            let got = certain_of(&old, &format!("{new}{old}"), &[0, lines - 1]);
+            let want = if remapped {
+                vec![Some(lines), Some(2 * lines - 1)]
+            } else {
+                vec![None, None]
+            };
+            assert_eq!(got, want, "{lines}");
         }
     }
 

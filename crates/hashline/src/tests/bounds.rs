@@ -113,3 +113,46 @@ fn a_file_over_the_parsed_size_is_edited_with_a_note_that_it_was_not_parsed() {
         edited.summary.output
     );
 }
+
+#[test]
+fn a_rewrite_of_one_line_of_a_long_file_is_taken_in_and_older_refs_still_remap() {
+    let dir = tempfile::tempdir().unwrap();
+    let lines = 50_000;
+    let text: String = (0..lines).map(|i| format!("line {i}\n")).collect();
+    fs::write(dir.path().join("a.txt"), &text).unwrap();
+    let root = dir.path().to_owned();
+    let (output, edited) = within_a_minute(move || {
+        let hl = Hashline::new(Options::new(&root)).unwrap();
+        let view = hl.read("a.txt", Some(40_000), Some(2), false).unwrap();
+        let cited = view
+            .view
+            .text
+            .lines()
+            .nth(1)
+            .unwrap()
+            .split(' ')
+            .next()
+            .unwrap()
+            .to_owned();
+        let written = hl
+            .edit("a.txt", &insert_after(&cited, "added"), false)
+            .unwrap();
+        // A formatter rewrites one line near the top.
+        let path = root.join("a.txt");
+        let now = fs::read_to_string(&path).unwrap();
+        fs::write(&path, now.replacen("line 7\n", "line seven\n", 1)).unwrap();
+        let taken = hl
+            .reformatted("a.txt", &written.rev, None, None, false)
+            .unwrap()
+            .unwrap();
+        // The ref read before both changes names the same line still.
+        let again = hl
+            .edit("a.txt", &insert_after(&cited, "again"), false)
+            .unwrap();
+        (taken.output, again.output)
+    });
+    assert!(output.contains("line seven"), "{output}");
+    assert!(edited.contains("again"), "{edited}");
+    let text = fs::read_to_string(dir.path().join("a.txt")).unwrap();
+    assert!(text.contains("line 39999\nagain\nadded\nline 40000\n"));
+}
