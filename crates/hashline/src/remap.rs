@@ -118,11 +118,19 @@ impl LineMap {
     }
 
     /// Old line ranges carried over: the parts of each that are unchanged,
-    /// at their new places.
+    /// at their new places. Each range starts its walk of the runs at the
+    /// first that ends after its start, so sorted ranges that do not overlap
+    /// (the lines a store records as seen) take one pass over both.
     pub fn ranges(&self, ranges: &[Range<usize>]) -> Vec<Range<usize>> {
         let mut out = Vec::new();
         for range in ranges {
-            for &(old, new, len) in &self.runs {
+            let first = self
+                .runs
+                .partition_point(|&(old, _, len)| old + len <= range.start);
+            for &(old, new, len) in &self.runs[first..] {
+                if old >= range.end {
+                    break;
+                }
                 let from = range.start.max(old);
                 let to = range.end.min(old + len);
                 if from < to {

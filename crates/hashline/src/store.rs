@@ -78,7 +78,8 @@ impl Default for StoreLimits {
 pub struct Version {
     pub rev: String,
     pub doc: Arc<Document>,
-    /// Lines (0-based, end exclusive) some view of this version displayed.
+    /// Lines (0-based, end exclusive) some view of this version displayed,
+    /// sorted and merged (`add_ranges`), so that `saw` can search them.
     pub seen: Vec<Range<usize>>,
     /// The version this one was made from by an edit, and where that edit
     /// moved each unchanged line: exactly, when this process made the edit;
@@ -94,7 +95,8 @@ pub struct Parent {
 
 impl Version {
     pub fn saw(&self, index: usize) -> bool {
-        self.seen.iter().any(|r| r.contains(&index))
+        let at = self.seen.partition_point(|r| r.end <= index);
+        self.seen.get(at).is_some_and(|r| r.start <= index)
     }
 }
 
@@ -173,9 +175,7 @@ impl Store {
                 let entry = &mut self.entries[index];
                 entry.last_used = clock;
                 let before = entry.version.seen.clone();
-                for lines in ranges {
-                    add_range(&mut entry.version.seen, lines.clone());
-                }
+                add_ranges(&mut entry.version.seen, ranges);
                 if entry.version.seen == before {
                     let path = entry.path.clone();
                     self.refresh(&path, rev);
@@ -185,9 +185,7 @@ impl Store {
             }
             None => {
                 let mut seen = Vec::new();
-                for lines in ranges {
-                    add_range(&mut seen, lines.clone());
-                }
+                add_ranges(&mut seen, ranges);
                 self.entries.push(Entry {
                     path: path.to_owned(),
                     version: Version {
@@ -731,7 +729,7 @@ fn parse_version(file: &Path, header: &[u8], text: &[u8], wanted: &str) -> Optio
     }
     let doc = Document::from_text(text);
     let lines = doc.line_count();
-    let seen = seen_line
+    let listed = seen_line
         .split(',')
         .filter(|s| !s.is_empty())
         .map(|r| {
@@ -740,6 +738,8 @@ fn parse_version(file: &Path, header: &[u8], text: &[u8], wanted: &str) -> Optio
             (range.start < range.end && range.end <= lines).then_some(range)
         })
         .collect::<Option<Vec<Range<usize>>>>()?;
+    let mut seen = Vec::new();
+    add_ranges(&mut seen, &listed);
     let parent = parse_parent(parent_line, lines)?;
     Some(Version {
         rev: file_rev,
@@ -791,12 +791,12 @@ fn parse_parent(line: &str, lines: usize) -> Option<Option<Parent>> {
     }))
 }
 
-fn add_range(ranges: &mut Vec<Range<usize>>, new: Range<usize>) {
-    if new.is_empty() {
-        return;
-    }
-    ranges.push(new);
-    ranges.sort_by_key(|r| r.start);
+/// Adds `new` to the sorted, merged `ranges`, keeping them so: one sort of
+/// them all, so that a view of many separate lines (a search's hits) is
+/// recorded in `n log n`, not one merge per line.
+fn add_ranges(ranges: &mut Vec<Range<usize>>, new: &[Range<usize>]) {
+    ranges.extend(new.iter().filter(|r| !r.is_empty()).cloned());
+    ranges.sort_unstable_by_key(|r| r.start);
     let mut merged: Vec<Range<usize>> = Vec::with_capacity(ranges.len());
     for r in ranges.drain(..) {
         match merged.last_mut() {
@@ -810,6 +810,33 @@ fn add_range(ranges: &mut Vec<Range<usize>>, new: Range<usize>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        /// Ranges recorded in any order, overlapping or not, are found by
+        /// the search `saw` makes as by a look at each of them.
+        #[test]
+        fn a_line_is_seen_exactly_when_some_recorded_range_holds_it(
+            batches in proptest::collection::vec(
+                proptest::collection::vec((0usize..40, 0usize..6), 0..6),
+                1..5,
+            ),
+        ) {
+            let mut store = Store::new(StoreLimits::default());
+            let text: String = (0..50).map(|i| format!("{i}\n")).collect();
+            let d = doc(&text);
+            let p = Path::new("/r/a");
+            let mut all = Vec::new();
+            for batch in &batches {
+                let ranges: Vec<Range<usize>> = batch.iter().map(|&(s, l)| s..s + l).collect();
+                store.record_all(p, "R", &d, &ranges);
+                all.extend(ranges);
+            }
+            let version = &store.versions(p)[0];
+            for i in 0..50 {
+                proptest::prop_assert_eq!(version.saw(i), all.iter().any(|r| r.contains(&i)), "line {}", i);
+            }
+        }
+    }
 
     fn doc(text: &str) -> Arc<Document> {
         Arc::new(Document::from_text(text))

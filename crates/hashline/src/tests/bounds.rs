@@ -156,3 +156,50 @@ fn a_rewrite_of_one_line_of_a_long_file_is_taken_in_and_older_refs_still_remap()
     let text = fs::read_to_string(dir.path().join("a.txt")).unwrap();
     assert!(text.contains("line 39999\nagain\nadded\nline 40000\n"));
 }
+
+#[test]
+fn many_separate_lines_shown_and_many_changes_are_recorded_in_one_pass() {
+    let dir = tempfile::tempdir().unwrap();
+    let lines = 100_000;
+    let text: String = (0..lines)
+        .map(|i| {
+            if i % 2 == 0 {
+                format!("hit {i}\n")
+            } else {
+                format!("line {i}\n")
+            }
+        })
+        .collect();
+    fs::write(dir.path().join("a.txt"), &text).unwrap();
+    let root = dir.path().to_owned();
+    let written = within_a_minute(move || {
+        let hl = Hashline::new(Options::new(&root)).unwrap();
+        let mut options = crate::SearchOptions::new("hit");
+        options.max_results = lines;
+        let found = hl.search(&options).unwrap();
+        assert_eq!(found.hits.len(), lines / 2);
+        // Every hit replaced: as many changes as separate lines seen.
+        let operations = found
+            .hits
+            .iter()
+            .map(|h| {
+                Value::Object(vec![
+                    ("op".into(), Value::String("replace".into())),
+                    ("ref".into(), Value::String(h.line.reference.clone())),
+                    (
+                        "content".into(),
+                        Value::String(format!("done {}", h.line.line)),
+                    ),
+                ])
+            })
+            .collect();
+        let request = Request::from_value(&Value::Object(vec![(
+            "operations".into(),
+            Value::Array(operations),
+        )]))
+        .unwrap();
+        hl.edit("a.txt", &request, false).unwrap();
+        fs::read_to_string(root.join("a.txt")).unwrap()
+    });
+    assert!(written.starts_with("done 1\nline 1\ndone 3\n"));
+}
