@@ -8,10 +8,16 @@ use crate::error::{list_numbers, Error, ErrorCode, Result};
 use crate::replace::{closest_lines, reindent};
 use crate::report::window;
 use crate::text::{Document, Splice};
+use std::cell::OnceCell;
+use std::collections::HashMap;
 use std::fmt::Write;
 
 /// Candidate places a rejection shows with refs.
 const SHOWN_CANDIDATES: usize = 5;
+
+/// Hunks that do not fit whose rejection is told in full (with the closest
+/// lines, a pass over the file each); the others are only counted.
+const DESCRIBED_MISSES: usize = 10;
 
 /// A file's hunks placed in its text.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -44,21 +50,82 @@ fn block_at(doc: &Document, at: usize, block: &[&str], tier: Tier) -> bool {
             .all(|(j, want)| tier.same(doc.line(at + j), want))
 }
 
+/// Where each line of a file is, by its text as it is and without white
+/// space at its ends, made on first use: placing a hunk then looks only at
+/// the places of its rarest line, not at every line below the hunk before,
+/// so a patch of many hunks is not a pass over the file per hunk.
+pub(crate) struct LineIndex<'a> {
+    doc: &'a Document,
+    exact: OnceCell<HashMap<&'a str, Vec<usize>>>,
+    trimmed: OnceCell<HashMap<&'a str, Vec<usize>>>,
+}
+
+impl<'a> LineIndex<'a> {
+    pub(crate) fn new(doc: &'a Document) -> LineIndex<'a> {
+        LineIndex {
+            doc,
+            exact: OnceCell::new(),
+            trimmed: OnceCell::new(),
+        }
+    }
+
+    /// The lines, ascending, that are `text` under `tier`.
+    fn places(&self, text: &str, tier: Tier) -> &[usize] {
+        let (cell, key, cut): (_, _, fn(&str) -> &str) = match tier {
+            Tier::Exact => (&self.exact, text, |l| l),
+            Tier::Trimmed => (&self.trimmed, text.trim(), str::trim),
+        };
+        let map = cell.get_or_init(|| {
+            let mut map: HashMap<&str, Vec<usize>> = HashMap::new();
+            for (i, line) in self.doc.lines().enumerate() {
+                map.entry(cut(line)).or_default().push(i);
+            }
+            map
+        });
+        map.get(key).map_or(&[], Vec::as_slice)
+    }
+}
+
 /// Every place at or after `from` where `block` starts.
-pub(crate) fn block_starts(doc: &Document, from: usize, block: &[&str], tier: Tier) -> Vec<usize> {
+pub(crate) fn block_starts(
+    index: &LineIndex<'_>,
+    from: usize,
+    block: &[&str],
+    tier: Tier,
+) -> Vec<usize> {
+    let doc = index.doc;
     let n = doc.line_count();
     if block.len() > n {
         return Vec::new();
     }
-    (from..=n - block.len())
+    if block.is_empty() {
+        return (from..=n).collect();
+    }
+    // The block's line with the fewest places where it could stand.
+    let mut rarest: Option<(usize, &[usize])> = None;
+    for (j, line) in block.iter().enumerate() {
+        let places = index.places(line, tier);
+        let places = &places[places.partition_point(|&p| p < from + j)..];
+        if rarest.is_none_or(|(_, fewest)| places.len() < fewest.len()) {
+            rarest = Some((j, places));
+        }
+        if places.is_empty() {
+            break;
+        }
+    }
+    let Some((j, places)) = rarest else {
+        return Vec::new();
+    };
+    places
+        .iter()
+        .map(|&p| p - j)
         .filter(|&at| block_at(doc, at, block, tier))
         .collect()
 }
 
-fn line_starts(doc: &Document, from: usize, text: &str, tier: Tier) -> Vec<usize> {
-    (from..doc.line_count())
-        .filter(|&i| tier.same(doc.line(i), text))
-        .collect()
+fn line_starts(index: &LineIndex<'_>, from: usize, text: &str, tier: Tier) -> Vec<usize> {
+    let places = index.places(text, tier);
+    places[places.partition_point(|&p| p < from)..].to_vec()
 }
 
 /// Where one hunk goes: its old lines start at `at` (or, with no old lines,
@@ -93,6 +160,8 @@ pub fn place(
     let mut notes = Vec::new();
     let mut splices = Vec::new();
     let mut problems: Vec<(ErrorCode, String, Vec<usize>)> = Vec::new();
+    let mut untold = 0;
+    let index = LineIndex::new(doc);
     let mut cursor = 0;
     for (k, original) in hunks.iter().enumerate() {
         let number = k + 1;
@@ -108,7 +177,7 @@ pub fn place(
             None => original,
         };
         let anchor = anchors.get(k).copied().flatten();
-        match find(doc, hunk, cursor, anchor) {
+        match find(&index, hunk, cursor, anchor) {
             Ok(place) => {
                 let (mut made, end) = splices_at(doc, hunk, &place);
                 if place.tier == Tier::Trimmed {
@@ -126,14 +195,16 @@ pub fn place(
                 splices.append(&mut made);
                 cursor = end;
             }
+            Err(_) if problems.len() == DESCRIBED_MISSES => untold += 1,
             Err(miss) => problems.push(describe(doc, number, hunk, anchor, miss)),
         }
     }
     if problems.is_empty() {
         return Ok(Placed { splices, notes });
     }
+    let failed = problems.len() + untold;
     let code = problems[0].0;
-    let mut message = match (problems.len(), hunks.len()) {
+    let mut message = match (failed, hunks.len()) {
         (1, 1) => format!(
             "Patch rejected, nothing written: its hunk for {path} does not fit the file (REV {}).\n",
             doc.rev()
@@ -148,6 +219,14 @@ pub fn place(
     for (_, text, lines) in &problems {
         message.push_str(text);
         focus.extend(lines);
+    }
+    if untold > 0 {
+        let _ = writeln!(
+            message,
+            "… and {untold} more hunk{} after these {} not fit either.",
+            if untold == 1 { "" } else { "s" },
+            if untold == 1 { "does" } else { "do" }
+        );
     }
     message.push_str("Copy the lines exactly as they are now, or put the ref of a hunk's first line after its @@ (`@@ 12#A3F#9BC`) to anchor it there.");
     focus.sort_unstable();
@@ -176,13 +255,13 @@ fn stripped_hunk(hunk: &Hunk) -> Option<Hunk> {
 }
 
 fn find(
-    doc: &Document,
+    index: &LineIndex<'_>,
     hunk: &Hunk,
     cursor: usize,
     anchor: Option<usize>,
 ) -> std::result::Result<Place, Miss> {
     let old = hunk.old();
-    let miss = match find_block(doc, hunk, &old, cursor, anchor) {
+    let miss = match find_block(index, hunk, &old, cursor, anchor) {
         Ok((at, tier)) => {
             return Ok(Place {
                 at,
@@ -204,7 +283,7 @@ fn find(
     {
         return Err(miss);
     }
-    match find_block(doc, hunk, &old[..old.len() - trailing], cursor, anchor) {
+    match find_block(index, hunk, &old[..old.len() - trailing], cursor, anchor) {
         Ok((at, tier)) => Ok(Place {
             at,
             tier,
@@ -215,12 +294,13 @@ fn find(
 }
 
 fn find_block(
-    doc: &Document,
+    index: &LineIndex<'_>,
     hunk: &Hunk,
     old: &[&str],
     cursor: usize,
     anchor: Option<usize>,
 ) -> std::result::Result<(usize, Tier), Miss> {
+    let doc = index.doc;
     let n = doc.line_count();
     let at_end = |at: &usize| !hunk.end_of_file || at + old.len() == n;
     if let Some(r) = anchor {
@@ -242,9 +322,9 @@ fn find_block(
     }
     let headers = match &hunk.header {
         Some(Header::Text(text)) => {
-            let exact = line_starts(doc, cursor, text, Tier::Exact);
+            let exact = line_starts(index, cursor, text, Tier::Exact);
             let found = if exact.is_empty() {
-                line_starts(doc, cursor, text, Tier::Trimmed)
+                line_starts(index, cursor, text, Tier::Trimmed)
             } else {
                 exact
             };
@@ -267,12 +347,12 @@ fn find_block(
         };
     }
     for tier in [Tier::Exact, Tier::Trimmed] {
-        let starts = block_starts(doc, cursor, old, tier);
+        let starts = block_starts(index, cursor, old, tier);
         let mut candidates: Vec<usize> = match &headers {
             // The first place at or after each line the header names.
             Some(found) => found
                 .iter()
-                .filter_map(|&h| starts.iter().copied().find(|&s| s >= h))
+                .filter_map(|&h| starts.get(starts.partition_point(|&s| s < h)).copied())
                 .collect(),
             None => starts,
         };

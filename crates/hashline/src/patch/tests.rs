@@ -351,7 +351,7 @@ fn unique_hunk(lines: &[&str], range: std::ops::Range<usize>, new: &[&str]) -> S
     let (mut from, mut to) = (range.start, range.end);
     loop {
         let old: Vec<&str> = lines[from..to].to_vec();
-        let starts = block_starts(&doc, 0, &old, Tier::Trimmed);
+        let starts = block_starts(&LineIndex::new(&doc), 0, &old, Tier::Trimmed);
         if !old.is_empty() && starts == [from] {
             break;
         }

@@ -203,3 +203,44 @@ fn many_separate_lines_shown_and_many_changes_are_recorded_in_one_pass() {
     });
     assert!(written.starts_with("done 1\nline 1\ndone 3\n"));
 }
+
+#[test]
+fn a_patch_of_many_hunks_is_placed_without_a_pass_over_the_file_per_hunk() {
+    let dir = tempfile::tempdir().unwrap();
+    let hunks = 30_000;
+    let text: String = (0..3 * hunks).map(|i| format!("line {i}\n")).collect();
+    fs::write(dir.path().join("a.txt"), &text).unwrap();
+    let root = dir.path().to_owned();
+    let written = within_a_minute(move || {
+        let hl = Hashline::new(Options::new(&root)).unwrap();
+        let mut patch = String::from("*** Begin Patch\n*** Update File: a.txt\n");
+        for k in 0..hunks {
+            patch.push_str(&format!(
+                "@@\n line {}\n-line {}\n+done {k}\n",
+                3 * k,
+                3 * k + 1
+            ));
+        }
+        patch.push_str("*** End Patch\n");
+        let plan = hl.plan_patch(&patch, None, false).unwrap();
+        hl.commit_patch(&plan).unwrap();
+        // Every hunk missing: the rejection tells the first few in full.
+        let missing = patch.replace("-line ", "-gone ");
+        let err = hl.plan_patch(&missing, None, false).unwrap_err();
+        (
+            fs::read_to_string(root.join("a.txt")).unwrap(),
+            err.message.clone(),
+        )
+    });
+    assert!(written
+        .0
+        .starts_with("line 0\ndone 0\nline 2\nline 3\ndone 1\n"));
+    assert!(
+        written.1.contains(&format!(
+            "… and {} more hunks after these do not fit either.",
+            hunks - 10
+        )),
+        "{}",
+        &written.1[written.1.len().saturating_sub(300)..]
+    );
+}
