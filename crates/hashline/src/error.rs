@@ -55,11 +55,13 @@ pub enum ErrorCode {
     Io,
     /// A bug: a panic caught at the host boundary.
     Internal,
+    /// The host stopped the call before it wrote anything.
+    Cancelled,
 }
 
 impl ErrorCode {
     /// Every code, for hosts that map them (exit codes, tables).
-    pub const ALL: [ErrorCode; 23] = [
+    pub const ALL: [ErrorCode; 24] = [
         ErrorCode::HashMismatch,
         ErrorCode::InvalidRef,
         ErrorCode::OutOfRange,
@@ -83,6 +85,7 @@ impl ErrorCode {
         ErrorCode::InvalidRequest,
         ErrorCode::Io,
         ErrorCode::Internal,
+        ErrorCode::Cancelled,
     ];
 
     /// The code as hosts show it, `HASH_MISMATCH` style.
@@ -111,6 +114,7 @@ impl ErrorCode {
             ErrorCode::InvalidRequest => "INVALID_REQUEST",
             ErrorCode::Io => "IO",
             ErrorCode::Internal => "INTERNAL",
+            ErrorCode::Cancelled => "CANCELLED",
         }
     }
 }

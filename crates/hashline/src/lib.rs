@@ -43,6 +43,7 @@
 #![warn(missing_docs)]
 
 mod before;
+mod cancel;
 mod check;
 mod cleanup;
 mod decode;
@@ -77,6 +78,7 @@ pub mod internals;
 #[cfg(test)]
 mod tests;
 
+pub use cancel::Cancel;
 pub use check::{Problem, Severity};
 pub use cleanup::strip_view_prefixes_text;
 pub use edit::{apply_to_string, apply_to_text, Edited, TextEdit};

@@ -8,6 +8,7 @@
 //! Every file is opened beneath the root's handle, so a folder swapped for a
 //! link cannot lead a read outside it.
 
+use crate::cancel::Cancel;
 use crate::error::{Error, ErrorCode, Result};
 use crate::reference::Ref;
 use crate::session::Hashline;
@@ -164,6 +165,13 @@ impl Hashline {
     /// lines matching `options.pattern`. The lines shown count as seen, so
     /// an edit may cite them.
     pub fn search(&self, options: &SearchOptions) -> Result<SearchResult> {
+        self.search_with(options, &Cancel::new())
+    }
+
+    /// `search`, stopped between files once `cancel` is cancelled: then it
+    /// fails with `CANCELLED` and records nothing as seen.
+    pub fn search_with(&self, options: &SearchOptions, cancel: &Cancel) -> Result<SearchResult> {
+        cancel.check()?;
         if options.max_results == 0 {
             return Err(Error::invalid_request(
                 "The limit of hits shown must be at least 1.",
@@ -183,6 +191,7 @@ impl Hashline {
         )?;
 
         let shared = Shared {
+            cancel,
             root: &root,
             dir: &dir,
             max_bytes: self.options.max_file_bytes,
@@ -235,6 +244,7 @@ impl Hashline {
             });
         }
 
+        cancel.check()?;
         let mut found = shared.found.into_inner().unwrap_or_else(|e| e.into_inner());
         found.sort_by(|a, b| a.path.cmp(&b.path));
         let mut skipped = shared
@@ -371,6 +381,8 @@ impl Budget {
 }
 
 struct Shared<'a> {
+    /// The host's request to stop, looked at between files.
+    cancel: &'a Cancel,
     root: &'a Path,
     dir: &'a cap_std::fs::Dir,
     max_bytes: u64,
@@ -483,7 +495,7 @@ enum Contents {
 
 impl Worker<'_> {
     fn visit(&mut self, entry: std::result::Result<ignore::DirEntry, ignore::Error>) -> WalkState {
-        if self.shared.stop.load(Ordering::Acquire) {
+        if self.shared.stop.load(Ordering::Acquire) || self.shared.cancel.is_cancelled() {
             return WalkState::Quit;
         }
         let entry = match entry {
@@ -1063,6 +1075,27 @@ mod tests {
             result.hits.iter().map(|h| h.line.line).collect::<Vec<_>>(),
             [2]
         );
+    }
+
+    #[test]
+    fn a_cancelled_search_stops_and_records_no_line_as_seen() {
+        let dir = project(&[("a.txt", b"other\nneedle\n"), ("b.txt", b"needle\n")]);
+        let hl = engine(&dir);
+        // The session showed line 1 only.
+        hl.read("a.txt", None, Some(1), false).unwrap();
+        let cancel = Cancel::new();
+        cancel.cancel();
+        let err = hl
+            .search_with(&SearchOptions::new("needle"), &cancel)
+            .unwrap_err();
+        assert_eq!(err.code, ErrorCode::Cancelled);
+        // The ref as another session's search shows it: this one saw none.
+        let found = search(&engine(&dir), "needle", |_| {});
+        let reference = &found.hits[0].line.reference;
+        let err = hl
+            .edit("a.txt", &replace(reference, "x"), false)
+            .unwrap_err();
+        assert_eq!(err.code, ErrorCode::UnseenLines);
     }
 
     #[test]
