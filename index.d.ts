@@ -27,19 +27,32 @@ export declare class EditPlan {
 export declare class Hashline {
   /** Checks a patch against every file it names and computes each new version, writing nothing. */
   planPatch(patch?: string, options?: PatchOptions | undefined | null): PatchPlan
+  /** `planPatch` on the thread pool. */
+  planPatchAsync(patch?: string, options?: PatchOptions & { signal?: AbortSignal } | undefined | null): Promise<PatchPlan>
   /** Writes a planned patch; throws `BASE_CHANGED`, writing nothing, if any of its files changed since it was planned. */
   commitPatch(plan: PatchPlan): PatchResult
+  /**
+   * `commitPatch` on the thread pool. Its `signal` is looked at once
+   * every file is checked, before the first is written: aborted by then,
+   * the call stops (nothing written, `CANCELLED`); after that the patch
+   * is written whole.
+   */
+  commitPatchAsync(plan: PatchPlan, options?: { signal?: AbortSignal } | undefined | null): Promise<PatchResult>
   /**
    * Takes in a file rewritten after this session wrote REV `written` (a formatter ran):
    * null if it is unchanged, else the result with fresh refs of the file as it is now.
    */
   reformatted(path: string, written: string, options?: ReformattedOptions | undefined | null): EditResult | null
+  /** `reformatted` on the thread pool. */
+  reformattedAsync(path: string, written: string, options?: ReformattedOptions & { signal?: AbortSignal } | undefined | null): Promise<EditResult | null>
   /**
    * Searches the files under the root for lines matching `pattern` (Rust
    * regex syntax), honouring `.gitignore`; each hit carries its ref, and the
    * lines shown count as seen for later edits.
    */
   search(pattern?: string, options?: SearchOptions | undefined | null): SearchResult
+  /** `search` on the thread pool; an aborted `signal` stops it between files. */
+  searchAsync(pattern?: string, options?: SearchOptions & { signal?: AbortSignal } | undefined | null): Promise<SearchResult>
   constructor(options?: HashlineOptions | undefined | null)
   /** The canonical root folder. */
   get root(): string
@@ -48,14 +61,31 @@ export declare class Hashline {
    * `LINE#HASH#ANCHOR|content` (full) lines under a header with the REV.
    */
   read(path?: string, options?: ReadOptions | undefined | null): ReadView
+  /** `read` on the thread pool: the event loop keeps running meanwhile. */
+  readAsync(path?: string, options?: ReadOptions & { signal?: AbortSignal } | undefined | null): Promise<ReadView>
   /** Refs for lines another viewer displayed, computed from the file itself. */
   tag(path: string, lines: Array<ShownLine>, options?: CallOptions | undefined | null): TagResult
+  /** `tag` on the thread pool. */
+  tagAsync(path: string, lines: Array<ShownLine>, options?: CallOptions & { signal?: AbortSignal } | undefined | null): Promise<TagResult>
   /** Checks and computes an edit without writing it. */
   plan(path?: string, request?: EditRequest, options?: CallOptions | undefined | null): EditPlan
+  /** `plan` on the thread pool. */
+  planAsync(path?: string, request?: EditRequest, options?: CallOptions & { signal?: AbortSignal } | undefined | null): Promise<EditPlan>
   /** Writes a plan; throws `BASE_CHANGED` if the file changed since it was planned. */
   commit(plan: EditPlan): EditResult
+  /**
+   * `commit` on the thread pool. An aborted `signal` stops it before the
+   * file is replaced (nothing written, `CANCELLED`); once the file is
+   * replaced the call completes.
+   */
+  commitAsync(plan: EditPlan, options?: { signal?: AbortSignal } | undefined | null): Promise<EditResult>
   /** Plans and writes in one step. */
   edit(path?: string, request?: EditRequest, options?: CallOptions | undefined | null): EditResult
+  /**
+   * `edit` on the thread pool. An aborted `signal` stops it before the
+   * file is replaced (nothing written, `CANCELLED`).
+   */
+  editAsync(path?: string, request?: EditRequest, options?: CallOptions & { signal?: AbortSignal } | undefined | null): Promise<EditResult>
 }
 
 /** A patch checked against every file it names, nothing written yet. */

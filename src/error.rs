@@ -11,7 +11,13 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 /// structured fields, and a panic into an `INTERNAL` error rather than a
 /// crash of the host process.
 pub(crate) fn guard<T>(env: &Env, f: impl FnOnce() -> hashline::Result<T>) -> Result<T> {
-    let outcome = catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|panic| {
+    caught(f).map_err(|err| to_js_error(env, err))
+}
+
+/// Runs `f`, a panic turned into an `INTERNAL` engine error: on any thread,
+/// the JS error made later on the JS thread.
+pub(crate) fn caught<T>(f: impl FnOnce() -> hashline::Result<T>) -> hashline::Result<T> {
+    catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|panic| {
         let what = panic
             .downcast_ref::<&str>()
             .map(|s| s.to_string())
@@ -21,8 +27,7 @@ pub(crate) fn guard<T>(env: &Env, f: impl FnOnce() -> hashline::Result<T>) -> Re
             ErrorCode::Internal,
             format!("Internal error in hashline ({what}). Please report it."),
         ))
-    });
-    outcome.map_err(|err| to_js_error(env, err))
+    })
 }
 
 #[napi(object, js_name = "Mismatch")]
@@ -32,11 +37,15 @@ pub struct BindingMismatch {
     pub actual: Option<String>,
 }
 
-fn to_js_error(env: &Env, err: hashline::Error) -> Error {
+pub(crate) fn to_js_error(env: &Env, err: hashline::Error) -> Error {
     let build = || -> Result<Error> {
         let mut object =
             env.create_error(Error::new(Status::GenericFailure, err.message.clone()))?;
         object.set("code", err.code.as_str())?;
+        // Hosts tell a stopped call by its name, as for `fetch` and timers.
+        if err.code == ErrorCode::Cancelled {
+            object.set("name", "AbortError")?;
+        }
         let mismatches: Vec<BindingMismatch> = err
             .mismatches
             .iter()

@@ -3,7 +3,7 @@
 //! errors (`error`), the session class (`session`), text functions
 //! (`text`), the request format (`request`), patches (`patch`), search
 //! (`search`), the store folder (`store`), problems (`check`), text
-//! results (`string`).
+//! results (`string`), calls run off the JS thread (`task`).
 //! The modules are public so that the items napi exports to JS count as
 //! used in every build of this crate, tests included.
 
@@ -17,4 +17,5 @@ pub mod search;
 pub mod session;
 pub mod store;
 pub mod string;
+pub mod task;
 pub mod text;

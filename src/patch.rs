@@ -6,8 +6,11 @@ use crate::check::{problems, BindingProblem};
 use crate::error::guard;
 use crate::plan::Held;
 use crate::session::{BindingEditResult, Hashline};
+use crate::task::{Call, Running, Signal};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
+use std::path::PathBuf;
+use std::sync::Arc;
 
 #[napi(object)]
 pub struct PatchFile {
@@ -130,6 +133,16 @@ impl ReformattedOptions {
     }
 }
 
+impl From<&hashline::PatchResult> for BindingPatchResult {
+    fn from(result: &hashline::PatchResult) -> Self {
+        BindingPatchResult {
+            summary: result.summary.clone(),
+            output: result.output.clone(),
+            files: files(result),
+        }
+    }
+}
+
 #[napi]
 impl Hashline {
     /// Checks a patch against every file it names and computes each new version, writing nothing.
@@ -140,21 +153,46 @@ impl Hashline {
         #[napi(ts_arg_type = "string")] patch: Option<Unknown>,
         #[napi(ts_arg_type = "PatchOptions | undefined | null")] options: Option<Unknown>,
     ) -> Result<PatchPlan> {
-        guard(&env, || {
+        self.plan_patch_call(&env, patch, options)?.now(&env)
+    }
+
+    /// `planPatch` on the thread pool.
+    #[napi(ts_return_type = "Promise<PatchPlan>")]
+    pub fn plan_patch_async(
+        &self,
+        env: Env,
+        #[napi(ts_arg_type = "string")] patch: Option<Unknown>,
+        #[napi(ts_arg_type = "PatchOptions & { signal?: AbortSignal } | undefined | null")]
+        options: Option<Unknown>,
+    ) -> Result<AsyncTask<Running<PatchPlan>>> {
+        self.plan_patch_call(&env, patch, options)?.spawn(&env)
+    }
+
+    fn plan_patch_call<'env>(
+        &self,
+        env: &Env,
+        patch: Option<Unknown<'env>>,
+        options: Option<Unknown<'env>>,
+    ) -> Result<Call<'env, PatchPlan>> {
+        guard(env, || {
+            let signal = Signal::of_options(env, options.as_ref())?;
             let text = args::required_string(
-                &env,
+                env,
                 patch,
                 "patch",
                 "the patch text, *** Begin Patch … *** End Patch",
             )?;
-            let options = PatchOptions::read(&env, options)?;
-            Ok(PatchPlan {
-                inner: Held::new(self.inner.plan_patch(
-                    &text,
-                    options.directory.as_deref().map(std::path::Path::new),
-                    options.allow_outside_root.unwrap_or(false),
-                )?),
-            })
+            let options = PatchOptions::read(env, options)?;
+            let directory = options.directory.map(PathBuf::from);
+            let outside = options.allow_outside_root.unwrap_or(false);
+            let hl = Arc::clone(&self.inner);
+            Ok(Call::new(signal, move |cancel: &hashline::Cancel| {
+                let plan = hl.plan_patch(&text, directory.as_deref(), outside)?;
+                cancel.check()?;
+                Ok(PatchPlan {
+                    inner: Held::new(plan),
+                })
+            }))
         })
     }
 
@@ -173,24 +211,54 @@ impl Hashline {
             )?;
             plan.inner.write(|plan| {
                 self.inner.commit_patch_with(plan, |result| {
-                    BindingPatchResult {
-                        summary: result.summary.clone(),
-                        output: result.output.clone(),
-                        files: files(result),
-                    }
-                    .into_unknown(env)
-                    .map_err(|e| {
-                        hashline::Error::new(
-                            hashline::ErrorCode::Internal,
-                            format!(
-                                "The result of the patch could not be handed over ({}); nothing was written.",
-                                e.reason
-                            ),
-                        )
-                    })
+                    BindingPatchResult::from(result)
+                        .into_unknown(env)
+                        .map_err(|e| {
+                            hashline::Error::new(
+                                hashline::ErrorCode::Internal,
+                                format!(
+                                    "The result of the patch could not be handed over ({}); nothing was written.",
+                                    e.reason
+                                ),
+                            )
+                        })
                 })
             })
         })
+    }
+
+    /// `commitPatch` on the thread pool. Its `signal` is looked at once
+    /// every file is checked, before the first is written: aborted by then,
+    /// the call stops (nothing written, `CANCELLED`); after that the patch
+    /// is written whole.
+    #[napi(ts_return_type = "Promise<PatchResult>")]
+    pub fn commit_patch_async(
+        &self,
+        env: Env,
+        #[napi(ts_arg_type = "PatchPlan")] plan: Unknown,
+        #[napi(ts_arg_type = "{ signal?: AbortSignal } | undefined | null")] options: Option<
+            Unknown,
+        >,
+    ) -> Result<AsyncTask<Running<BindingPatchResult>>> {
+        guard(&env, || {
+            let signal = Signal::of_options(&env, options.as_ref())?;
+            let plan: ClassInstance<PatchPlan> = args::instance(
+                &env,
+                Some(plan),
+                "commitPatchAsync() takes a plan that planPatch() or planPatchAsync() returned",
+            )?;
+            let plan = plan.inner.share();
+            let hl = Arc::clone(&self.inner);
+            Ok(Call::new(signal, move |cancel: &hashline::Cancel| {
+                plan.write(|plan| {
+                    hl.commit_patch_with(plan, |result| {
+                        cancel.check()?;
+                        Ok(BindingPatchResult::from(result))
+                    })
+                })
+            }))
+        })?
+        .spawn(&env)
     }
 
     /// Takes in a file rewritten after this session wrote REV `written` (a formatter ran):
@@ -203,22 +271,50 @@ impl Hashline {
         #[napi(ts_arg_type = "string")] written: Unknown,
         #[napi(ts_arg_type = "ReformattedOptions | undefined | null")] options: Option<Unknown>,
     ) -> Result<Option<BindingEditResult>> {
-        guard(&env, || {
-            let path = args::path(&env, path)?;
+        self.reformatted_call(&env, path, written, options)?
+            .now(&env)
+    }
+
+    /// `reformatted` on the thread pool.
+    #[napi(ts_return_type = "Promise<EditResult | null>")]
+    pub fn reformatted_async(
+        &self,
+        env: Env,
+        #[napi(ts_arg_type = "string")] path: Option<Unknown>,
+        #[napi(ts_arg_type = "string")] written: Unknown,
+        #[napi(ts_arg_type = "ReformattedOptions & { signal?: AbortSignal } | undefined | null")]
+        options: Option<Unknown>,
+    ) -> Result<AsyncTask<Running<Option<BindingEditResult>>>> {
+        self.reformatted_call(&env, path, written, options)?
+            .spawn(&env)
+    }
+
+    fn reformatted_call<'env>(
+        &self,
+        env: &Env,
+        path: Option<Unknown<'env>>,
+        written: Unknown<'env>,
+        options: Option<Unknown<'env>>,
+    ) -> Result<Call<'env, Option<BindingEditResult>>> {
+        guard(env, || {
+            let signal = Signal::of_options(env, options.as_ref())?;
+            let path = args::path(env, path)?;
             let written =
-                args::required_string(&env, Some(written), "written", "the REV the edit wrote")?;
-            let o = ReformattedOptions::read(&env, options)?;
-            Ok(self
-                .inner
-                .reformatted(
-                    &path,
-                    &written,
-                    o.since.as_deref(),
-                    o.headline.as_deref(),
-                    o.allow_outside_root.unwrap_or(false),
-                )?
-                .as_ref()
-                .map(BindingEditResult::from))
+                args::required_string(env, Some(written), "written", "the REV the edit wrote")?;
+            let o = ReformattedOptions::read(env, options)?;
+            let hl = Arc::clone(&self.inner);
+            Ok(Call::new(signal, move |_| {
+                Ok(hl
+                    .reformatted(
+                        &path,
+                        &written,
+                        o.since.as_deref(),
+                        o.headline.as_deref(),
+                        o.allow_outside_root.unwrap_or(false),
+                    )?
+                    .as_ref()
+                    .map(BindingEditResult::from))
+            }))
         })
     }
 }

@@ -2,9 +2,11 @@
 //! from and both versions of the file until it is written; a JS object is
 //! freed only when the garbage collector gets to it, which a process making
 //! little garbage may put off indefinitely. So once written, a plan keeps
-//! only its result, and the handle and the texts go at once.
+//! only its result, and the handle and the texts go at once. The plan is
+//! shared with an asynchronous commit running on another thread; its result
+//! is kept apart, so that reading it never waits for that commit.
 
-use std::cell::RefCell;
+use std::sync::{Arc, Mutex};
 
 /// An engine plan that can show the result it will have.
 pub(crate) trait Plan {
@@ -26,35 +28,46 @@ impl Plan for hashline::PatchPlan {
     }
 }
 
-enum Stage<P: Plan> {
-    Planned(P),
-    Written(P::Result),
+pub(crate) struct Held<P: Plan> {
+    result: P::Result,
+    /// The plan until it is written.
+    plan: Arc<Mutex<Option<P>>>,
 }
 
-pub(crate) struct Held<P: Plan> {
-    stage: RefCell<Stage<P>>,
-}
+/// The plan of a `Held`, for a write on any thread.
+pub(crate) struct Shared<P>(Arc<Mutex<Option<P>>>);
 
 impl<P: Plan> Held<P> {
     pub fn new(plan: P) -> Held<P> {
         Held {
-            stage: RefCell::new(Stage::Planned(plan)),
+            result: plan.result().clone(),
+            plan: Arc::new(Mutex::new(Some(plan))),
         }
     }
 
     /// Reads the plan's result, written or not.
     pub fn read<T>(&self, f: impl FnOnce(&P::Result) -> T) -> T {
-        match &*self.stage.borrow() {
-            Stage::Planned(plan) => f(plan.result()),
-            Stage::Written(result) => f(result),
-        }
+        f(&self.result)
+    }
+
+    /// The plan, to write on another thread.
+    pub fn share(&self) -> Shared<P> {
+        Shared(Arc::clone(&self.plan))
     }
 
     /// Runs `write` on the plan; once it succeeds the plan is spent and a
     /// second write is refused.
     pub fn write<T>(&self, write: impl FnOnce(&P) -> hashline::Result<T>) -> hashline::Result<T> {
-        let mut stage = self.stage.borrow_mut();
-        let Stage::Planned(plan) = &*stage else {
+        self.share().write(write)
+    }
+}
+
+impl<P> Shared<P> {
+    /// As `Held::write`; two writes of one plan take turns, and the second
+    /// finds it spent.
+    pub fn write<T>(&self, write: impl FnOnce(&P) -> hashline::Result<T>) -> hashline::Result<T> {
+        let mut held = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        let Some(plan) = held.as_ref() else {
             // The file is no longer the version the plan was made on: it
             // holds what the plan wrote.
             return Err(hashline::Error::new(
@@ -63,8 +76,7 @@ impl<P: Plan> Held<P> {
             ));
         };
         let out = write(plan)?;
-        let result = plan.result().clone();
-        *stage = Stage::Written(result);
+        *held = None;
         Ok(out)
     }
 }

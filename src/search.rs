@@ -4,8 +4,10 @@
 use crate::args::{count, required_string, Fields};
 use crate::error::guard;
 use crate::session::Hashline;
+use crate::task::{Call, Running, Signal};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
+use std::sync::Arc;
 
 #[napi(object, js_name = "SearchOptions")]
 #[derive(Default)]
@@ -143,14 +145,32 @@ impl Hashline {
         #[napi(ts_arg_type = "string")] pattern: Option<Unknown>,
         #[napi(ts_arg_type = "SearchOptions | undefined | null")] options: Option<Unknown>,
     ) -> Result<SearchResult> {
-        guard(&env, || {
-            let pattern = required_string(
-                &env,
-                pattern,
-                "pattern",
-                "a regular expression, as a string",
-            )?;
-            let o = BindingSearchOptions::read(&env, options)?;
+        self.search_call(&env, pattern, options)?.now(&env)
+    }
+
+    /// `search` on the thread pool; an aborted `signal` stops it between files.
+    #[napi(ts_return_type = "Promise<SearchResult>")]
+    pub fn search_async(
+        &self,
+        env: Env,
+        #[napi(ts_arg_type = "string")] pattern: Option<Unknown>,
+        #[napi(ts_arg_type = "SearchOptions & { signal?: AbortSignal } | undefined | null")]
+        options: Option<Unknown>,
+    ) -> Result<AsyncTask<Running<SearchResult>>> {
+        self.search_call(&env, pattern, options)?.spawn(&env)
+    }
+
+    fn search_call<'env>(
+        &self,
+        env: &Env,
+        pattern: Option<Unknown<'env>>,
+        options: Option<Unknown<'env>>,
+    ) -> Result<Call<'env, SearchResult>> {
+        guard(env, || {
+            let signal = Signal::of_options(env, options.as_ref())?;
+            let pattern =
+                required_string(env, pattern, "pattern", "a regular expression, as a string")?;
+            let o = BindingSearchOptions::read(env, options)?;
             let mut search = hashline::SearchOptions::new(pattern);
             search.paths = list(o.path);
             search.include = list(o.include);
@@ -166,45 +186,52 @@ impl Hashline {
             if let Some(context) = count(o.context, "options.context", 0.0)? {
                 search.context = context;
             }
-            let result = self.inner.search(&search)?;
-            let stopped = result.stopped();
-            let shown = result.hits.len();
-            let skipped = result.skipped;
-            Ok(SearchResult {
-                text: result.text,
-                hits: result
-                    .hits
-                    .into_iter()
-                    .map(|h| SearchHit {
-                        path: h.path,
-                        rev: h.rev,
-                        line: u32_of(h.line.line),
-                        r#ref: h.line.reference,
-                        text: h.line.text,
-                        truncated: h.line.truncated,
-                        before: h.before.into_iter().map(line).collect(),
-                        after: h.after.into_iter().map(line).collect(),
-                    })
-                    .collect(),
-                shown: u32_of(shown),
-                files: u32_of(result.files),
-                more: u32_of(result.more),
-                stopped,
-                skipped: SkippedFiles {
-                    binary: u32_of(skipped.binary),
-                    not_utf8: u32_of(skipped.not_utf8),
-                    too_large: u32_of(skipped.too_large),
-                    unreadable: u32_of(skipped.unreadable),
-                    files: skipped
-                        .files
-                        .into_iter()
-                        .map(|f| SkippedFile {
-                            path: f.path,
-                            reason: f.reason.as_str().to_owned(),
-                        })
-                        .collect(),
-                },
-            })
+            let hl = Arc::clone(&self.inner);
+            Ok(Call::new(signal, move |cancel: &hashline::Cancel| {
+                Ok(result(hl.search_with(&search, cancel)?))
+            }))
         })
+    }
+}
+
+/// A search's result for JS.
+fn result(result: hashline::SearchResult) -> SearchResult {
+    let stopped = result.stopped();
+    let shown = result.hits.len();
+    let skipped = result.skipped;
+    SearchResult {
+        text: result.text,
+        hits: result
+            .hits
+            .into_iter()
+            .map(|h| SearchHit {
+                path: h.path,
+                rev: h.rev,
+                line: u32_of(h.line.line),
+                r#ref: h.line.reference,
+                text: h.line.text,
+                truncated: h.line.truncated,
+                before: h.before.into_iter().map(line).collect(),
+                after: h.after.into_iter().map(line).collect(),
+            })
+            .collect(),
+        shown: u32_of(shown),
+        files: u32_of(result.files),
+        more: u32_of(result.more),
+        stopped,
+        skipped: SkippedFiles {
+            binary: u32_of(skipped.binary),
+            not_utf8: u32_of(skipped.not_utf8),
+            too_large: u32_of(skipped.too_large),
+            unreadable: u32_of(skipped.unreadable),
+            files: skipped
+                .files
+                .into_iter()
+                .map(|f| SkippedFile {
+                    path: f.path,
+                    reason: f.reason.as_str().to_owned(),
+                })
+                .collect(),
+        },
     }
 }

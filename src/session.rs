@@ -6,9 +6,11 @@ use crate::check;
 use crate::error::guard;
 use crate::plan::Held;
 use crate::string::Text;
+use crate::task::{Call, Running, Signal};
 use hashline::ErrorCode;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
+use std::sync::Arc;
 
 #[napi(object, object_from_js = false)]
 pub struct ReadView {
@@ -107,7 +109,8 @@ impl EditPlan {
 /// and wrote (so refs from an earlier view stay usable).
 #[napi]
 pub struct Hashline {
-    pub(crate) inner: hashline::Hashline,
+    /// Shared with the calls running on the thread pool.
+    pub(crate) inner: Arc<hashline::Hashline>,
 }
 
 #[napi]
@@ -149,7 +152,7 @@ impl Hashline {
                 opts.lock_timeout = std::time::Duration::from_millis(ms as u64);
             }
             Ok(Hashline {
-                inner: hashline::Hashline::new(opts)?,
+                inner: Arc::new(hashline::Hashline::new(opts)?),
             })
         })
     }
@@ -169,24 +172,50 @@ impl Hashline {
         #[napi(ts_arg_type = "string")] path: Option<Unknown>,
         #[napi(ts_arg_type = "ReadOptions | undefined | null")] options: Option<Unknown>,
     ) -> Result<ReadView> {
-        guard(&env, || {
-            let path = args::path(&env, path)?;
-            let o = ReadOptions::read(&env, options)?;
+        self.read_call(&env, path, options)?.now(&env)
+    }
+
+    /// `read` on the thread pool: the event loop keeps running meanwhile.
+    #[napi(ts_return_type = "Promise<ReadView>")]
+    pub fn read_async(
+        &self,
+        env: Env,
+        #[napi(ts_arg_type = "string")] path: Option<Unknown>,
+        #[napi(ts_arg_type = "ReadOptions & { signal?: AbortSignal } | undefined | null")]
+        options: Option<Unknown>,
+    ) -> Result<AsyncTask<Running<ReadView>>> {
+        self.read_call(&env, path, options)?.spawn(&env)
+    }
+
+    fn read_call<'env>(
+        &self,
+        env: &Env,
+        path: Option<Unknown<'env>>,
+        options: Option<Unknown<'env>>,
+    ) -> Result<Call<'env, ReadView>> {
+        guard(env, || {
+            let signal = Signal::of_options(env, options.as_ref())?;
+            let path = args::path(env, path)?;
+            let o = ReadOptions::read(env, options)?;
             let offset = args::count(o.offset, "options.offset", 1.0)?;
             let limit = args::count(o.limit, "options.limit", 1.0)?;
             let outside = o.allow_outside_root.unwrap_or(false);
-            let read = match args::view(o.view.as_deref(), "options.view")? {
-                Some(style) => self.inner.read_in(&path, offset, limit, outside, style)?,
-                None => self.inner.read(&path, offset, limit, outside)?,
-            };
-            Ok(ReadView {
-                text: read.view.text.into(),
-                path: read.path,
-                rev: read.view.rev,
-                total_lines: read.view.total_lines as u32,
-                start_line: read.view.start_line as u32,
-                end_line: read.view.end_line as u32,
-            })
+            let style = args::view(o.view.as_deref(), "options.view")?;
+            let hl = Arc::clone(&self.inner);
+            Ok(Call::new(signal, move |_| {
+                let read = match style {
+                    Some(style) => hl.read_in(&path, offset, limit, outside, style)?,
+                    None => hl.read(&path, offset, limit, outside)?,
+                };
+                Ok(ReadView {
+                    text: read.view.text.into(),
+                    path: read.path,
+                    rev: read.view.rev,
+                    total_lines: read.view.total_lines as u32,
+                    start_line: read.view.start_line as u32,
+                    end_line: read.view.end_line as u32,
+                })
+            }))
         })
     }
 
@@ -199,16 +228,43 @@ impl Hashline {
         #[napi(ts_arg_type = "Array<ShownLine>")] lines: Unknown,
         #[napi(ts_arg_type = "CallOptions | undefined | null")] options: Option<Unknown>,
     ) -> Result<TagResult> {
-        guard(&env, || {
-            let path = args::path(&env, Some(path))?;
-            let shown = args::shown_lines(&env, Some(lines))?;
-            let outside = CallOptions::outside(&env, options)?;
-            let tagged = self.inner.tag(&path, &shown, outside)?;
-            Ok(TagResult {
-                rev: tagged.rev,
-                total_lines: tagged.total_lines as u32,
-                refs: tagged.refs,
-            })
+        self.tag_call(&env, path, lines, options)?.now(&env)
+    }
+
+    /// `tag` on the thread pool.
+    #[napi(ts_return_type = "Promise<TagResult>")]
+    pub fn tag_async(
+        &self,
+        env: Env,
+        #[napi(ts_arg_type = "string")] path: Unknown,
+        #[napi(ts_arg_type = "Array<ShownLine>")] lines: Unknown,
+        #[napi(ts_arg_type = "CallOptions & { signal?: AbortSignal } | undefined | null")]
+        options: Option<Unknown>,
+    ) -> Result<AsyncTask<Running<TagResult>>> {
+        self.tag_call(&env, path, lines, options)?.spawn(&env)
+    }
+
+    fn tag_call<'env>(
+        &self,
+        env: &Env,
+        path: Unknown<'env>,
+        lines: Unknown<'env>,
+        options: Option<Unknown<'env>>,
+    ) -> Result<Call<'env, TagResult>> {
+        guard(env, || {
+            let signal = Signal::of_options(env, options.as_ref())?;
+            let path = args::path(env, Some(path))?;
+            let shown = args::shown_lines(env, Some(lines))?;
+            let outside = CallOptions::outside(env, options)?;
+            let hl = Arc::clone(&self.inner);
+            Ok(Call::new(signal, move |_| {
+                let tagged = hl.tag(&path, &shown, outside)?;
+                Ok(TagResult {
+                    rev: tagged.rev,
+                    total_lines: tagged.total_lines as u32,
+                    refs: tagged.refs,
+                })
+            }))
         })
     }
 
@@ -221,13 +277,40 @@ impl Hashline {
         #[napi(ts_arg_type = "EditRequest")] request: Option<Unknown>,
         #[napi(ts_arg_type = "CallOptions | undefined | null")] options: Option<Unknown>,
     ) -> Result<EditPlan> {
-        guard(&env, || {
-            let path = args::path(&env, path)?;
-            let request = args::request(&env, request)?;
-            let outside = CallOptions::outside(&env, options)?;
-            Ok(EditPlan {
-                inner: Held::new(self.inner.plan(&path, &request, outside)?),
-            })
+        self.plan_call(&env, path, request, options)?.now(&env)
+    }
+
+    /// `plan` on the thread pool.
+    #[napi(ts_return_type = "Promise<EditPlan>")]
+    pub fn plan_async(
+        &self,
+        env: Env,
+        #[napi(ts_arg_type = "string")] path: Option<Unknown>,
+        #[napi(ts_arg_type = "EditRequest")] request: Option<Unknown>,
+        #[napi(ts_arg_type = "CallOptions & { signal?: AbortSignal } | undefined | null")]
+        options: Option<Unknown>,
+    ) -> Result<AsyncTask<Running<EditPlan>>> {
+        self.plan_call(&env, path, request, options)?.spawn(&env)
+    }
+
+    fn plan_call<'env>(
+        &self,
+        env: &Env,
+        path: Option<Unknown<'env>>,
+        request: Option<Unknown<'env>>,
+        options: Option<Unknown<'env>>,
+    ) -> Result<Call<'env, EditPlan>> {
+        guard(env, || {
+            let signal = Signal::of_options(env, options.as_ref())?;
+            let path = args::path(env, path)?;
+            let request = args::request(env, request)?;
+            let outside = CallOptions::outside(env, options)?;
+            let hl = Arc::clone(&self.inner);
+            Ok(Call::new(signal, move |_| {
+                Ok(EditPlan {
+                    inner: Held::new(hl.plan(&path, &request, outside)?),
+                })
+            }))
         })
     }
 
@@ -247,6 +330,34 @@ impl Hashline {
         })
     }
 
+    /// `commit` on the thread pool. An aborted `signal` stops it before the
+    /// file is replaced (nothing written, `CANCELLED`); once the file is
+    /// replaced the call completes.
+    #[napi(ts_return_type = "Promise<EditResult>")]
+    pub fn commit_async(
+        &self,
+        env: Env,
+        #[napi(ts_arg_type = "EditPlan")] plan: Unknown,
+        #[napi(ts_arg_type = "{ signal?: AbortSignal } | undefined | null")] options: Option<
+            Unknown,
+        >,
+    ) -> Result<AsyncTask<Running<BindingEditResult>>> {
+        guard(&env, || {
+            let signal = Signal::of_options(&env, options.as_ref())?;
+            let plan = args::plan(&env, Some(plan))?.inner.share();
+            let hl = Arc::clone(&self.inner);
+            Ok(Call::new(signal, move |cancel: &hashline::Cancel| {
+                plan.write(|plan| {
+                    hl.commit_with(plan, |result| {
+                        cancel.check()?;
+                        Ok(BindingEditResult::from(result))
+                    })
+                })
+            }))
+        })?
+        .spawn(&env)
+    }
+
     /// Plans and writes in one step.
     #[napi(ts_return_type = "EditResult")]
     pub fn edit<'env>(
@@ -263,6 +374,33 @@ impl Hashline {
             self.inner
                 .edit_with(&path, &request, outside, |result| result_to_js(env, result))
         })
+    }
+
+    /// `edit` on the thread pool. An aborted `signal` stops it before the
+    /// file is replaced (nothing written, `CANCELLED`).
+    #[napi(ts_return_type = "Promise<EditResult>")]
+    pub fn edit_async(
+        &self,
+        env: Env,
+        #[napi(ts_arg_type = "string")] path: Option<Unknown>,
+        #[napi(ts_arg_type = "EditRequest")] request: Option<Unknown>,
+        #[napi(ts_arg_type = "CallOptions & { signal?: AbortSignal } | undefined | null")]
+        options: Option<Unknown>,
+    ) -> Result<AsyncTask<Running<BindingEditResult>>> {
+        guard(&env, || {
+            let signal = Signal::of_options(&env, options.as_ref())?;
+            let path = args::path(&env, path)?;
+            let request = args::request(&env, request)?;
+            let outside = CallOptions::outside(&env, options)?;
+            let hl = Arc::clone(&self.inner);
+            Ok(Call::new(signal, move |cancel: &hashline::Cancel| {
+                hl.edit_with(&path, &request, outside, |result| {
+                    cancel.check()?;
+                    Ok(BindingEditResult::from(result))
+                })
+            }))
+        })?
+        .spawn(&env)
     }
 }
 
