@@ -35,14 +35,15 @@ function project(t, files) {
  * The plugin's tools run under Bun for these actions.
  * @param {string} root
  * @param {unknown} config
- * @param {Array<{ read: string } | { edit: unknown } | { patch: string }>} actions
+ * @param {Array<({ read: string } | { edit: unknown } | { patch: string }) & { abortWhen?: string }>} actions
+ * @param {Record<string, string>} [env] added to the environment
  * @returns {any[]}
  */
-function inBun(root, config, actions) {
+function inBun(root, config, actions, env = {}) {
   const r = spawnSync(bunBinary(), [SCRIPT, JSON.stringify({ root, config, actions })], {
     cwd: root,
     encoding: "utf8",
-    env: { ...process.env, PATH },
+    env: { ...process.env, PATH, ...env },
     timeout: 90_000,
   })
   if (r.status !== 0) throw new Error(`bun failed (${r.status}): ${r.stderr}`)
@@ -164,4 +165,82 @@ test("without a formatter config nothing runs", async (t) => {
   const [result] = inBun(root, {}, [{ edit: { filePath: "a.ts", oldString: "b:1", newString: "b:2" } }])
   t.is(fs.readFileSync(path.join(root, "a.ts"), "utf8"), "const a = {b:2}\n")
   t.notRegex(result.output, /format/)
+})
+
+/**
+ * Whether each process a formatter wrote into `file` (one id a line) has
+ * ended: gone, or a zombie no parent has reaped yet (a container's first
+ * process may never reap the orphans it inherits).
+ * @param {string} file
+ */
+function allEnded(file) {
+  return fs
+    .readFileSync(file, "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .every((pid) => {
+      try {
+        process.kill(Number(pid), 0)
+      } catch {
+        return true
+      }
+      try {
+        const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8")
+        return stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z")
+      } catch {
+        return false
+      }
+    })
+}
+
+// A formatter that writes its process and the one it starts, then waits on
+// it forever.
+const HANGING = ["sh", "-c", 'echo $$ > pids; sleep 100000 & echo $! >> pids; touch started; wait', "sh", "$FILE"]
+
+const unixTest = process.platform === "win32" ? test.skip : test
+
+unixTest("a formatter that never exits is stopped at the time limit, with what it started, and the edit stays as written", async (t) => {
+  const root = project(t, { "b.txt": "one\n" })
+  const config = { formatter: { hang: { command: HANGING, extensions: [".txt"] } } }
+  const [result] = inBun(root, config, [{ edit: { filePath: "b.txt", oldString: "one", newString: "two" } }], { HASHLINE_FORMATTER_TIMEOUT_MS: "1000" })
+  t.is(result.error, undefined)
+  t.is(fs.readFileSync(path.join(root, "b.txt"), "utf8"), "two\n")
+  t.regex(result.output, /Note: hang was stopped on b\.txt \(it did not finish within 1 s\); the file was left as the edit wrote it\./)
+  t.true(allEnded(path.join(root, "pids")), "the formatter and the process it started were ended")
+})
+
+unixTest("a formatter still running when the tool call is aborted is stopped at once", async (t) => {
+  const root = project(t, { "b.txt": "one\n" })
+  const config = { formatter: { hang: { command: HANGING, extensions: [".txt"] } } }
+  // The limit would not stop it: only the abort can.
+  const [result] = inBun(root, config, [{ edit: { filePath: "b.txt", oldString: "one", newString: "two" }, abortWhen: "started" }], { HASHLINE_FORMATTER_TIMEOUT_MS: "600000" })
+  t.is(fs.readFileSync(path.join(root, "b.txt"), "utf8"), "two\n")
+  t.regex(result.output, /Note: hang was stopped on b\.txt \(the tool call was aborted\); the file was left as the edit wrote it\./)
+  t.true(allEnded(path.join(root, "pids")))
+})
+
+unixTest("$FILE is the file's exact name, one argument, whatever characters it holds", async (t) => {
+  const names = ["a$&b.txt", "a$`b.txt", "a$'b.txt", "a$$b.txt", "a b;$(touch pwned).txt"]
+  const root = project(t, Object.fromEntries(names.map((n) => [n, "one\n"])))
+  // The formatter records the argument it was given, as given.
+  const config = { formatter: { record: { command: ["sh", "-c", 'printf "%s\\n" "$1" >> args', "sh", "$FILE"], extensions: [".txt"] } } }
+  inBun(root, config, names.map((name) => ({ edit: { filePath: name, oldString: "one", newString: "two" } })))
+  const args = fs.readFileSync(path.join(root, "args"), "utf8").split("\n").filter(Boolean)
+  t.deepEqual(args, names.map((n) => path.join(root, n)))
+  t.false(fs.existsSync(path.join(root, "pwned")))
+})
+
+test("the formatter time limit is read from its option or HASHLINE_FORMATTER_TIMEOUT_MS, and a bad one is refused", async (t) => {
+  const { formatterTimeoutOption } = await import("../opencode/format.mjs")
+  const saved = process.env.HASHLINE_FORMATTER_TIMEOUT_MS
+  t.teardown(() => {
+    if (saved === undefined) delete process.env.HASHLINE_FORMATTER_TIMEOUT_MS
+    else process.env.HASHLINE_FORMATTER_TIMEOUT_MS = saved
+  })
+  delete process.env.HASHLINE_FORMATTER_TIMEOUT_MS
+  t.is(formatterTimeoutOption(undefined), undefined)
+  t.is(formatterTimeoutOption(2500), 2500)
+  process.env.HASHLINE_FORMATTER_TIMEOUT_MS = "1500"
+  t.is(formatterTimeoutOption(undefined), 1500)
+  for (const bad of [0, -1, 1.5, "soon"]) t.throws(() => formatterTimeoutOption(bad), { message: /whole number of milliseconds/ })
 })

@@ -4,22 +4,49 @@
 // `formatter` is `true` or an object; then every built-in whose rule holds
 // for the project, with the config's entries overriding, adding or
 // disabling them; each one whose extensions include the file's runs on it,
-// in order. They run through the plugin's shell, and the engine takes in
-// what they made of the file, so refs stay exact.
+// in order. Each runs as a process of its own (no shell: the file's name is
+// one argument, as it is), is stopped when it runs past its time or the
+// tool call is aborted, and the engine takes in what it made of the file,
+// so refs stay exact.
+import { spawn } from "node:child_process"
 import fs from "node:fs"
 import path from "node:path"
 
 /**
  * @typedef {import("./types.mjs").HashlineInstance} HashlineInstance
  * @typedef {import("./types.mjs").EditResult} EditResult
- * @typedef {import("@opencode-ai/plugin").PluginInput["$"]} Shell Bun's `$`, as a plugin receives it
- * @typedef {{ directory: string, worktree: string, shell: Shell }} Context
+ * @typedef {{ directory: string, worktree: string, timeoutMs: number, signal?: AbortSignal }} Context
  * @typedef {string[] | false | { missing: string, why: string }} Enabled a command with `$FILE`, not enabled, or enabled but not installed
  * @typedef {{ name: string, extensions: string[], environment?: Record<string, string>, command?: string[], enabled: (ctx: Context) => Promise<Enabled> }} Formatter
  * @typedef {{ formatter?: unknown }} Config
- * @typedef {{ name: string, status: "formatted" | "failed" | "missing", detail?: string }} Run
- * @typedef {{ shell?: Shell, config: () => Promise<Config>, directory: string, worktree: string }} FormatDeps
+ * @typedef {{ name: string, status: "formatted" | "failed" | "missing" | "stopped", detail?: string }} Run
+ * @typedef {{ config: () => Promise<Config>, directory: string, worktree: string, timeoutMs?: number }} FormatDeps
+ * @typedef {{ exitCode: number | null, stdout: string, stderr: string, stopped?: "timeout" | "aborted", error?: Error }} Ran
  */
+
+/**
+ * How long a formatter may run before it is stopped, when the plugin's
+ * `formatterTimeout` option (milliseconds) or HASHLINE_FORMATTER_TIMEOUT_MS
+ * does not say: formatters take well under a second on one file, and a
+ * tool call must not wait on one that hangs.
+ */
+export const DEFAULT_TIMEOUT_MS = 10_000
+
+/**
+ * The formatter time limit named by `value` (the plugin option), else by
+ * HASHLINE_FORMATTER_TIMEOUT_MS; undefined when neither names one.
+ * @param {unknown} [value]
+ * @returns {number | undefined}
+ */
+export function formatterTimeoutOption(value) {
+  const chosen = value ?? (process.env.HASHLINE_FORMATTER_TIMEOUT_MS || undefined)
+  if (chosen === undefined) return undefined
+  const ms = typeof chosen === "string" ? Number(chosen.trim()) : chosen
+  if (typeof ms === "number" && Number.isInteger(ms) && ms > 0) return ms
+  const err = new Error(`The formatter time limit must be a whole number of milliseconds above 0, not ${JSON.stringify(chosen)} (from ${value === undefined ? "HASHLINE_FORMATTER_TIMEOUT_MS" : "the formatterTimeout option"}).`)
+  Object.assign(err, { code: "INVALID_REQUEST" })
+  throw err
+}
 
 /**
  * An executable on the PATH.
@@ -160,7 +187,7 @@ export const BUILTIN = [
       if ((await ruff.enabled(ctx)) !== false) return false
       const bin = which("uv")
       if (!bin) return false
-      const help = await ctx.shell`${[bin, "format", "--help"]}`.nothrow().quiet()
+      const help = await run([bin, "format", "--help"], ctx)
       return help.exitCode === 0 ? [bin, "format", "--", "$FILE"] : false
     },
   },
@@ -176,8 +203,8 @@ export const BUILTIN = [
     async enabled(ctx) {
       const bin = which("air")
       if (!bin) return false
-      const help = await ctx.shell`${[bin, "--help"]}`.nothrow().quiet()
-      const first = help.stdout.toString().split("\n")[0]
+      const help = await run([bin, "--help"], ctx)
+      const first = help.stdout.split("\n")[0]
       return help.exitCode === 0 && first.includes("R language") && first.includes("formatter") ? [bin, "format", "$FILE"] : false
     },
   },
@@ -294,9 +321,79 @@ export function configured(config) {
 }
 
 /**
- * Runs every formatter the config enables for `file` through the shell.
- * A formatter that fails or is missing is reported; the file is left as it
- * made it.
+ * A command's arguments with `$FILE` filled in by the file's name as it is:
+ * a function replacement, since a replacement string would read `$&`,
+ * `` $` ``, `$'` and `$$` in the name as patterns.
+ * @param {string[]} command
+ * @param {string} file
+ */
+export function withFile(command, file) {
+  return command.map((arg) => arg.replaceAll("$FILE", () => file))
+}
+
+/**
+ * Runs a command (no shell: each argument is passed as it is) in the
+ * session folder, its output collected. It is stopped, with everything it
+ * started, when it runs past `ctx.timeoutMs` or `ctx.signal` aborts, and
+ * waited for until it has ended: a formatter still running could write the
+ * file after the engine took it in.
+ * @param {string[]} command
+ * @param {Context} ctx
+ * @param {Record<string, string>} [extra] environment additions
+ * @returns {Promise<Ran>}
+ */
+export function run(command, ctx, extra) {
+  return new Promise((resolve) => {
+    if (ctx.signal?.aborted) return resolve({ exitCode: null, stdout: "", stderr: "", stopped: "aborted" })
+    const [bin, ...args] = command
+    const group = process.platform !== "win32"
+    /** @type {import("node:child_process").ChildProcess} */
+    let child
+    try {
+      child = spawn(bin, args, { cwd: ctx.directory, env: environment(extra), stdio: ["ignore", "pipe", "pipe"], detached: group, windowsHide: true })
+    } catch (err) {
+      return resolve({ exitCode: null, stdout: "", stderr: "", error: /** @type {Error} */ (err) })
+    }
+    const out = { stdout: "", stderr: "" }
+    const keep = (/** @type {"stdout" | "stderr"} */ which) => (/** @type {Buffer} */ chunk) => {
+      if (out[which].length < 64 * 1024) out[which] += chunk.toString()
+    }
+    child.stdout?.on("data", keep("stdout"))
+    child.stderr?.on("data", keep("stderr"))
+    /** @type {"timeout" | "aborted" | undefined} */
+    let stopped
+    const stop = (/** @type {"timeout" | "aborted"} */ why) => {
+      if (stopped) return
+      stopped = why
+      try {
+        // Its own process group: a formatter started by a wrapper script
+        // goes with it.
+        if (group && child.pid) process.kill(-child.pid, "SIGKILL")
+        else child.kill("SIGKILL")
+      } catch {
+        child.kill("SIGKILL")
+      }
+    }
+    const timer = setTimeout(() => stop("timeout"), ctx.timeoutMs)
+    const onAbort = () => stop("aborted")
+    ctx.signal?.addEventListener("abort", onAbort, { once: true })
+    /** @type {Error | undefined} */
+    let error
+    child.once("error", (err) => {
+      error = err
+    })
+    child.once("close", (code) => {
+      clearTimeout(timer)
+      ctx.signal?.removeEventListener("abort", onAbort)
+      resolve({ exitCode: code, ...out, stopped, error })
+    })
+  })
+}
+
+/**
+ * Runs every formatter the config enables for `file`, one after the other.
+ * A formatter that fails or is missing is reported; one that runs past its
+ * time is stopped and reported. The file is left as they made it.
  * @param {string} file absolute
  * @param {Config | undefined} config
  * @param {Context} ctx
@@ -308,22 +405,26 @@ export async function runFormatters(file, config, ctx) {
   const runs = []
   for (const formatter of configured(config)) {
     if (!formatter.extensions.includes(ext)) continue
+    if (ctx.signal?.aborted) break
     const enabled = await formatter.enabled(ctx)
     if (enabled === false) continue
     if (!Array.isArray(enabled)) {
       runs.push({ name: formatter.name, status: "missing", detail: `${enabled.why}, but no ${enabled.missing} command was found in node_modules/.bin or on the PATH` })
       continue
     }
-    const command = enabled.map((arg) => arg.replace("$FILE", file))
-    try {
-      const out = await ctx.shell`${command}`.cwd(ctx.directory).env(environment(formatter.environment)).nothrow().quiet()
-      if (out.exitCode === 0) runs.push({ name: formatter.name, status: "formatted" })
-      else runs.push({ name: formatter.name, status: "failed", detail: `exit code ${out.exitCode}${firstLines(out.stderr.toString())}` })
-    } catch (err) {
-      runs.push({ name: formatter.name, status: "failed", detail: err instanceof Error ? err.message.split("\n")[0] : String(err) })
-    }
+    const out = await run(withFile(enabled, file), ctx, formatter.environment)
+    if (out.stopped) runs.push({ name: formatter.name, status: "stopped", detail: out.stopped === "timeout" ? `it did not finish within ${seconds(ctx.timeoutMs)}` : "the tool call was aborted" })
+    else if (out.error) runs.push({ name: formatter.name, status: "failed", detail: out.error.message.split("\n")[0] })
+    else if (out.exitCode === 0) runs.push({ name: formatter.name, status: "formatted" })
+    else runs.push({ name: formatter.name, status: "failed", detail: `exit code ${out.exitCode}${firstLines(out.stderr)}` })
   }
   return runs
+}
+
+/** @param {number} ms */
+function seconds(ms) {
+  const s = ms / 1000
+  return `${Number.isInteger(s) ? s : s.toFixed(1)} s`
 }
 
 /**
@@ -345,47 +446,54 @@ function firstLines(text) {
 }
 
 /**
- * What the model is told about the formatters that ran.
+ * What the model is told about the formatters that ran. `changed` says
+ * whether the file differs from what the edit wrote.
  * @param {Run[]} runs
  * @param {string} shown the file as the model names it
+ * @param {boolean} [changed]
  */
-export function describeRuns(runs, shown) {
+export function describeRuns(runs, shown, changed = false) {
   return runs
     .filter((r) => r.status !== "formatted")
-    .map((r) =>
-      r.status === "missing"
-        ? `Note: ${shown} was not formatted with ${r.name}: ${r.detail}. The edit is in place as written.`
-        : `Note: ${r.name} failed on ${shown} (${r.detail}). The edit is in place; the lines shown above are the file as it is now.`,
-    )
+    .map((r) => {
+      if (r.status === "missing") return `Note: ${shown} was not formatted with ${r.name}: ${r.detail}. The edit is in place as written.`
+      if (r.status === "stopped")
+        return changed
+          ? `Note: ${r.name} was stopped on ${shown} (${r.detail}) after it had changed the file; the lines shown above are the file as it is now.`
+          : `Note: ${r.name} was stopped on ${shown} (${r.detail}); the file was left as the edit wrote it.`
+      return `Note: ${r.name} failed on ${shown} (${r.detail}). The edit is in place; the lines shown above are the file as it is now.`
+    })
 }
 
 /**
  * After a write: runs the formatters OpenCode would run on the file and,
  * when they changed it, has the engine take in the new text as a child of
  * the version written. Returns the result to show instead (with the refs of
- * the formatted file) and notes on formatters that failed or are missing.
+ * the formatted file) and notes on formatters that failed, are missing or
+ * were stopped. `signal` (the tool call's) stops a formatter at once.
  * @param {HashlineInstance} engine
  * @param {{ file: string, shown: string, rev: string, previousRev?: string, headline: string, allowOutsideRoot: boolean }} written
  * @param {FormatDeps | undefined} deps
+ * @param {AbortSignal} [signal]
  * @returns {Promise<{ result?: EditResult, runs: Run[], notes: string[] }>}
  */
-export async function formatWritten(engine, written, deps) {
-  if (!deps?.shell) return { runs: [], notes: [] }
-  const ctx = { directory: deps.directory, worktree: deps.worktree, shell: deps.shell }
+export async function formatWritten(engine, written, deps, signal) {
+  if (!deps) return { runs: [], notes: [] }
+  const ctx = { directory: deps.directory, worktree: deps.worktree, timeoutMs: deps.timeoutMs ?? DEFAULT_TIMEOUT_MS, signal }
   const runs = await runFormatters(written.file, await deps.config(), ctx)
-  const notes = describeRuns(runs, written.shown)
-  if (!runs.some((r) => r.status !== "missing")) return { runs, notes }
+  if (!runs.some((r) => r.status !== "missing")) return { runs, notes: describeRuns(runs, written.shown) }
   const names = runs.filter((r) => r.status === "formatted").map((r) => r.name)
   const headline = names.length > 0 ? `${written.headline}, then formatted it with ${names.join(" and ")}` : `${written.headline}; a formatter then ran on it`
   try {
-    const result = engine.reformatted(written.file, written.rev, {
+    const result = await engine.reformattedAsync(written.file, written.rev, {
       since: written.previousRev,
       headline,
       allowOutsideRoot: written.allowOutsideRoot,
     })
-    return { result: result ?? undefined, runs, notes }
+    return { result: result ?? undefined, runs, notes: describeRuns(runs, written.shown, Boolean(result)) }
   } catch (err) {
     const why = err instanceof Error ? err.message.split("\n")[0] : String(err)
+    const notes = describeRuns(runs, written.shown, true)
     notes.push(`Note: ${written.shown} could not be read after formatting (${why}); read it again before editing it.`)
     return { runs, notes }
   }

@@ -11,7 +11,7 @@ import path from "node:path"
 import { configureEngines, engineFor, nativeModule } from "./engine.mjs"
 import { syntaxOption } from "../lib/syntax.cjs"
 import { viewOption } from "../lib/view.cjs"
-import { configFrom } from "./format.mjs"
+import { configFrom, formatterTimeoutOption } from "./format.mjs"
 import { instructionFor, MARKER } from "../lib/instruction.mjs"
 import { editKindOf, modelIdOf, tagsReads } from "./model.mjs"
 import { createPatchTool } from "./patch.mjs"
@@ -45,10 +45,14 @@ function logUnavailable(input, err) {
 
 /** @type {Plugin} */
 async function server(input, options) {
+  /** @type {number | undefined} */
+  let timeoutMs
   try {
-    // `["hashline", { "view": "full", "syntax": "reject" }]` in
-    // opencode.json, else HASHLINE_VIEW and HASHLINE_SYNTAX.
+    // `["hashline", { "view": "full", "syntax": "reject", "formatterTimeout": 20000 }]`
+    // in opencode.json, else HASHLINE_VIEW, HASHLINE_SYNTAX and
+    // HASHLINE_FORMATTER_TIMEOUT_MS.
     configureEngines({ view: viewOption(options?.view), syntax: syntaxOption(options?.syntax) })
+    timeoutMs = formatterTimeoutOption(options?.formatterTimeout)
     nativeModule()
   } catch (err) {
     // Tools that could only fail would replace OpenCode's working edit.
@@ -58,7 +62,7 @@ async function server(input, options) {
   const place = { directory: input.directory, worktree: input.worktree }
   /** @type {Map<string, number>} */
   const cleanedWrites = new Map()
-  const formatting = { shell: input.$, config: configFrom(input.client), directory: input.directory, worktree: input.worktree }
+  const formatting = { config: configFrom(input.client), directory: input.directory, worktree: input.worktree, timeoutMs }
   /**
    * The edit tool of each session's model, as the requests show it.
    * @type {Map<string, import("./model.mjs").EditKind>}

@@ -3,6 +3,8 @@
 // plugin, for the actions given as JSON in argv[2]:
 //   { root, config, actions: [{ read: file } | { edit: args } | { patch: patchText }] }
 // and prints what each returned ({ output, metadata } or { error }) as JSON.
+// An action with `abortWhen: FILE` has its call aborted once FILE exists
+// (a formatter that says it started).
 import fs from "node:fs"
 import path from "node:path"
 import pluginModule from "../../opencode/plugin.mjs"
@@ -13,7 +15,8 @@ const root = spec.root
 const client = { config: { get: async () => ({ data: spec.config }) } }
 const $ = /** @type {any} */ (globalThis).Bun.$
 const hooks = /** @type {any} */ (await pluginModule.server(/** @type {any} */ ({ directory: root, worktree: root, $, client })))
-const ctx = { sessionID: "ses", messageID: "msg", agent: "build", directory: root, worktree: root, abort: new AbortController().signal, metadata() {}, async ask() {} }
+/** @param {AbortSignal} abort */
+const contextWith = (abort) => ({ sessionID: "ses", messageID: "msg", agent: "build", directory: root, worktree: root, abort, metadata() {}, async ask() {} })
 
 /** @param {string} name OpenCode's read output for a whole file, tagged by the plugin */
 async function read(name) {
@@ -29,8 +32,20 @@ async function read(name) {
   return { output: output.output }
 }
 
+/**
+ * Aborts `controller` once `file` exists.
+ * @param {AbortController} controller @param {string} file
+ */
+async function abortWhen(controller, file) {
+  while (!fs.existsSync(file)) await new Promise((resolve) => setTimeout(resolve, 10))
+  controller.abort()
+}
+
 const results = []
 for (const action of spec.actions) {
+  const controller = new AbortController()
+  const ctx = contextWith(controller.signal)
+  if (action.abortWhen) void abortWhen(controller, path.join(root, action.abortWhen))
   try {
     if (action.read) results.push(await read(action.read))
     else if (action.edit) results.push(await hooks.tool.edit.execute(action.edit, ctx))
