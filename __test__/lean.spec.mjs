@@ -107,15 +107,15 @@ test("createTools, the command line and HASHLINE_VIEW choose the view; both host
   t.regex(bad.stderr, /lean.*full/)
 })
 
-test("the plugin tags OpenCode's read and grep output in the engine's view", (t) => {
+test("the plugin tags OpenCode's read and grep output in the engine's view", async (t) => {
   const root = project(t, { "a.txt": "one\ntwo\n" })
   const session = new binding.Hashline({ root })
   /** @param {string} file @param {any[]} lines */
   const tag = (file, lines) => session.tag(path.join(root, file), lines)
-  const read = tagReadOutput("<path>a.txt</path>\n<type>file</type>\n<content>\n1: one\n2: two\n\n(End of file - total 2 lines)\n</content>", tag)
+  const read = await tagReadOutput("<path>a.txt</path>\n<type>file</type>\n<content>\n1: one\n2: two\n\n(End of file - total 2 lines)\n</content>", tag)
   t.regex(read, /^1[n-z][a-z] one$/m)
   t.regex(read, /^2[a-m][a-z] two$/m)
-  const grep = tagGrepOutput("Found 1 matches\na.txt:\n  Line 2: two\n", tag)
+  const grep = await tagGrepOutput("Found 1 matches\na.txt:\n  Line 2: two\n", tag)
   t.regex(grep, /^ {2}2[a-m][a-z] two$/m)
   const ref = /^(2[a-m][a-z]) two$/m.exec(read)?.[1]
   session.edit("a.txt", { operations: [{ op: "replace", ref, content: "TWO" }] })

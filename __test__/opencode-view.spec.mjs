@@ -35,10 +35,10 @@ function fakeTagger(file, fileLines, calls = []) {
 const readView = (path, body, footer) =>
   [`<path>${path}</path>`, "<type>file</type>", "<content>", ...body, "", footer, "</content>"].join("\n")
 
-test("a read view gets refs and the REV", (t) => {
+test("a read view gets refs and the REV", async (t) => {
   const calls = /** @type {any[]} */ ([])
   const tag = fakeTagger("/p/a.ts", ["one", "  two", ""], calls)
-  const out = tagReadOutput(readView("/p/a.ts", ["1: one", "2:   two", "3: "], "(End of file - total 3 lines)"), tag)
+  const out = await tagReadOutput(readView("/p/a.ts", ["1: one", "2:   two", "3: "], "(End of file - total 3 lines)"), tag)
   t.is(
     out,
     readView("/p/a.ts", ["1#A1#B1|one", "2#A2#B2|  two", "3#A3#B3|"], "(End of file - total 3 lines)").replace(
@@ -53,64 +53,64 @@ test("a read view gets refs and the REV", (t) => {
   ])
 })
 
-test("a partial read keeps its numbering and footer", (t) => {
+test("a partial read keeps its numbering and footer", async (t) => {
   const tag = fakeTagger("/p/a.ts", ["a", "b", "c", "d"])
   const footer = "(Showing lines 2-3 of 4. Use offset=4 to continue.)"
-  const out = tagReadOutput(readView("/p/a.ts", ["2: b", "3: c"], footer), tag)
+  const out = await tagReadOutput(readView("/p/a.ts", ["2: b", "3: c"], footer), tag)
   t.true(out.includes("\n2#A2#B2|b\n3#A3#B3|c\n\n" + footer + "\n</content>"))
 })
 
-test("only lines that match the file get refs", (t) => {
+test("only lines that match the file get refs", async (t) => {
   const tag = fakeTagger("/p/a.ts", ["one", "changed", "three"])
-  const out = tagReadOutput(readView("/p/a.ts", ["1: one", "2: two", "3: three"], "(End of file - total 3 lines)"), tag)
+  const out = await tagReadOutput(readView("/p/a.ts", ["1: one", "2: two", "3: three"], "(End of file - total 3 lines)"), tag)
   t.true(out.includes("\n1#A1#B1|one\n2: two\n3#A3#B3|three\n"))
 })
 
-test("a view in which no line matches is left alone", (t) => {
+test("a view in which no line matches is left alone", async (t) => {
   const tag = fakeTagger("/p/a.ts", ["x", "y"])
   const input = readView("/p/a.ts", ["1: one", "2: two"], "(End of file - total 2 lines)")
-  t.is(tagReadOutput(input, tag), input)
+  t.is(await tagReadOutput(input, tag), input)
 })
 
-test("a cut line is matched on its prefix and keeps OpenCode's note", (t) => {
+test("a cut line is matched on its prefix and keeps OpenCode's note", async (t) => {
   const long = "x".repeat(2500)
   const tag = fakeTagger("/p/a.ts", [long])
   const shown = `1: ${"x".repeat(2000)}... (line truncated to 2000 chars)`
-  const out = tagReadOutput(readView("/p/a.ts", [shown], "(End of file - total 1 lines)"), tag)
+  const out = await tagReadOutput(readView("/p/a.ts", [shown], "(End of file - total 1 lines)"), tag)
   t.true(out.includes(`\n1#A1#B1|${"x".repeat(2000)}... (line truncated to 2000 chars)\n`))
 })
 
-test("a byte order mark shown on line 1 is not taken as text", (t) => {
+test("a byte order mark shown on line 1 is not taken as text", async (t) => {
   const tag = fakeTagger("/p/a.ts", ["first", "second"])
-  const out = tagReadOutput(readView("/p/a.ts", ["1: \uFEFFfirst", "2: second"], "(End of file - total 2 lines)"), tag)
+  const out = await tagReadOutput(readView("/p/a.ts", ["1: \uFEFFfirst", "2: second"], "(End of file - total 2 lines)"), tag)
   t.true(out.includes("\n1#A1#B1|first\n"))
 })
 
-test("an empty file still shows its REV", (t) => {
+test("an empty file still shows its REV", async (t) => {
   const tag = fakeTagger("/p/empty.ts", [])
   const input = ["<path>/p/empty.ts</path>", "<type>file</type>", "<content>", "", "(End of file - total 0 lines)", "</content>"].join("\n")
-  t.is(tagReadOutput(input, tag), input.replace("<type>file</type>\n", "<type>file</type>\nREV:72C4946C\n"))
+  t.is(await tagReadOutput(input, tag), input.replace("<type>file</type>\n", "<type>file</type>\nREV:72C4946C\n"))
 })
 
-test("a reminder OpenCode appends after the view survives", (t) => {
+test("a reminder OpenCode appends after the view survives", async (t) => {
   const tag = fakeTagger("/p/a.ts", ["one"])
   const input = readView("/p/a.ts", ["1: one"], "(End of file - total 1 lines)") + "\n\n<system-reminder>\nrules\n</system-reminder>"
-  const out = tagReadOutput(input, tag)
+  const out = await tagReadOutput(input, tag)
   t.true(out.endsWith("</content>\n\n<system-reminder>\nrules\n</system-reminder>"))
   t.true(out.includes("\n1#A1#B1|one\n"))
 })
 
-test("folders, images, PDFs and unknown output are left alone", (t) => {
+test("folders, images, PDFs and unknown output are left alone", async (t) => {
   const tag = fakeTagger("/p/a.ts", ["one"])
   const folder = "<path>/p</path>\n<type>directory</type>\n<entries>\na.ts\n\n(1 entries)\n</entries>"
-  t.is(tagReadOutput(folder, tag), folder)
-  t.is(tagReadOutput("Image read successfully", tag), "Image read successfully")
-  t.is(tagReadOutput("PDF read successfully", tag), "PDF read successfully")
+  t.is(await tagReadOutput(folder, tag), folder)
+  t.is(await tagReadOutput("Image read successfully", tag), "Image read successfully")
+  t.is(await tagReadOutput("PDF read successfully", tag), "PDF read successfully")
   const noFooter = "<path>/p/a.ts</path>\n<type>file</type>\n<content>\n1: one\n</content>"
-  t.is(tagReadOutput(noFooter, tag), noFooter)
+  t.is(await tagReadOutput(noFooter, tag), noFooter)
 })
 
-test("grep hits get refs, file by file, keeping OpenCode's layout", (t) => {
+test("grep hits get refs, file by file, keeping OpenCode's layout", async (t) => {
   const calls = /** @type {any[]} */ ([])
   const tag = (/** @type {string} */ file, /** @type {any[]} */ lines) =>
     file === "/p/a.ts"
@@ -128,7 +128,7 @@ test("grep hits get refs, file by file, keeping OpenCode's layout", (t) => {
     "  Line 2: alpha\tz",
     "",
   ].join("\n")
-  const out = tagGrepOutput(input, tag)
+  const out = await tagGrepOutput(input, tag)
   t.is(
     out,
     ["Found 3 matches", "/p/a.ts:", "  1#A1#B1|alpha", "", "  2#A2#B2|beta alpha", "", "", "/p/b.ts:", "  2#A2#B2|alpha\tz", ""].join(
@@ -141,23 +141,23 @@ test("grep hits get refs, file by file, keeping OpenCode's layout", (t) => {
   )
 })
 
-test("a cut grep hit is matched on its prefix", (t) => {
+test("a cut grep hit is matched on its prefix", async (t) => {
   const long = "y".repeat(3000)
   const tag = fakeTagger("/p/a.ts", [long])
   const input = ["Found 1 matches", "/p/a.ts:", `  Line 1: ${"y".repeat(2000)}...`].join("\n")
-  t.is(tagGrepOutput(input, tag), ["Found 1 matches", "/p/a.ts:", `  1#A1#B1|${"y".repeat(2000)}...`].join("\n"))
+  t.is(await tagGrepOutput(input, tag), ["Found 1 matches", "/p/a.ts:", `  1#A1#B1|${"y".repeat(2000)}...`].join("\n"))
 })
 
-test("grep hits the engine cannot serve keep their plain form", (t) => {
+test("grep hits the engine cannot serve keep their plain form", async (t) => {
   const tag = fakeTagger("/p/a.ts", ["alpha"])
   const input = ["Found 2 matches", "/p/gone.ts:", "  Line 1: alpha", "", "/p/a.ts:", "  Line 1: alpha", ""].join("\n")
-  t.is(tagGrepOutput(input, tag), ["Found 2 matches", "/p/gone.ts:", "  Line 1: alpha", "", "/p/a.ts:", "  1#A1#B1|alpha", ""].join("\n"))
-  t.is(tagGrepOutput("No files found", tag), "No files found")
+  t.is(await tagGrepOutput(input, tag), ["Found 2 matches", "/p/gone.ts:", "  Line 1: alpha", "", "/p/a.ts:", "  1#A1#B1|alpha", ""].join("\n"))
+  t.is(await tagGrepOutput("No files found", tag), "No files found")
 })
 
-test("the truncation note after grep results is kept", (t) => {
+test("the truncation note after grep results is kept", async (t) => {
   const tag = fakeTagger("/p/a.ts", ["alpha"])
   const input = ["Found 100 matches (more matches available)", "/p/a.ts:", "  Line 1: alpha", "", "", "(Results truncated. Consider using a more specific path or pattern.)"].join("\n")
-  const out = tagGrepOutput(input, tag)
+  const out = await tagGrepOutput(input, tag)
   t.true(out.endsWith("  1#A1#B1|alpha\n\n\n(Results truncated. Consider using a more specific path or pattern.)"))
 })

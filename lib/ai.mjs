@@ -2,6 +2,8 @@
 // The tools for the AI SDK (`ai`): the same descriptions, JSON schemas and
 // behaviour as everywhere else, wrapped with the SDK's `tool()`. A rejected
 // edit throws; the SDK hands its message, the repair text, to the model.
+// The SDK's `abortSignal` (from `generateText`'s options) reaches the engine,
+// which stops a call before it writes anything.
 import { jsonSchema, tool } from "ai"
 import { createTools as createPlainTools } from "./tools.mjs"
 
@@ -15,7 +17,7 @@ function wrap(plain) {
   return tool({
     description: plain.description,
     inputSchema: jsonSchema(/** @type {any} */ (plain.inputSchema)),
-    execute: (input) => plain.execute(input),
+    execute: (input, options) => plain.execute(input, { signal: options?.abortSignal }),
   })
 }
 

@@ -16,11 +16,13 @@ export interface HashlineTool {
   /** The arguments, as JSON Schema. */
   inputSchema: ObjectSchema
   /**
-   * Runs the tool. Resolves to the text for the model; rejects with an Error
-   * whose `code` is the error code and whose `message` is the repair text for
-   * the model (nothing was written).
+   * Runs the tool, off the event loop. Resolves to the text for the model;
+   * rejects with an Error whose `code` is the error code and whose `message`
+   * is the repair text for the model (nothing was written). An aborted
+   * `signal` stops the call before it writes: it rejects with `CANCELLED`
+   * (`name` `AbortError`).
    */
-  execute(args: unknown): Promise<string>
+  execute(args: unknown, options?: { signal?: AbortSignal }): Promise<string>
 }
 
 export type HashlineTools = {

@@ -1,7 +1,9 @@
 // @ts-check
 // The read, edit and grep tools in a form any agent framework can wrap: a
 // name, the description for the model, a JSON schema for the arguments, and
-// `execute`, which resolves to the text for the model.
+// `execute`, which resolves to the text for the model. The engine runs off
+// the event loop; the framework's AbortSignal, when it passes one, stops a
+// call before it writes anything.
 import { createRequire } from "node:module"
 import {
   EDIT_DESCRIPTION,
@@ -44,27 +46,27 @@ export function createTools(options = {}) {
       name: "read",
       description: READ_DESCRIPTION,
       inputSchema: structuredClone(READ_SCHEMA),
-      async execute(args) {
+      async execute(args, options) {
         const { filePath, ...range } = parseReadArguments(args)
-        return engine.read(filePath, range).text
+        return (await engine.readAsync(filePath, { ...range, signal: options?.signal })).text
       },
     },
     edit: {
       name: "edit",
       description: EDIT_DESCRIPTION,
       inputSchema: structuredClone(EDIT_SCHEMA),
-      async execute(args) {
+      async execute(args, options) {
         const { filePath, request } = parseEditArguments(args)
-        return engine.edit(filePath, request).output
+        return (await engine.editAsync(filePath, request, { signal: options?.signal })).output
       },
     },
     grep: {
       name: "grep",
       description: GREP_DESCRIPTION,
       inputSchema: structuredClone(GREP_SCHEMA),
-      async execute(args) {
+      async execute(args, options) {
         const { pattern, options: search } = parseGrepArguments(args)
-        return engine.search(pattern, search).text
+        return (await engine.searchAsync(pattern, { ...search, signal: options?.signal })).text
       },
     },
   }

@@ -51,12 +51,14 @@ const ANNOTATIONS = {
 
 /**
  * @typedef {{ text: string, structured: Record<string, unknown> }} ToolOutput
- * @typedef {{ name: "read" | "edit" | "grep", description: string, inputSchema: object, run(args: unknown): ToolOutput }} Tool
+ * @typedef {{ name: "read" | "edit" | "grep", description: string, inputSchema: object, run(args: unknown, signal: AbortSignal): Promise<ToolOutput> }} Tool
  */
 
 /**
  * The three tools over one engine, so that what read and grep show is known
- * to edit.
+ * to edit. The engine runs off the event loop, so the server keeps
+ * answering (pings, cancellations) meanwhile, and a request the client
+ * cancels stops before it writes anything.
  * @param {ServerOptions} options
  * @returns {Tool[]}
  */
@@ -70,9 +72,9 @@ function tools(options) {
       name: "read",
       description: READ_DESCRIPTION,
       inputSchema: READ_SCHEMA,
-      run(args) {
+      async run(args, signal) {
         const { filePath, ...range } = parseReadArguments(args)
-        const view = engine.read(filePath, range)
+        const view = await engine.readAsync(filePath, { ...range, signal })
         return { text: view.text, structured: readContent(view) }
       },
     },
@@ -80,9 +82,9 @@ function tools(options) {
       name: "edit",
       description: EDIT_DESCRIPTION,
       inputSchema: EDIT_SCHEMA,
-      run(args) {
+      async run(args, signal) {
         const { filePath, request } = parseEditArguments(args)
-        const result = engine.edit(filePath, request)
+        const result = await engine.editAsync(filePath, request, { signal })
         return { text: result.output, structured: editContent(result) }
       },
     },
@@ -90,9 +92,9 @@ function tools(options) {
       name: "grep",
       description: GREP_DESCRIPTION,
       inputSchema: GREP_SCHEMA,
-      run(args) {
+      async run(args, signal) {
         const { pattern, options: search } = parseGrepArguments(args)
-        const result = engine.search(pattern, search)
+        const result = await engine.searchAsync(pattern, { ...search, signal })
         return { text: result.text, structured: grepContent(result) }
       },
     },
@@ -128,14 +130,14 @@ export function createServer(options = {}) {
     }
   })
 
-  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     initialized()
     const found = list.find((t) => t.name === request.params.name)
     if (!found) {
       return { content: [{ type: "text", text: `Unknown tool ${request.params.name}. The tools are ${list.map((t) => t.name).join(", ")}.` }], isError: true }
     }
     try {
-      const { text, structured } = found.run(request.params.arguments ?? {})
+      const { text, structured } = await found.run(request.params.arguments ?? {}, extra.signal)
       return { content: [{ type: "text", text }], structuredContent: structured }
     } catch (err) {
       // The engine's message is the repair text written for the model.

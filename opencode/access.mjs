@@ -44,9 +44,13 @@ export async function askOutside(ctx, file) {
 /** @param {unknown} err */
 export function toolError(err) {
   if (err instanceof Error) {
+    if (!errorCode(err)) return err
     // The engine's message is written for the model already; a fresh Error
-    // keeps OpenCode from adding a native stack to it.
-    return errorCode(err) ? new Error(err.message) : err
+    // keeps OpenCode from adding a native stack to it. A call stopped by the
+    // tool call's abort stays an AbortError.
+    const fresh = new Error(err.message)
+    if (err.name === "AbortError") fresh.name = "AbortError"
+    return fresh
   }
   return new Error(String(err))
 }
@@ -59,6 +63,20 @@ export function toolError(err) {
 export function engineCall(fn) {
   try {
     return fn()
+  } catch (err) {
+    throw toolError(err)
+  }
+}
+
+/**
+ * An asynchronous engine call, its failure turned into the tool's error.
+ * @template T
+ * @param {() => Promise<T>} fn
+ * @returns {Promise<T>}
+ */
+export async function engineCallAsync(fn) {
+  try {
+    return await fn()
   } catch (err) {
     throw toolError(err)
   }

@@ -9,7 +9,7 @@ import path from "node:path"
 import { report, toDiagnostics } from "./diagnostics.mjs"
 import { engineFor, errorCode, insideProject, nativeModule, projectRoot, toPosix } from "./engine.mjs"
 import { formatWritten, headlineOf } from "./format.mjs"
-import { askOutside, engineCall, realLocation, toolError } from "./access.mjs"
+import { askOutside, engineCall, engineCallAsync, realLocation, toolError } from "./access.mjs"
 
 /**
  * @typedef {import("@opencode-ai/plugin").ToolContext} ToolContext
@@ -93,16 +93,19 @@ export async function execute(args, ctx, formatting) {
   }
 
   const engine = engineFor(place)
-  const plan = () => engine.planPatch(patchText, { directory, allowOutsideRoot: outside })
+  // The engine works off OpenCode's thread, and the call's abort stops it
+  // before anything is written.
+  const signal = ctx.abort
+  const plan = () => engine.planPatchAsync(patchText, { directory, allowOutsideRoot: outside, signal })
   let planned
   try {
-    planned = plan()
+    planned = await plan()
   } catch (err) {
     // A path inside the project can still lead out of it through a link.
     if (outside || errorCode(err) !== "OUTSIDE_ROOT") throw toolError(err)
     for (const file of named) await askOutside(ctx, realLocation(file))
     outside = true
-    planned = engineCall(plan)
+    planned = await engineCallAsync(plan)
   }
 
   for (let attempt = 0; ; attempt++) {
@@ -116,15 +119,15 @@ export async function execute(args, ctx, formatting) {
     })
     let done
     try {
-      done = engine.commitPatch(planned)
+      done = await engine.commitPatchAsync(planned, { signal })
     } catch (err) {
       // A file changed while the user looked at the diff: plan again and
       // show what would be written now.
       if (errorCode(err) !== "BASE_CHANGED" || attempt > 0) throw toolError(err)
-      planned = engineCall(plan)
+      planned = await engineCallAsync(plan)
       continue
     }
-    return await finish(engine, done, root, outside, formatting)
+    return await finish(engine, done, root, outside, formatting, signal)
   }
 }
 
@@ -135,8 +138,9 @@ export async function execute(args, ctx, formatting) {
  * @param {string} root
  * @param {boolean} outside
  * @param {FormatDeps | undefined} formatting
+ * @param {AbortSignal} signal the tool call's, which stops a formatter
  */
-async function finish(engine, done, root, outside, formatting) {
+async function finish(engine, done, root, outside, formatting, signal) {
   /** @type {PatchFile[]} */
   const files = []
   const sections = []
@@ -155,6 +159,7 @@ async function finish(engine, done, root, outside, formatting) {
       engine,
       { file, shown: shownPath(f), rev: f.rev, previousRev: f.previousRev, headline: headlineOf(f.output), allowOutsideRoot: outside },
       formatting,
+      signal,
     )
     notes.push(...formatted.notes)
     const r = formatted.result

@@ -77,7 +77,7 @@ async function server(input, options) {
   const tag = (file, lines) => {
     const absolute = path.resolve(input.directory, file)
     // OpenCode only shows files outside the project once access was granted.
-    return engineFor(place).tag(absolute, lines, { allowOutsideRoot: true })
+    return engineFor(place).tagAsync(absolute, lines, { allowOutsideRoot: true })
   }
 
   /** @type {Hooks} */
@@ -113,8 +113,8 @@ async function server(input, options) {
       }
       if (!tagsReads(kinds.get(info.sessionID) ?? "edit")) return
       try {
-        if (info.tool === "read") output.output = tagReadOutput(output.output, tag)
-        else if (info.tool === "grep") output.output = tagGrepOutput(output.output, tag)
+        if (info.tool === "read") output.output = await tagReadOutput(output.output, tag)
+        else if (info.tool === "grep") output.output = await tagGrepOutput(output.output, tag)
       } catch {
         // Refs are an addition: if they cannot be computed (binary file, file
         // gone, native module missing), the model still gets the plain view.

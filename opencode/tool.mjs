@@ -6,7 +6,7 @@
 import path from "node:path"
 import { EDIT_DESCRIPTION, EDIT_SCHEMA, parseEditArguments, zodEditArgs } from "../lib/definitions.mjs"
 import { report, toDiagnostics } from "./diagnostics.mjs"
-import { askOutside, engineCall, realLocation, toolError } from "./access.mjs"
+import { askOutside, engineCallAsync, realLocation, toolError } from "./access.mjs"
 import { engineFor, errorCode, insideProject, projectRoot, toPosix } from "./engine.mjs"
 import { formatWritten, headlineOf } from "./format.mjs"
 
@@ -52,19 +52,22 @@ export async function execute(args, ctx, formatting) {
   if (outside) await askOutside(ctx, file)
 
   const engine = engineFor(place)
-  const plan = () => engine.plan(file, request, { allowOutsideRoot: outside })
+  // The engine works off OpenCode's thread, and the call's abort stops it
+  // before anything is written.
+  const signal = ctx.abort
+  const plan = () => engine.planAsync(file, request, { allowOutsideRoot: outside, signal })
 
   /** @type {EditPlan} */
   let planned
   try {
-    planned = plan()
+    planned = await plan()
   } catch (err) {
     // A path inside the project can still lead out of it through a link:
     // that needs the same permission as naming the outside path directly.
     if (outside || errorCode(err) !== "OUTSIDE_ROOT") throw toolError(err)
     await askOutside(ctx, realLocation(file))
     outside = true
-    planned = engineCall(plan)
+    planned = await engineCallAsync(plan)
   }
 
   const title = toPosix(path.relative(root, file))
@@ -77,18 +80,19 @@ export async function execute(args, ctx, formatting) {
     })
     let written
     try {
-      written = engine.commit(planned)
+      written = await engine.commitAsync(planned, { signal })
     } catch (err) {
       // The file changed while the user looked at the diff: what was approved
       // is not what would be written, so plan again and show the new diff.
       if (errorCode(err) !== "BASE_CHANGED" || attempt > 0) throw toolError(err)
-      planned = engineCall(plan)
+      planned = await engineCallAsync(plan)
       continue
     }
     const formatted = await formatWritten(
       engine,
       { file, shown: title, rev: written.rev, previousRev: written.previousRev, headline: headlineOf(written.output), allowOutsideRoot: outside },
       formatting,
+      signal,
     )
     const result = formatted.result ?? written
     let output = [result.output.trimEnd(), ...formatted.notes].join("\n")

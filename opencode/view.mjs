@@ -8,7 +8,7 @@ import { taggedLine } from "../lib/view.cjs"
 /**
  * @typedef {import("./types.mjs").ShownLine} ShownLine
  * @typedef {import("./types.mjs").TagResult} TagResult
- * @typedef {(file: string, lines: ShownLine[]) => TagResult} Tagger
+ * @typedef {(file: string, lines: ShownLine[]) => TagResult | Promise<TagResult>} Tagger
  */
 
 const TRUNCATION = /\.\.\. \(line truncated to \d+ chars\)$/
@@ -31,9 +31,9 @@ function splitTruncation(text) {
  * or that cannot be matched to the file comes back unchanged.
  * @param {string} output
  * @param {Tagger} tag
- * @returns {string}
+ * @returns {Promise<string>}
  */
-export function tagReadOutput(output, tag) {
+export async function tagReadOutput(output, tag) {
   const lines = output.split("\n")
   const pathMatch = /^<path>(.*)<\/path>$/.exec(lines[0] ?? "")
   if (!pathMatch || lines[1] !== "<type>file</type>" || lines[2] !== "<content>") return output
@@ -62,7 +62,7 @@ export function tagReadOutput(output, tag) {
     const text = row.line === 1 && i === 0 ? row.shown.replace(/^\uFEFF/, "") : row.shown
     return row.suffix ? { line: row.line, text, truncated: true } : { line: row.line, text }
   })
-  const result = tag(file, shown)
+  const result = await tag(file, shown)
   if (rows.length > 0 && result.refs.every((ref) => !ref)) return output
 
   const out = lines.slice()
@@ -98,9 +98,9 @@ function splitGrepText(raw) {
  * whose text no longer matches the file keep their plain form.
  * @param {string} output
  * @param {Tagger} tag
- * @returns {string}
+ * @returns {Promise<string>}
  */
-export function tagGrepOutput(output, tag) {
+export async function tagGrepOutput(output, tag) {
   if (!/^Found \d+ match/.test(output)) return output
   const lines = output.split("\n")
   /** @type {Map<string, Array<{ index: number, line: number, text: string, suffix: string }>>} */
@@ -131,7 +131,7 @@ export function tagGrepOutput(output, tag) {
     /** @type {TagResult} */
     let result
     try {
-      result = tag(
+      result = await tag(
         file,
         hits.map((h) => (h.suffix ? { line: h.line, text: h.text, truncated: true } : { line: h.line, text: h.text })),
       )
