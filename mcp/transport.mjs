@@ -6,6 +6,13 @@
 // without being held in memory and answered with a JSON-RPC error carrying
 // its id, a line that is not JSON-RPC gets a JSON-RPC error too, and the
 // server keeps serving.
+//
+// Its memory is bounded whatever the client does: at most `MAX_IN_FLIGHT`
+// requests are being answered at once, and no further request is taken
+// while more than `MAX_UNSENT_BYTES` of answers wait to be written (a client
+// that does not read its output). Meanwhile the transport stops reading
+// its input, so a client that keeps sending waits on its own full pipe;
+// reading resumes as answers go out.
 import { ErrorCode, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js"
 
 /**
@@ -17,6 +24,17 @@ import { ErrorCode, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types
 const NEWLINE = 0x0a
 const QUOTE = 0x22
 const BACKSLASH = 0x5c
+
+/** Requests answered at once: as many as the engine has threads. */
+export const MAX_IN_FLIGHT = 4
+/** Answers waiting to be written past which no request is taken. */
+export const MAX_UNSENT_BYTES = 8 * 1024 * 1024
+
+/**
+ * The key a request's id is counted under while it is answered.
+ * @param {unknown} id
+ */
+const idKey = (id) => JSON.stringify(id)
 
 /**
  * Finds the top-level `"id"` of a JSON object streamed through it, without
@@ -158,6 +176,13 @@ export class LineTransport {
   #skipping = null
   #decoder = new TextDecoder("utf-8", { fatal: true })
   #closed = false
+  /** @type {JSONRPCMessage[]} messages read and not yet handed on */
+  #waiting = []
+  /** @type {Map<string, number>} the requests handed on and not yet answered, by id */
+  #inFlight = new Map()
+  #paused = false
+  /** The input ended: close once every message read is answered. */
+  #ending = false
 
   /**
    * @param {{ input?: NodeJS.ReadableStream, output?: NodeJS.WritableStream, maxMessageBytes: number }} options
@@ -179,10 +204,55 @@ export class LineTransport {
    * @returns {Promise<void>}
    */
   send(message) {
+    if ("id" in message && ("result" in message || "error" in message)) {
+      const key = idKey(message.id)
+      const count = this.#inFlight.get(key)
+      if (count === 1) this.#inFlight.delete(key)
+      else if (count !== undefined) this.#inFlight.set(key, count - 1)
+    }
     return new Promise((resolve) => {
-      if (this.output.write(`${JSON.stringify(message)}\n`)) resolve()
-      else this.output.once("drain", () => resolve())
+      if (this.output.write(`${JSON.stringify(message)}\n`)) {
+        resolve()
+        this.#pump()
+      } else {
+        this.output.once("drain", () => {
+          resolve()
+          this.#pump()
+        })
+      }
     })
+  }
+
+  /** Whether another request may be taken now. */
+  #room() {
+    const unsent = /** @type {{ writableLength?: number }} */ (this.output).writableLength ?? 0
+    let inFlight = 0
+    for (const count of this.#inFlight.values()) inFlight += count
+    return inFlight < MAX_IN_FLIGHT && unsent <= MAX_UNSENT_BYTES
+  }
+
+  /** Hands on the messages read while there is room, and reads on only then. */
+  #pump() {
+    while (!this.#closed && this.#waiting.length > 0 && this.#room()) {
+      const message = /** @type {JSONRPCMessage} */ (this.#waiting.shift())
+      if ("method" in message && "id" in message) {
+        const key = idKey(message.id)
+        this.#inFlight.set(key, (this.#inFlight.get(key) ?? 0) + 1)
+      }
+      this.onmessage?.(message)
+    }
+    if (this.#ending && this.#waiting.length === 0 && this.#inFlight.size === 0) {
+      void this.close()
+      return
+    }
+    const stop = this.#waiting.length > 0 || !this.#room()
+    if (stop && !this.#paused && !this.#closed) {
+      this.#paused = true
+      this.input.pause()
+    } else if (!stop && this.#paused && !this.#closed) {
+      this.#paused = false
+      this.input.resume()
+    }
   }
 
   async close() {
@@ -194,11 +264,14 @@ export class LineTransport {
     if (this.input.listenerCount("data") === 0) this.input.pause()
     this.#pieces = []
     this.#skipping = null
+    this.#waiting = []
+    this.#inFlight.clear()
     this.onclose?.()
   }
 
   #onEnd = () => {
-    void this.close()
+    this.#ending = true
+    this.#pump()
   }
 
   /** @param {Error} error */
@@ -280,7 +353,8 @@ export class LineTransport {
       this.#refuse(typeof id === "string" || typeof id === "number" ? id : null, ErrorCode.InvalidRequest, `The message is not a JSON-RPC 2.0 message: ${parsed.error.message}`)
       return
     }
-    this.onmessage?.(parsed.data)
+    this.#waiting.push(parsed.data)
+    this.#pump()
   }
 
   /**
