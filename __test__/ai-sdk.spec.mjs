@@ -138,3 +138,14 @@ test("grep through the AI SDK returns hits with refs under the root only", async
   t.regex(outputs[0], /^text:Found 1 matching line in 1 file\.\n\nsrc\/x\.ts REV:[0-9A-F]{8}\n {2}1#[0-9A-F]{3}#[0-9A-F]{3}\|const port = 8080\n$/)
   t.regex(outputs[1], /^error-text:.*outside the project root/)
 })
+
+test("the AI SDK's abortSignal reaches the engine: an aborted edit writes nothing", async (t) => {
+  const root = scratch(t)
+  fs.writeFileSync(path.join(root, "a.txt"), "alpha\nbeta\n")
+  const tools = createTools({ root })
+  const execute = /** @type {(input: unknown, options: object) => Promise<string>} */ (tools.edit.execute)
+  const options = { toolCallId: "call-1", messages: [], abortSignal: AbortSignal.abort() }
+  const err = await t.throwsAsync(execute({ filePath: "a.txt", oldString: "beta", newString: "BETA" }, options))
+  t.like(err, { code: "CANCELLED", name: "AbortError" })
+  t.is(fs.readFileSync(path.join(root, "a.txt"), "utf8"), "alpha\nbeta\n")
+})

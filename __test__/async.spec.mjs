@@ -6,12 +6,10 @@
 // process that holds its folder's lock (the lock every write takes), so
 // that nothing here depends on timing.
 import test from 'ava'
-import { spawn } from 'node:child_process'
 import { getEventListeners } from 'node:events'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { createInterface } from 'node:readline'
-import { binding, refsOf, scratch } from './helpers.mjs'
+import { binding, holdFolderLock, refsOf, scratch } from './helpers.mjs'
 
 const { Hashline } = binding
 
@@ -22,25 +20,6 @@ function setup(/** @type {import('ava').ExecutionContext} */ t, text = 'one\ntwo
   const hl = new Hashline({ root: dir, view: 'full', lockTimeoutMs: 60_000 })
   const refs = /** @type {Record<number, string>} */ (refsOf(hl.read('a.txt').text))
   return { dir, hl, refs, read: () => readFileSync(join(dir, 'a.txt'), 'utf8') }
-}
-
-/**
- * A process holding the folder's lock until `release` is called.
- * @param {import('ava').ExecutionContext} t @param {string} dir
- */
-async function holdFolderLock(t, dir) {
-  const script = 'import fcntl, os, sys\nfd = os.open(sys.argv[1], os.O_RDONLY)\nfcntl.flock(fd, fcntl.LOCK_EX)\nprint("locked", flush=True)\nsys.stdin.read()\n'
-  const child = spawn('python3', ['-c', script, dir], { stdio: ['pipe', 'pipe', 'inherit'] })
-  t.teardown(() => child.kill())
-  const lines = createInterface({ input: /** @type {import('node:stream').Readable} */ (child.stdout) })
-  for await (const line of lines) if (line === 'locked') break
-  const exited = new Promise((resolve) => child.once('exit', resolve))
-  return {
-    release: async () => {
-      child.stdin?.end()
-      await exited
-    },
-  }
 }
 
 /**

@@ -1,10 +1,11 @@
 // Shared by the ava suites: the binding through its generated loader, and
 // scratch folders.
-import { spawnSync } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
+import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 
 export const binding = createRequire(import.meta.url)('../index.js')
@@ -14,6 +15,27 @@ export function scratch(t) {
   const dir = mkdtempSync(join(tmpdir(), 'hashline-test-'))
   t.teardown(() => rmSync(dir, { recursive: true, force: true }))
   return dir
+}
+
+/**
+ * A process holding the advisory lock every write into `dir` takes, until
+ * `release` is called: a write there waits meanwhile, which holds a call
+ * mid-way without any timing. Unix only.
+ * @param {import('ava').ExecutionContext} t @param {string} dir
+ */
+export async function holdFolderLock(t, dir) {
+  const script = 'import fcntl, os, sys\nfd = os.open(sys.argv[1], os.O_RDONLY)\nfcntl.flock(fd, fcntl.LOCK_EX)\nprint("locked", flush=True)\nsys.stdin.read()\n'
+  const child = spawn('python3', ['-c', script, dir], { stdio: ['pipe', 'pipe', 'inherit'] })
+  t.teardown(() => child.kill())
+  const lines = createInterface({ input: /** @type {import('node:stream').Readable} */ (child.stdout) })
+  for await (const line of lines) if (line === 'locked') break
+  const exited = new Promise((resolve) => child.once('exit', resolve))
+  return {
+    release: async () => {
+      child.stdin?.end()
+      await exited
+    },
+  }
 }
 
 /** The refs of a view's lines (full or lean), by 1-based line number. */

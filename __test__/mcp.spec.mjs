@@ -363,3 +363,20 @@ test("the id of a message too large to read is found wherever it is and however 
     }
   })
 })
+
+const unix = process.platform === "win32" ? test.skip : test
+
+unix("a tool call the client cancels while it waits to write writes nothing, and the server keeps serving", async (t) => {
+  const { root, request, exchange, initialize } = rawServer(t, { "a.txt": "one\ntwo\n" })
+  await initialize(1)
+  const lock = await helpers.holdFolderLock(t, root)
+  const call = exchange(JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "edit", arguments: { filePath: "a.txt", oldString: "two", newString: "TWO" } } }), 2)
+  await exchange(JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 2, reason: "the user stopped" } }) + "\n" + JSON.stringify({ jsonrpc: "2.0", id: 3, method: "ping" }), 3)
+  await lock.release()
+  const read = await request(4, "tools/call", { name: "read", arguments: { filePath: "a.txt" } })
+  t.regex(read.result?.content?.[0]?.text ?? "", /\|two$/m)
+  t.is(fs.readFileSync(path.join(root, "a.txt"), "utf8"), "one\ntwo\n")
+  // A cancelled request gets no answer; one that came would not be a success.
+  const answered = await Promise.race([call, new Promise((resolve) => setTimeout(() => resolve(undefined), 200))])
+  t.falsy(/** @type {any} */ (answered)?.result?.structuredContent?.ok)
+})

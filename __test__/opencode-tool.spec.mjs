@@ -345,3 +345,30 @@ test("a view prefix left in written content comes back as OpenCode's LSP error, 
   t.true(result.output.endsWith(`\n\nLSP errors detected in this file, please fix:\n<diagnostics file="${file}">\nERROR [2:1] ${message}\n</diagnostics>`), result.output)
   t.deepEqual(result.metadata.diagnostics, { [file]: [{ range: { start: { line: 1, character: 0 }, end: { line: 1, character: 10 } }, severity: 1, message, source: "hashline" }] })
 })
+
+test("an edit whose tool call was aborted writes nothing and fails as an AbortError", async (t) => {
+  const root = project(t, { "a.txt": "one\ntwo\n" })
+  const hooks = /** @type {any} */ (await hooksFor(root))
+  const view = await tagRead(hooks, path.join(root, "a.txt"))
+  const ref = /^(2#[0-9A-F]{3}#[0-9A-F]{3})\|/m.exec(view)?.[1]
+  const { ctx, asks } = context(root)
+  const aborted = { ...ctx, abort: AbortSignal.abort() }
+  const err = await t.throwsAsync(editTool.execute({ filePath: "a.txt", operations: [{ op: "replace", ref, content: "TWO" }] }, /** @type {any} */ (aborted)))
+  t.is(err?.name, "AbortError")
+  t.is(fs.readFileSync(path.join(root, "a.txt"), "utf8"), "one\ntwo\n")
+  t.is(asks.length, 0, "nothing was planned to ask about")
+})
+
+test("an edit whose tool call is aborted while the user looks at the diff writes nothing", async (t) => {
+  const root = project(t, { "a.txt": "one\ntwo\n" })
+  const hooks = /** @type {any} */ (await hooksFor(root))
+  const view = await tagRead(hooks, path.join(root, "a.txt"))
+  const ref = /^(2#[0-9A-F]{3}#[0-9A-F]{3})\|/m.exec(view)?.[1]
+  const controller = new AbortController()
+  const { ctx } = context(root)
+  // The user stops the session while the permission prompt is open.
+  const asking = { ...ctx, abort: controller.signal, ask: async () => controller.abort() }
+  const err = await t.throwsAsync(editTool.execute({ filePath: "a.txt", operations: [{ op: "replace", ref, content: "TWO" }] }, /** @type {any} */ (asking)))
+  t.is(err?.name, "AbortError")
+  t.is(fs.readFileSync(path.join(root, "a.txt"), "utf8"), "one\ntwo\n")
+})

@@ -182,3 +182,14 @@ test("arguments are checked with INVALID_REQUEST errors that say how to call the
   t.regex(await message(tools.grep.execute({ pattern: "x", word: "yes" })), /word must be true or false, got "yes"/)
   t.regex(await message(tools.edit.execute({ filePath: "a" })), /The request needs `operations`/)
 })
+
+test("a tool call whose signal is aborted writes nothing and rejects with CANCELLED", async (t) => {
+  const root = project(t, { "a.txt": "one\ntwo\n" })
+  const tools = createTools({ root })
+  const refs = refsOf(await tools.read.execute({ filePath: "a.txt" }))
+  const err = await t.throwsAsync(tools.edit.execute({ filePath: "a.txt", operations: [{ op: "replace", ref: refs[2], content: "TWO" }] }, { signal: AbortSignal.abort() }))
+  t.like(err, { code: "CANCELLED", name: "AbortError" })
+  t.is(fs.readFileSync(path.join(root, "a.txt"), "utf8"), "one\ntwo\n")
+  await t.throwsAsync(tools.read.execute({ filePath: "a.txt" }, { signal: AbortSignal.abort() }), { code: "CANCELLED" })
+  await t.throwsAsync(tools.grep.execute({ pattern: "one" }, { signal: AbortSignal.abort() }), { code: "CANCELLED" })
+})
