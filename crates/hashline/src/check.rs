@@ -12,7 +12,7 @@ use crate::reference::Ref;
 use crate::report::Hunk;
 use crate::syntax::{broken, KeptTree, Language, Parsed};
 use crate::text::Document;
-use std::collections::HashSet;
+use foldhash::HashSet;
 
 /// How bad a problem is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -90,13 +90,17 @@ pub(crate) fn introduced(
 ) -> Introduced {
     let mut problems = Vec::new();
     for hunk in hunks {
-        let before: HashSet<&str> = hunk.old.clone().map(|i| old.line(i)).collect();
+        // The replaced lines, gathered only once a written line has a
+        // problem (most edits write none).
+        let mut before: Option<HashSet<&str>> = None;
         for index in hunk.new.clone() {
             let line = new.line(index);
-            if before.contains(&line) {
-                continue;
-            }
             if let Some((column, end_column, message)) = judge(line) {
+                let before =
+                    before.get_or_insert_with(|| hunk.old.clone().map(|i| old.line(i)).collect());
+                if before.contains(&line) {
+                    continue;
+                }
                 problems.push(Problem {
                     line: index,
                     column,

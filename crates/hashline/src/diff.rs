@@ -12,8 +12,8 @@
 //! deadline (wall-clock time, so the result would depend on the load of the
 //! machine); hence the cutting here.
 
+use foldhash::{HashMap, HashMapExt};
 use similar::algorithms::{myers, DiffHook};
-use std::collections::HashMap;
 use std::convert::Infallible;
 use std::ops::Range;
 
@@ -171,7 +171,7 @@ fn unique_anchors(
     n: Range<usize>,
 ) -> Vec<(usize, usize)> {
     // Per line text: occurrences in old and new, and the last index of each.
-    let mut seen: HashMap<&str, (u32, u32, usize, usize)> = HashMap::new();
+    let mut seen: HashMap<&str, (u32, u32, usize, usize)> = HashMap::with_capacity(o.len());
     for i in o {
         let e = seen.entry(old[i]).or_insert((0, 0, 0, 0));
         e.0 = e.0.saturating_add(1);

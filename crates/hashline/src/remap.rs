@@ -6,7 +6,6 @@
 //! elsewhere looks like it.
 
 use crate::text::Document;
-use std::collections::HashMap;
 use std::ops::Range;
 
 /// Where each unchanged line of one version is in the next.
@@ -192,13 +191,10 @@ pub fn certain(old: &Document, new: &Document, lines: &[usize]) -> Vec<Option<us
         return none();
     }
     let budget = (CELLS_PER_LINE * (n + m)).max(MIN_CELLS);
-    let mut ids: HashMap<&str, u32> = HashMap::new();
-    let mut id = |line| {
-        let next = ids.len() as u32;
-        *ids.entry(line).or_insert(next)
-    };
-    let a: Vec<u32> = old.lines().map(&mut id).collect();
-    let b: Vec<u32> = new.lines().map(&mut id).collect();
+    // Lines are compared where the band needs them, a few per line: no
+    // table of every distinct line, which would cost more than the band.
+    let a = Lines(old);
+    let b = Lines(new);
     let Some(total) = lcs_length(&a, &b, budget) else {
         return none();
     };
@@ -250,7 +246,7 @@ pub fn certain(old: &Document, new: &Document, lines: &[usize]) -> Vec<Option<us
             let mut found = None;
             for j in flo..=fhi.min(m.saturating_sub(1)) {
                 if j < m
-                    && a[w] == b[j]
+                    && a.same(w, &b, j)
                     && b_next(j + 1).is_some_and(|bv| f[j - flo] + 1 + bv == total)
                 {
                     if found.is_some() {
@@ -272,7 +268,7 @@ pub fn certain(old: &Document, new: &Document, lines: &[usize]) -> Vec<Option<us
             if let Some(right) = (j < chi).then(|| next[j + 1 - clo]) {
                 v = v.max(right);
             }
-            if j < m && a[i] == b[j] {
+            if j < m && a.same(i, &b, j) {
                 if let Some(diagonal) = at(&after, i + 1, j + 1) {
                     v = v.max(diagonal + 1);
                 }
@@ -309,6 +305,19 @@ impl Band {
     }
 }
 
+/// The lines of a text, compared one pair at a time.
+struct Lines<'a>(&'a Document);
+
+impl Lines<'_> {
+    fn len(&self) -> usize {
+        self.0.line_count()
+    }
+
+    fn same(&self, i: usize, other: &Lines<'_>, j: usize) -> bool {
+        self.0.line(i) == other.0.line(j)
+    }
+}
+
 /// The prefix LCS lengths F of every row, inside the band.
 struct Rows {
     cells: Vec<u32>,
@@ -316,7 +325,7 @@ struct Rows {
 }
 
 impl Rows {
-    fn forward(a: &[u32], b: &[u32], band: &Band) -> Rows {
+    fn forward(a: &Lines<'_>, b: &Lines<'_>, band: &Band) -> Rows {
         let width = band.width();
         let mut cells = vec![0u32; (a.len() + 1) * width];
         for i in 1..=a.len() {
@@ -331,7 +340,7 @@ impl Rows {
                 if j > lo {
                     v = v.max(row[j - 1 - lo]);
                 }
-                if j > 0 && a[i - 1] == b[j - 1] && (plo..=phi).contains(&(j - 1)) {
+                if j > 0 && (plo..=phi).contains(&(j - 1)) && a.same(i - 1, b, j - 1) {
                     v = v.max(above[j - 1 - plo] + 1);
                 }
                 row[j - lo] = v;
@@ -350,7 +359,7 @@ impl Rows {
 /// alignment that drops no more than `h` lines of the shorter text (then
 /// no better one lies outside it); `None` when the band would pass `budget`
 /// cells.
-fn lcs_length(a: &[u32], b: &[u32], budget: usize) -> Option<usize> {
+fn lcs_length(a: &Lines<'_>, b: &Lines<'_>, budget: usize) -> Option<usize> {
     let (n, m) = (a.len(), b.len());
     let longer = n.abs_diff(m);
     let mut h = 1;
@@ -385,7 +394,7 @@ fn lcs_length(a: &[u32], b: &[u32], budget: usize) -> Option<usize> {
                 if j > lo {
                     v = v.max(row[j - 1 - lo]);
                 }
-                if j > 0 && a[i - 1] == b[j - 1] && (plo..=phi).contains(&(j - 1)) {
+                if j > 0 && (plo..=phi).contains(&(j - 1)) && a.same(i - 1, b, j - 1) {
                     v = v.max(above[j - 1 - plo] + 1);
                 }
                 row[j - lo] = v;

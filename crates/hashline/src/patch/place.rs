@@ -8,8 +8,8 @@ use crate::error::{list_numbers, Error, ErrorCode, Result};
 use crate::replace::{closest_lines, reindent};
 use crate::report::window;
 use crate::text::{Document, Splice};
+use foldhash::{HashMap, HashMapExt};
 use std::cell::OnceCell;
-use std::collections::HashMap;
 use std::fmt::Write;
 
 /// Candidate places a rejection shows with refs.
@@ -53,17 +53,24 @@ fn block_at(doc: &Document, at: usize, block: &[&str], tier: Tier) -> bool {
 /// Where each line of a file is, by its text as it is and without white
 /// space at its ends, made on first use: placing a hunk then looks only at
 /// the places of its rarest line, not at every line below the hunk before,
-/// so a patch of many hunks is not a pass over the file per hunk.
+/// so a patch of many hunks is not a pass over the file per hunk. A patch
+/// of a few hunks scans the file instead, which costs less than the index.
 pub(crate) struct LineIndex<'a> {
     doc: &'a Document,
+    indexed: bool,
     exact: OnceCell<HashMap<&'a str, Vec<usize>>>,
     trimmed: OnceCell<HashMap<&'a str, Vec<usize>>>,
 }
 
+/// Up to this many hunks a file is scanned for each.
+const SCANNED_HUNKS: usize = 4;
+
 impl<'a> LineIndex<'a> {
-    pub(crate) fn new(doc: &'a Document) -> LineIndex<'a> {
+    /// The index for placing `hunks` hunks in `doc`.
+    pub(crate) fn new(doc: &'a Document, hunks: usize) -> LineIndex<'a> {
         LineIndex {
             doc,
+            indexed: hunks > SCANNED_HUNKS,
             exact: OnceCell::new(),
             trimmed: OnceCell::new(),
         }
@@ -101,6 +108,11 @@ pub(crate) fn block_starts(
     if block.is_empty() {
         return (from..=n).collect();
     }
+    if !index.indexed {
+        return (from..=n - block.len())
+            .filter(|&at| block_at(doc, at, block, tier))
+            .collect();
+    }
     // The block's line with the fewest places where it could stand.
     let mut rarest: Option<(usize, &[usize])> = None;
     for (j, line) in block.iter().enumerate() {
@@ -124,6 +136,11 @@ pub(crate) fn block_starts(
 }
 
 fn line_starts(index: &LineIndex<'_>, from: usize, text: &str, tier: Tier) -> Vec<usize> {
+    if !index.indexed {
+        return (from..index.doc.line_count())
+            .filter(|&i| tier.same(index.doc.line(i), text))
+            .collect();
+    }
     let places = index.places(text, tier);
     places[places.partition_point(|&p| p < from)..].to_vec()
 }
@@ -161,7 +178,7 @@ pub fn place(
     let mut splices = Vec::new();
     let mut problems: Vec<(ErrorCode, String, Vec<usize>)> = Vec::new();
     let mut untold = 0;
-    let index = LineIndex::new(doc);
+    let index = LineIndex::new(doc, hunks.len());
     let mut cursor = 0;
     for (k, original) in hunks.iter().enumerate() {
         let number = k + 1;

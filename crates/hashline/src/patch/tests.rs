@@ -351,7 +351,7 @@ fn unique_hunk(lines: &[&str], range: std::ops::Range<usize>, new: &[&str]) -> S
     let (mut from, mut to) = (range.start, range.end);
     loop {
         let old: Vec<&str> = lines[from..to].to_vec();
-        let starts = block_starts(&LineIndex::new(&doc), 0, &old, Tier::Trimmed);
+        let starts = block_starts(&LineIndex::new(&doc, usize::MAX), 0, &old, Tier::Trimmed);
         if !old.is_empty() && starts == [from] {
             break;
         }
@@ -408,6 +408,24 @@ proptest::proptest! {
         // A hunk naming a line the file does not have is refused.
         let missing = "*** Update File: f\n@@\n-no such line\n+x\n";
         proptest::prop_assert_eq!(apply(&text, missing).unwrap_err().code, ErrorCode::ContextNotFound);
+    }
+}
+
+proptest::proptest! {
+    /// The index finds every place a block starts, as a scan of the file does.
+    #[test]
+    fn indexed_and_scanned_places_of_a_block_agree(
+        lines in proptest::collection::vec(proptest::sample::select(vec!["}", "", "a", "  a", "b"]), 0..40),
+        block in proptest::collection::vec(proptest::sample::select(vec!["}", "", "a", "  a", "b"]), 0..4),
+        from in 0usize..40,
+    ) {
+        let doc = Document::from_text(&lines.iter().map(|l| format!("{l}\n")).collect::<String>());
+        let from = from.min(doc.line_count());
+        for tier in [Tier::Exact, Tier::Trimmed] {
+            let scanned = block_starts(&LineIndex::new(&doc, 1), from, &block, tier);
+            let indexed = block_starts(&LineIndex::new(&doc, usize::MAX), from, &block, tier);
+            proptest::prop_assert_eq!(scanned, indexed);
+        }
     }
 }
 
