@@ -553,8 +553,10 @@ impl Worker<'_> {
         }
         let doc = match contents {
             Contents::Converted(doc) => doc,
-            // Checked as UTF-8 when read.
-            _ => Document::from_bytes(&self.buffer).map_err(|_| ErrorCode::NotUtf8)?,
+            // Checked as UTF-8 when read; the buffer becomes the document's
+            // text rather than a copy of it.
+            _ => Document::from_vec(std::mem::take(&mut self.buffer))
+                .map_err(|_| ErrorCode::NotUtf8)?,
         };
         let hits = FileHits {
             path: display(self.shared.root, path),
@@ -594,6 +596,9 @@ impl Worker<'_> {
             return Err(ErrorCode::TooLarge);
         }
         self.buffer.clear();
+        // Room for the whole file at once: `take` hides its size from
+        // `read_to_end`, which would otherwise grow the buffer by copies.
+        self.buffer.reserve(meta.len() as usize);
         file.take(max.saturating_add(1))
             .read_to_end(&mut self.buffer)
             .map_err(|_| ErrorCode::Permission)?;
