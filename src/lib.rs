@@ -3,13 +3,15 @@
 //! errors (`error`), the session class (`session`), text functions
 //! (`text`), the request format (`request`), patches (`patch`), search
 //! (`search`), the store folder (`store`), problems (`check`), text
-//! results (`string`), calls run off the JS thread (`task`).
+//! results (`string`), array results (`list`), calls run off the JS
+//! thread (`task`).
 //! The modules are public so that the items napi exports to JS count as
 //! used in every build of this crate, tests included.
 
 pub mod args;
 pub mod check;
 pub mod error;
+pub mod list;
 pub mod patch;
 pub mod plan;
 pub mod request;

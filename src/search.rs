@@ -3,6 +3,7 @@
 
 use crate::args::{count, required_string, Fields};
 use crate::error::guard;
+use crate::list::List;
 use crate::session::Hashline;
 use crate::task::{Call, Running, Signal};
 use napi::bindgen_prelude::*;
@@ -102,12 +103,13 @@ pub struct SkippedFiles {
     pub files: Vec<SkippedFile>,
 }
 
-#[napi(object)]
+#[napi(object, object_from_js = false)]
 pub struct SearchResult {
     /// What the model reads: hits with refs under each file's path and REV.
     pub text: String,
     /// Sorted by path, then line.
-    pub hits: Vec<SearchHit>,
+    #[napi(ts_type = "Array<SearchHit>")]
+    pub hits: List<SearchHit>,
     /// Hits shown.
     pub shown: u32,
     /// Files with hits shown.
@@ -214,7 +216,8 @@ fn result(result: hashline::SearchResult) -> SearchResult {
                 before: h.before.into_iter().map(line).collect(),
                 after: h.after.into_iter().map(line).collect(),
             })
-            .collect(),
+            .collect::<Vec<_>>()
+            .into(),
         shown: u32_of(shown),
         files: u32_of(result.files),
         more: u32_of(result.more),

@@ -4,6 +4,7 @@
 use crate::args::{self, CallOptions, HashlineOptions, ReadOptions};
 use crate::check;
 use crate::error::guard;
+use crate::list::List;
 use crate::plan::Held;
 use crate::string::Text;
 use crate::task::{Call, Running, Signal};
@@ -53,12 +54,13 @@ impl From<&hashline::EditResult> for BindingEditResult {
     }
 }
 
-#[napi(object)]
+#[napi(object, object_from_js = false)]
 pub struct TagResult {
     pub rev: String,
     pub total_lines: u32,
     /// The ref of each shown line, or null where the text shown is not the file's line.
-    pub refs: Vec<Option<String>>,
+    #[napi(ts_type = "Array<string | undefined | null>")]
+    pub refs: List<Option<String>>,
 }
 
 /// An edit computed and checked but not written.
@@ -262,7 +264,7 @@ impl Hashline {
                 Ok(TagResult {
                     rev: tagged.rev,
                     total_lines: tagged.total_lines as u32,
-                    refs: tagged.refs,
+                    refs: tagged.refs.into(),
                 })
             }))
         })
