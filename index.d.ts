@@ -50,6 +50,14 @@ export declare class Hashline {
   read(path?: string, options?: ReadOptions | undefined | null): ReadView
   /** Refs for lines another viewer displayed, computed from the file itself. */
   tag(path: string, lines: Array<ShownLine>, options?: CallOptions | undefined | null): TagResult
+  /**
+   * Removes view prefixes a model copied into the new content of a file
+   * (a `write`) where the views this session showed prove them copies;
+   * content whose prefixes nothing vouches for comes back as sent. Throws
+   * `AMBIGUOUS_ECHO` for content in between; the same content sent again
+   * for the same file then comes back as sent.
+   */
+  stripViewPrefixes(path: string, text: string, options?: CallOptions | undefined | null): StripResult
   /** Checks and computes an edit without writing it. */
   plan(path?: string, request?: EditRequest, options?: CallOptions | undefined | null): EditPlan
   /** Writes a plan; throws `BASE_CHANGED` if the file changed since it was planned. */
@@ -96,6 +104,8 @@ export interface EditRequest {
   operations?: Array<Operation>
   /** The REV of the view the refs were copied from. */
   rev?: string
+  /** Write every operation's content exactly as sent. */
+  literal?: boolean
   /** Fallback: exact text to replace (whitespace-tolerant if no exact match). */
   oldString?: string
   newString?: string
@@ -197,6 +207,8 @@ export interface Operation {
   before?: string
   /** The new lines: one string split on newlines (one final newline dropped), or an array of lines. */
   content?: string | Array<string>
+  /** Write the content exactly as sent: no line is removed as a copy from a view. */
+  literal?: boolean
 }
 
 export interface ParsedRef {
@@ -236,6 +248,8 @@ export interface PatchOptions {
   /** Folder that relative paths in the patch resolve against (default: the root). */
   directory?: string
   allowOutsideRoot?: boolean
+  /** Write the hunks' lines exactly as sent: no view prefix is removed. */
+  literal?: boolean
 }
 
 /** Every path a patch names (a move's destination after its source); throws `INVALID_REQUEST` for a malformed patch. */
@@ -409,12 +423,9 @@ export interface StoreCleared {
 
 export interface StripResult {
   text: string
-  /** How many lines lost a view prefix (0: text unchanged). */
+  /** How many lines lost a view prefix (0: the text as sent). */
   stripped: number
 }
-
-/** Removes echoed view prefixes (`12#A3F#9BC|`) from text, only when every non-empty line carries one. */
-export declare function stripViewPrefixes(text: string): StripResult
 
 export interface TagResult {
   rev: string

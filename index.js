@@ -847,4 +847,3 @@ module.exports.parseRef = nativeBinding.parseRef
 module.exports.patchPaths = nativeBinding.patchPaths
 module.exports.requestFormat = nativeBinding.requestFormat
 module.exports.rev = nativeBinding.rev
-module.exports.stripViewPrefixes = nativeBinding.stripViewPrefixes

@@ -36,7 +36,7 @@ const COMMON = `Options of every command:
 const EXIT_CODES_TEXT = `Exit codes: 0 done; 1 refs stale or lines unseen (HASH_MISMATCH, UNSEEN_LINES,
 BASE_CHANGED); 2 invalid request (INVALID_REQUEST, INVALID_REF, OUT_OF_RANGE,
 CONFLICT, NO_CHANGE, OLD_STRING_NOT_FOUND, OLD_STRING_AMBIGUOUS,
-CONTEXT_NOT_FOUND, CONTEXT_AMBIGUOUS, SYNTAX_ERROR); 3 file not
+CONTEXT_NOT_FOUND, CONTEXT_AMBIGUOUS, SYNTAX_ERROR, AMBIGUOUS_ECHO); 3 file not
 editable (NOT_FOUND, NOT_A_FILE, NOT_UTF8, BINARY, TOO_LARGE); 4 refused
 (OUTSIDE_ROOT, PERMISSION); 5 other failure (IO, LOCKED, INTERNAL, native
 module missing); 64 wrong command line (USAGE). Errors are printed on stderr
@@ -143,6 +143,7 @@ const EXIT_CODES = /** @type {Record<string, number>} */ ({
   CONTEXT_NOT_FOUND: 2,
   CONTEXT_AMBIGUOUS: 2,
   SYNTAX_ERROR: 2,
+  AMBIGUOUS_ECHO: 2,
   NOT_FOUND: 3,
   NOT_A_FILE: 3,
   NOT_UTF8: 3,

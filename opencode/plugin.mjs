@@ -8,7 +8,7 @@
 // OpenCode calls every export of a plugin module as a plugin, so this module
 // exports only the plugin itself.
 import path from "node:path"
-import { configureEngines, engineFor, nativeModule } from "./engine.mjs"
+import { configureEngines, engineFor, errorCode, nativeModule } from "./engine.mjs"
 import { syntaxOption } from "../lib/syntax.cjs"
 import { viewOption } from "../lib/view.cjs"
 import { configFrom } from "./format.mjs"
@@ -86,10 +86,21 @@ async function server(input, options) {
       if (info.tool !== "write") return
       const args = output.args
       if (!args || typeof args.content !== "string") return
+      // `write` is OpenCode's own tool: a `literal` the model adds to say
+      // "write exactly this" is taken here and removed before OpenCode
+      // checks the arguments.
+      const literal = args.literal === true || args.literal === "true"
+      if ("literal" in args) delete args.literal
+      if (literal || typeof args.filePath !== "string") return
       let cleaned
       try {
-        cleaned = nativeModule().stripViewPrefixes(args.content)
-      } catch {
+        const file = path.resolve(input.directory, args.filePath)
+        cleaned = engineFor(place).stripViewPrefixes(file, args.content, { allowOutsideRoot: true })
+      } catch (err) {
+        // Lines that may or may not be copied view prefixes: the write is
+        // refused, with how to say which. Any other failure leaves the
+        // content to OpenCode's own write as it is.
+        if (errorCode(err) === "AMBIGUOUS_ECHO") throw new Error(err instanceof Error ? err.message : String(err))
         return
       }
       if (cleaned.stripped > 0) {
@@ -104,7 +115,7 @@ async function server(input, options) {
         const stripped = cleanedWrites.get(info.callID)
         if (stripped === undefined) return
         cleanedWrites.delete(info.callID)
-        output.output += `\n\nRemoved the view prefixes (LINEab or LINE#HASH#ANCHOR|) from ${stripped} line${stripped === 1 ? "" : "s"} of content before writing.`
+        output.output += `\n\nRemoved the view prefixes (LINEab or LINE#HASH#ANCHOR|) from ${stripped} line${stripped === 1 ? "" : "s"} of content before writing: they name lines this file's views showed.`
         return
       }
       if (!tagsReads(kinds.get(info.sessionID) ?? "edit")) return

@@ -97,6 +97,8 @@ pub struct PatchOptions {
     /// Folder that relative paths in the patch resolve against (default: the root).
     pub directory: Option<String>,
     pub allow_outside_root: Option<bool>,
+    /// Write the hunks' lines exactly as sent: no view prefix is removed.
+    pub literal: Option<bool>,
 }
 
 impl PatchOptions {
@@ -105,6 +107,7 @@ impl PatchOptions {
         Ok(PatchOptions {
             directory: o.string("directory")?,
             allow_outside_root: o.bool("allowOutsideRoot")?,
+            literal: o.bool("literal")?,
         })
     }
 }
@@ -153,6 +156,7 @@ impl Hashline {
                     &text,
                     options.directory.as_deref().map(std::path::Path::new),
                     options.allow_outside_root.unwrap_or(false),
+                    options.literal.unwrap_or(false),
                 )?),
             })
         })

@@ -52,6 +52,13 @@ impl From<&hashline::EditResult> for BindingEditResult {
 }
 
 #[napi(object)]
+pub struct StripResult {
+    pub text: String,
+    /// How many lines lost a view prefix (0: the text as sent).
+    pub stripped: u32,
+}
+
+#[napi(object)]
 pub struct TagResult {
     pub rev: String,
     pub total_lines: u32,
@@ -208,6 +215,31 @@ impl Hashline {
                 rev: tagged.rev,
                 total_lines: tagged.total_lines as u32,
                 refs: tagged.refs,
+            })
+        })
+    }
+
+    /// Removes view prefixes a model copied into the new content of a file
+    /// (a `write`) where the views this session showed prove them copies;
+    /// content whose prefixes nothing vouches for comes back as sent. Throws
+    /// `AMBIGUOUS_ECHO` for content in between; the same content sent again
+    /// for the same file then comes back as sent.
+    #[napi]
+    pub fn strip_view_prefixes(
+        &self,
+        env: Env,
+        #[napi(ts_arg_type = "string")] path: Unknown,
+        #[napi(ts_arg_type = "string")] text: Unknown,
+        #[napi(ts_arg_type = "CallOptions | undefined | null")] options: Option<Unknown>,
+    ) -> Result<StripResult> {
+        guard(&env, || {
+            let path = args::path(&env, Some(path))?;
+            let text = args::required_string(&env, Some(text), "text", "the text, as a string")?;
+            let outside = CallOptions::outside(&env, options)?;
+            let stripped = self.inner.strip_view_prefixes(&path, &text, outside)?;
+            Ok(StripResult {
+                text: stripped.text,
+                stripped: stripped.stripped as u32,
             })
         })
     }

@@ -49,6 +49,10 @@ pub enum ErrorCode {
     ContextAmbiguous,
     /// The edit breaks the file's parse and the session rejects such edits.
     SyntaxError,
+    /// Content holds what may be lines copied from a view (view prefixes,
+    /// a repeat of a neighbouring line) that the engine can neither prove
+    /// copies nor rule out: nothing is removed on a guess.
+    AmbiguousEcho,
     /// The request is malformed.
     InvalidRequest,
     /// Another input or output error.
@@ -59,7 +63,7 @@ pub enum ErrorCode {
 
 impl ErrorCode {
     /// Every code, for hosts that map them (exit codes, tables).
-    pub const ALL: [ErrorCode; 23] = [
+    pub const ALL: [ErrorCode; 24] = [
         ErrorCode::HashMismatch,
         ErrorCode::InvalidRef,
         ErrorCode::OutOfRange,
@@ -80,6 +84,7 @@ impl ErrorCode {
         ErrorCode::ContextNotFound,
         ErrorCode::ContextAmbiguous,
         ErrorCode::SyntaxError,
+        ErrorCode::AmbiguousEcho,
         ErrorCode::InvalidRequest,
         ErrorCode::Io,
         ErrorCode::Internal,
@@ -108,6 +113,7 @@ impl ErrorCode {
             ErrorCode::ContextNotFound => "CONTEXT_NOT_FOUND",
             ErrorCode::ContextAmbiguous => "CONTEXT_AMBIGUOUS",
             ErrorCode::SyntaxError => "SYNTAX_ERROR",
+            ErrorCode::AmbiguousEcho => "AMBIGUOUS_ECHO",
             ErrorCode::InvalidRequest => "INVALID_REQUEST",
             ErrorCode::Io => "IO",
             ErrorCode::Internal => "INTERNAL",

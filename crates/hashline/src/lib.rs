@@ -55,6 +55,7 @@ mod locate;
 mod lock;
 mod patch;
 mod plan;
+mod prefix;
 mod reference;
 mod reformat;
 mod reject;
@@ -77,7 +78,6 @@ pub mod internals;
 mod tests;
 
 pub use check::{Problem, Severity};
-pub use cleanup::strip_view_prefixes_text;
 pub use edit::{apply_to_string, apply_to_text, Edited, TextEdit};
 pub use error::{excerpt, Error, ErrorCode, Mismatch, Result};
 pub use hash::{anchor_hash, line_hash, rev, Tag};
@@ -90,7 +90,8 @@ pub use request::{
 };
 pub use search::{SearchHit, SearchLine, SearchOptions, SearchResult, Skipped, SkippedFile};
 pub use session::{
-    EditPlan, EditResult, Hashline, Options, ReadResult, ShownLine, Tagged, MAX_RESULT_BYTES,
+    EditPlan, EditResult, Hashline, Options, ReadResult, ShownLine, Stripped, Tagged,
+    MAX_RESULT_BYTES,
 };
 pub use store::{clear as clear_store, Cleared, StoreLimits};
 pub use syntax::{Language, SyntaxCheck};

@@ -247,7 +247,7 @@ impl Hashline {
         let mut hits = Vec::new();
         for file in &found {
             let seen = seen_ranges(&file.lines, options.context, file.doc.line_count());
-            self.remember(&file.real, file.doc.rev(), &file.doc, &seen);
+            self.remember(&file.real, file.doc.rev(), &file.doc, &seen, true);
             hits.extend(file.hits(options.context));
         }
         let text = crate::lean::with_style(self.options.view, || {

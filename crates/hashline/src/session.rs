@@ -19,6 +19,7 @@ use crate::text::Document;
 use crate::view::{render, View};
 use parking_lot::lock_api::ArcMutexGuard;
 use parking_lot::RawMutex;
+use sha1::{Digest, Sha1};
 use std::collections::HashMap;
 use std::fmt::Write;
 use std::ops::Range;
@@ -183,6 +184,22 @@ pub struct Hashline {
     locks: Mutex<HashMap<PathBuf, Arc<parking_lot::Mutex<()>>>>,
     /// The parse trees of versions this session read or wrote.
     trees: Arc<Trees>,
+    /// The new contents (by file and SHA-1) whose view prefixes were too
+    /// doubtful to remove, most recent last: sent again, one is written as
+    /// it is.
+    refused: Mutex<Vec<(PathBuf, [u8; 20])>>,
+}
+
+/// How many refused contents a session remembers for a resend.
+const REFUSED_CONTENTS: usize = 16;
+
+/// A file's new content after the clean-up of copied view prefixes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stripped {
+    /// The content to write.
+    pub text: String,
+    /// How many lines lost a view prefix.
+    pub stripped: usize,
 }
 
 /// A panic while a lock was held leaves data that is still consistent
@@ -208,6 +225,7 @@ impl Hashline {
             root,
             locks: Mutex::new(HashMap::new()),
             trees: Arc::default(),
+            refused: Mutex::new(Vec::new()),
         })
     }
 
@@ -237,15 +255,16 @@ impl Hashline {
     }
 
     /// Records that `lines` of this version of the file at `real` (its
-    /// canonical path) were shown.
+    /// canonical path) were shown; `read` when the model asked for them.
     pub(crate) fn remember(
         &self,
         real: &Path,
         rev: &str,
         doc: &Arc<Document>,
         lines: &[Range<usize>],
+        read: bool,
     ) {
-        lock(&self.store).record_all(real, rev, doc, lines);
+        lock(&self.store).record_all(real, rev, doc, lines, read);
         if let Some(parse) = self.options.syntax.parse_of(&real.to_string_lossy(), None) {
             Trees::parse_later(&self.trees, real, rev, doc, parse.language);
         }
@@ -277,7 +296,7 @@ impl Hashline {
         let view =
             render(&doc, &display, offset, limit, style).map_err(|e| e.with_path(&display))?;
         let shown = view.start_line.saturating_sub(1)..view.end_line;
-        self.remember(&real, &view.rev, &doc, &[shown]);
+        self.remember(&real, &view.rev, &doc, &[shown], true);
         Ok(ReadResult {
             path: display,
             view,
@@ -312,12 +331,71 @@ impl Hashline {
                 })
             })
             .collect();
-        self.remember(&real, &rev, &doc, &seen);
+        self.remember(&real, &rev, &doc, &seen, true);
         Ok(Tagged {
             rev,
             total_lines: n,
             refs,
         })
+    }
+
+    /// Removes the view prefixes a model copied into `text`, the new
+    /// content of the file at `path` (a host's `write`), where the versions
+    /// this session showed, or the lines themselves, prove them copies.
+    /// Content whose prefixes nothing vouches for comes back as sent. Content
+    /// in between is refused with `AMBIGUOUS_ECHO`; the same content sent
+    /// again for the same file is then returned as sent, since sending it
+    /// again after that refusal is how a model says it means it.
+    pub fn strip_view_prefixes(
+        &self,
+        path: &str,
+        text: &str,
+        allow_outside: bool,
+    ) -> Result<Stripped> {
+        let target = self.target(path, allow_outside)?;
+        if !self.options.cleanup {
+            return Ok(Stripped {
+                text: text.to_owned(),
+                stripped: 0,
+            });
+        }
+        let key = (target.real.clone(), Sha1::digest(text.as_bytes()).into());
+        {
+            let mut refused = lock(&self.refused);
+            if let Some(at) = refused.iter().position(|k| *k == key) {
+                refused.remove(at);
+                return Ok(Stripped {
+                    text: text.to_owned(),
+                    stripped: 0,
+                });
+            }
+        }
+        let (history, others) = if crate::prefix::any(&[text]) {
+            let mut store = lock(&self.store);
+            (
+                store.versions(&target.real),
+                store.shown_elsewhere(&target.real),
+            )
+        } else {
+            (Vec::new(), Vec::new())
+        };
+        let stripped = crate::prefix::strip_text(
+            text,
+            &target.display,
+            crate::prefix::Shown::new(&history, &others),
+            "send the same content again: sent again after this refusal, it is written exactly as sent",
+        );
+        match stripped {
+            Ok((text, stripped)) => Ok(Stripped { text, stripped }),
+            Err(err) => {
+                let mut refused = lock(&self.refused);
+                if refused.len() == REFUSED_CONTENTS {
+                    refused.remove(0);
+                }
+                refused.push(key);
+                Err(err)
+            }
+        }
     }
 
     /// Computes an edit without writing it.
@@ -357,17 +435,30 @@ impl Hashline {
     fn plan_target(&self, target: Target, request: &Request) -> Result<EditPlan> {
         let loaded = self.load(&target, request.creates())?;
         let old = loaded.doc;
-        let (history, store_note, keeps_old) = {
+        let (history, others, store_note, keeps_old) = {
             let mut store = lock(&self.store);
             let history = store.versions(&target.real);
+            // Only content with lines in a view prefix's form needs the
+            // versions of other files, whose lines may vouch for them.
+            let others = if self.options.cleanup && request.may_hold_prefixes() {
+                store.shown_elsewhere(&target.real)
+            } else {
+                Vec::new()
+            };
             let keeps_old = store.keeps(old.text().len());
-            (history, store.take_damage_note(&target.real), keeps_old)
+            (
+                history,
+                others,
+                store.take_damage_note(&target.real),
+                keeps_old,
+            )
         };
         let input = EditInput {
             doc: &old,
             path: &target.display,
             exists: loaded.base != Base::Missing,
             history: &history,
+            others: &others,
             cleanup: self.options.cleanup,
             seen_guard: self.options.seen_guard,
             syntax: self.options.syntax,
@@ -454,7 +545,7 @@ impl Hashline {
         err: Error,
     ) -> Error {
         if !err.shown.is_empty() {
-            self.remember(&target.real, doc.rev(), doc, &err.shown);
+            self.remember(&target.real, doc.rev(), doc, &err.shown, false);
         }
         err
     }

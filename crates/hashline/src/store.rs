@@ -29,10 +29,11 @@ use std::sync::Arc;
 
 /// Versions of one file kept on disk; older ones are pruned.
 const DISK_VERSIONS_PER_FILE: usize = 16;
-const DISK_MAGIC: &str = "hashline-version 2";
-/// Versions written before texts were kept apart: ignored, and left to the
-/// byte cap to remove.
-const OLD_DISK_MAGIC: &str = "hashline-version 1";
+const DISK_MAGIC: &str = "hashline-version 3";
+/// Versions written before texts were kept apart, or before the time a
+/// version was last shown was kept: ignored, and left to the byte cap to
+/// remove.
+const OLD_DISK_MAGICS: [&str; 2] = ["hashline-version 1", "hashline-version 2"];
 const DISK_SUFFIX: &str = ".hlv";
 const TEXT_SUFFIX: &str = ".hlt";
 /// The store folder is swept for its byte cap once this share of the cap has
@@ -80,6 +81,13 @@ pub struct Version {
     pub doc: Arc<Document>,
     /// Lines (0-based, end exclusive) some view of this version displayed.
     pub seen: Vec<Range<usize>>,
+    /// When a view the model asked for (a read, a search) last displayed
+    /// lines of this version, in microseconds since the Unix epoch (strictly
+    /// rising within a process; 0 for a version never read), so that a
+    /// version the model read later is known from one it read before, in
+    /// this process or another. Lines an edit result or a rejection shows
+    /// count as seen, but not as read: they come unasked.
+    pub read_at: u64,
     /// The version this one was made from by an edit, and where that edit
     /// moved each unchanged line: exactly, when this process made the edit;
     /// as a hint to be checked, when read back from disk.
@@ -110,6 +118,8 @@ pub struct Store {
     limits: StoreLimits,
     entries: Vec<Entry>,
     clock: u64,
+    /// The last time a version was read (`Version::read_at`).
+    read_clock: u64,
     /// Where versions are also written, so that a later process (a command
     /// line run per edit) can remap refs from an earlier one's view.
     dir: Option<PathBuf>,
@@ -128,6 +138,7 @@ impl Store {
             limits,
             entries: Vec::new(),
             clock: 0,
+            read_clock: 0,
             dir: None,
             loaded: HashSet::new(),
             damaged: HashMap::new(),
@@ -143,26 +154,29 @@ impl Store {
         }
     }
 
-    /// Records that `lines` of this version of `path` were displayed (an
-    /// empty range records the version alone).
+    /// Records that `lines` of this version of `path` were displayed,
+    /// unasked (an empty range records the version alone).
     pub fn record(&mut self, path: &Path, rev: &str, doc: &Arc<Document>, lines: Range<usize>) {
-        self.record_all(path, rev, doc, &[lines]);
+        self.record_all(path, rev, doc, &[lines], false);
     }
 
     /// Records several displayed ranges of one version at once, so that a
-    /// store on disk writes the version once rather than once per range.
+    /// store on disk writes the version once rather than once per range;
+    /// `read` when the model asked for the view.
     pub fn record_all(
         &mut self,
         path: &Path,
         rev: &str,
         doc: &Arc<Document>,
         ranges: &[Range<usize>],
+        read: bool,
     ) {
         if !self.keeps(doc.text().len()) {
             return;
         }
         self.clock += 1;
         let clock = self.clock;
+        let read_at = if read { self.stamp() } else { 0 };
         self.load(path);
         let index = match self
             .entries
@@ -172,13 +186,21 @@ impl Store {
             Some(index) => {
                 let entry = &mut self.entries[index];
                 entry.last_used = clock;
+                let read_before = entry.version.read_at;
+                entry.version.read_at = read_at.max(read_before);
                 let before = entry.version.seen.clone();
                 for lines in ranges {
                     add_range(&mut entry.version.seen, lines.clone());
                 }
-                if entry.version.seen == before {
-                    let path = entry.path.clone();
-                    self.refresh(&path, rev);
+                // The time it was read matters on disk only beside another
+                // version of the file, to tell which one the model read last.
+                let alone = !self
+                    .entries
+                    .iter()
+                    .any(|e| e.path == path && e.version.rev != rev);
+                let entry = &self.entries[index];
+                if entry.version.seen == before && (alone || entry.version.read_at == read_before) {
+                    self.refresh(path, rev);
                     return;
                 }
                 index
@@ -195,6 +217,7 @@ impl Store {
                         doc: Arc::clone(doc),
                         seen,
                         parent: None,
+                        read_at,
                     },
                     last_used: clock,
                 });
@@ -203,6 +226,16 @@ impl Store {
         };
         self.save(index);
         self.evict();
+    }
+
+    /// A time for a version shown now: the clock's, or one more than the
+    /// last given out if the clock has not moved on (or went back).
+    fn stamp(&mut self) -> u64 {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_micros() as u64);
+        self.read_clock = now.max(self.read_clock + 1);
+        self.read_clock
     }
 
     /// Writes the entry at `index` to disk, if this store has a folder.
@@ -337,6 +370,18 @@ impl Store {
         found.into_iter().map(|e| e.version.clone()).collect()
     }
 
+    /// The versions of files other than `path` kept in memory with lines
+    /// shown, most recently used first.
+    pub fn shown_elsewhere(&self, path: &Path) -> Vec<Version> {
+        let mut found: Vec<&Entry> = self
+            .entries
+            .iter()
+            .filter(|e| e.path != path && !e.version.seen.is_empty())
+            .collect();
+        found.sort_by_key(|e| std::cmp::Reverse(e.last_used));
+        found.into_iter().map(|e| e.version.clone()).collect()
+    }
+
     /// A note for the next result about `path`, once, if damaged versions of
     /// it were found on disk and ignored.
     pub fn take_damage_note(&mut self, path: &Path) -> Option<String> {
@@ -461,9 +506,10 @@ fn save(dir: &Path, path: &Path, version: &Version) -> std::io::Result<u64> {
         None => String::new(),
     };
     let header = format!(
-        "{DISK_MAGIC}\n{}\n{}\n{parent}\n",
+        "{DISK_MAGIC}\n{}\n{}\n{parent}\n{}\n",
         path.to_string_lossy(),
-        seen.join(",")
+        seen.join(","),
+        version.read_at
     );
     write_atomic(
         dir,
@@ -687,7 +733,10 @@ fn read_version(file: &Path, wanted: &str, max_text: usize) -> Loaded {
     let Some(header) = read_owned(file, max) else {
         return Loaded::Ignored;
     };
-    if header.starts_with(OLD_DISK_MAGIC.as_bytes()) {
+    if OLD_DISK_MAGICS
+        .iter()
+        .any(|m| header.starts_with(m.as_bytes()))
+    {
         return Loaded::Ignored;
     }
     let text_file = file.with_extension(&TEXT_SUFFIX[1..]);
@@ -716,12 +765,13 @@ fn parse_version(file: &Path, header: &[u8], text: &[u8], wanted: &str) -> Optio
         .next()?
         .to_owned();
     let header = std::str::from_utf8(header).ok()?;
-    let mut parts = header.splitn(5, '\n');
+    let mut parts = header.splitn(6, '\n');
     if parts.next()? != DISK_MAGIC || parts.next()? != wanted {
         return None;
     }
     let seen_line = parts.next()?;
     let parent_line = parts.next()?;
+    let read_at = parts.next()?.parse().ok()?;
     if !parts.next()?.is_empty() {
         return None;
     }
@@ -746,6 +796,7 @@ fn parse_version(file: &Path, header: &[u8], text: &[u8], wanted: &str) -> Optio
         doc: Arc::new(doc),
         seen,
         parent,
+        read_at,
     })
 }
 

@@ -6,4 +6,5 @@ mod lean_refs;
 mod line_endings;
 mod model;
 mod moves;
+mod no_guess;
 mod stored_versions;

@@ -9,6 +9,7 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::file::{remove_atomically, unchanged, Base, Target};
 use crate::locate::locate_refs;
 use crate::locate::PlanContext;
+use crate::prefix::Shown;
 use crate::report::hunks;
 use crate::session::{EditPlan, Hashline};
 use crate::syntax::SyntaxCheck;
@@ -147,7 +148,7 @@ impl Hashline {
     /// std::fs::write(root.path().join("a.txt"), "one\ntwo\n").unwrap();
     /// let session = Hashline::new(Options::new(root.path())).unwrap();
     /// let patch = "*** Begin Patch\n*** Update File: a.txt\n@@\n one\n-two\n+2\n*** End Patch";
-    /// let plan = session.plan_patch(patch, None, false).unwrap();
+    /// let plan = session.plan_patch(patch, None, false, false).unwrap();
     /// session.commit_patch(&plan).unwrap();
     /// assert_eq!(std::fs::read_to_string(root.path().join("a.txt")).unwrap(), "one\n2\n");
     /// ```
@@ -156,6 +157,7 @@ impl Hashline {
         text: &str,
         directory: Option<&Path>,
         allow_outside: bool,
+        literal: bool,
     ) -> Result<PatchPlan> {
         let patch = parse(text)?;
         let resolve = |name: &str| match directory {
@@ -192,7 +194,7 @@ impl Hashline {
         let mut files = Vec::new();
         let mut errors = Vec::new();
         for (file, (target, dest)) in patch.files.iter().zip(targets) {
-            match self.plan_file(file, target, dest) {
+            match self.plan_file(file, target, dest, literal) {
                 Ok(planned) => {
                     steps.extend(planned.steps);
                     files.push(planned.result);
@@ -242,7 +244,13 @@ impl Hashline {
         })
     }
 
-    fn plan_file(&self, file: &FilePatch, target: Target, dest: Option<Target>) -> Result<Planned> {
+    fn plan_file(
+        &self,
+        file: &FilePatch,
+        target: Target,
+        dest: Option<Target>,
+        literal: bool,
+    ) -> Result<Planned> {
         let path = target.display.clone();
         let absolute = target.real.display().to_string();
         match &file.change {
@@ -325,7 +333,7 @@ impl Hashline {
                 let loaded = self.load(&target, false)?;
                 let old = Arc::new(loaded.doc);
                 let history = self.history(&target);
-                let placed = match self.place_hunks(&target, &old, &history, list) {
+                let placed = match self.place_hunks(&target, &old, &history, list, literal) {
                     Ok(placed) => placed,
                     Err(err) => return Err(self.after_rejection(&target, &old, err)),
                 };
@@ -396,6 +404,7 @@ impl Hashline {
         doc: &Document,
         history: &[crate::store::Version],
         list: &[Hunk],
+        literal: bool,
     ) -> Result<Placed> {
         let refs: Vec<Option<&str>> = list
             .iter()
@@ -411,6 +420,7 @@ impl Hashline {
                 rev: doc.rev(),
                 path: &target.display,
                 history,
+                others: &[],
                 cleanup: self.options().cleanup,
                 seen_guard: self.options().seen_guard,
                 syntax: None,
@@ -430,7 +440,8 @@ impl Hashline {
         } else {
             vec![None; list.len()]
         };
-        let mut placed = place(doc, &target.display, list, &anchors, self.options().cleanup)?;
+        let cleanup = (self.options().cleanup && !literal).then(|| Shown::new(history, &[]));
+        let mut placed = place(doc, &target.display, list, &anchors, cleanup)?;
         notes.append(&mut placed.notes);
         placed.notes = notes;
         Ok(placed)
