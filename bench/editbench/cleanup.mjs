@@ -21,7 +21,7 @@ import { joinLines, splitLines } from './lib/diff.mjs'
 import { LEGIT_SETS, legitTexts, witnessedLines } from './lib/legit.mjs'
 import { settleEvery } from './lib/gc.mjs'
 import { KINDS, mistakesAtRate } from './lib/mistakes.mjs'
-import { LeanSession, Memoryless, PluginWrites, boundarySites, echoedWrite, insertEach, literalFlag, naturalOps, requestOf, stripText } from './lib/probes.mjs'
+import { LeanSession, Memoryless, PluginWrites, boundarySites, echoedWrite, hasStripText, insertEach, literalFlag, naturalOps, requestOf, stripText } from './lib/probes.mjs'
 import { LEAN_CHOICE } from './lib/refformats.mjs'
 import { rng } from './lib/rng.mjs'
 import { Scenario } from './lib/scenario.mjs'
@@ -160,7 +160,7 @@ async function main() {
       }
       await writes.read(file.path, file.beforeText)
       counts.add('legit-change', kind, 'write hook, after a read', await writes.write(file.path, want, want), say)
-      counts.add('legit-change', kind, 'stripViewPrefixes', stripText(want, want), say)
+      if (hasStripText) counts.add('legit-change', kind, 'stripViewPrefixes', stripText(want, want), say)
 
       // (b) every op echoes the view prefixes of its lines; the whole new file written with them.
       counts.add('echo', kind, 'edit, applyEdits (full prefixes)', mem.send(requestOf(ops, (n) => mem.ref(n), { echo: 'full' }, (n) => mem.prefix(n)), want), say)
@@ -168,8 +168,8 @@ async function main() {
       const leanWrite = echoedWrite(oldLines, newLines, (n) => lean.prefix(n))
       await writes.read(file.path, file.beforeText)
       counts.add('echo', kind, 'write hook, after a read (lean prefixes)', await writes.write(file.path, leanWrite, want), say)
-      counts.add('echo', kind, 'stripViewPrefixes (lean prefixes)', stripText(leanWrite, want), say)
-      counts.add('echo', kind, 'stripViewPrefixes (full prefixes)', stripText(echoedWrite(oldLines, newLines, (n) => mem.prefix(n)), want), say)
+      if (hasStripText) counts.add('echo', kind, 'stripViewPrefixes (lean prefixes)', stripText(leanWrite, want), say)
+      if (hasStripText) counts.add('echo', kind, 'stripViewPrefixes (full prefixes)', stripText(echoedWrite(oldLines, newLines, (n) => mem.prefix(n)), want), say)
 
       // (d) the line next to a range echoed, one site at a time.
       for (const site of boundarySites(ops)) {
@@ -187,7 +187,7 @@ async function main() {
       insertEach(lean, lines, r, each('edit, session (lean refs)'))
       for (const [i, line] of lines.entries()) {
         counts.add('legit-lines', kind, 'write hook, new file', await writes.write(`new/${fi}-${i}.txt`, line + '\n', line + '\n'), () => JSON.stringify(line))
-        counts.add('legit-lines', kind, 'stripViewPrefixes', stripText(line + '\n', line + '\n'), () => JSON.stringify(line))
+        if (hasStripText) counts.add('legit-lines', kind, 'stripViewPrefixes', stripText(line + '\n', line + '\n'), () => JSON.stringify(line))
       }
     } finally {
       lean.close()
@@ -282,7 +282,7 @@ async function main() {
             if ((await writes.write(target, content + '\n', content + '\n', true)).outcome === 'exact') c.literalExact++
           }
         }
-        counts.add('legit-generated', item.set, 'stripViewPrefixes', stripText(content + '\n', content + '\n'), say)
+        if (hasStripText) counts.add('legit-generated', item.set, 'stripViewPrefixes', stripText(content + '\n', content + '\n'), say)
       }
     } finally {
       lean.close()

@@ -215,7 +215,9 @@ export class PluginWrites {
     try {
       await this.hooks['tool.execute.before']({ tool: 'write', sessionID: 'editbench', callID: `w${this.calls++}` }, { args })
     } catch (err) {
-      return refusal(err)
+      // Whatever a hook throws, OpenCode shows the model instead of writing.
+      const e = /** @type {{ code?: string, message?: string }} */ (err)
+      return { outcome: 'refused', code: e.code ?? 'THROWN', message: e.message ?? String(err) }
     }
     return judge(args.content, want, '')
   }
@@ -259,6 +261,9 @@ export function echoedWrite(oldLines, newLines, prefix) {
   keep(newLines.length)
   return joinLines(out)
 }
+
+/** Whether the binding still offers its text function for whole-file writes. */
+export const hasStripText = typeof binding.stripViewPrefixes === 'function'
 
 /** The engine's text function for whole-file writes. @param {string} content @param {string} want @returns {Landing} */
 export function stripText(content, want) {

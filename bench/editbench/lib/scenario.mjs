@@ -240,7 +240,7 @@ export class Scenario {
       if (options.literal) request.literal = true
       try {
         const r = stale
-          ? engineAfterEarlierEdit(this.file.beforeText, variant.earlier?.[combo.format], request, this.path)
+          ? engineAfterEarlierEdit(this.file.beforeText, options.literal ? { ...variant.earlier?.[combo.format], literal: true } : variant.earlier?.[combo.format], request, this.path)
           : timed(timing, combo.id, () => engineApply(variant.base, request, this.path))
         return { ...judge(r.text), noted: /\nNote:/.test(r.output), output: r.output, flagged: r.flagged }
       } catch (err) {

@@ -276,7 +276,8 @@ export class Session {
  * @param {string} path the file's path in the project, as the model names it
  * @param {string} oldText @param {HashlineEdit} edit mistakes injected
  * @param {{ operations: Array<Record<string, string>> } | undefined} earlier the earlier edit's request, in full refs
- * @param {{ literal?: boolean }} [options] `literal`: the request carries `literal: true`
+ * @param {{ literal?: boolean }} [options] `literal`: the requests carry `literal: true` (a model that was
+ *   refused an echo it did not make resends its edits so)
  */
 export function leanEngineEdit(path, oldText, edit, earlier, options = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'editbench-lean-'))
@@ -295,7 +296,7 @@ export function leanEngineEdit(path, oldText, edit, earlier, options = {}) {
     const ref = (/** @type {number} */ n, shift = 0) => `${Math.max(1, n + shift)}${tag(n)}`
     if (earlier) {
       const lean = (/** @type {string | undefined} */ full) => (full === undefined ? undefined : ref(Number(full.split('#')[0])))
-      session.edit(path, { operations: earlier.operations.map((o) => ({ ...o, ref: lean(o.ref), through: lean(o.through) })) })
+      session.edit(path, { operations: earlier.operations.map((o) => ({ ...o, ref: lean(o.ref), through: lean(o.through) })), ...(options.literal ? { literal: true } : {}) })
     }
     const operations = edit.units.map((u) => {
       /** @type {Record<string, string>} */
