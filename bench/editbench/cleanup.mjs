@@ -473,7 +473,7 @@ function render(d) {
   }
 
   L.push('## (b) Echoes that landed in the file', '')
-  L.push('Every op of each change carries the view prefix of its lines (`12#A3F#9BC|` after a full read, `12ab ` after a lean one: the prefix of the line at the number each content line takes), and the whole new file is written with them. *exact* here means the echo was taken out and the file is as meant; *altered* means an echo (or content) landed.', '')
+  L.push('Every op of each change carries the view prefix of its lines (`12#A3F#9BC|` after a full read, `12ab ` after a lean one: the prefix of the line at the number each content line takes). The whole new file is written as a model that copies the view writes it: kept lines with their own prefix (old number and tag), changed lines with the prefix of the line they replace, added lines with the next number and the prefix the view showed for it. *exact* here means the echo was taken out and the file is as meant; *altered* means an echo (or content) landed.', '')
   kindTable('echo', d.kinds)
 
   L.push('## (c) Refusals and session cost', '')

@@ -230,9 +230,9 @@ export class PluginWrites {
  * A new version of a file written with view prefixes, as a model that
  * copies the view writes it: a line it kept carries its own prefix (its old
  * number and tag), a changed line the prefix of the line it replaces, and a
- * line it added the number after the one before it with a tag of the view's
- * shape (`prefix(n, true)`: made up, it names no line).
- * @param {string[]} oldLines @param {string[]} newLines @param {(n: number, madeUp?: boolean) => string} prefix
+ * line it added the number after the one before it, with the prefix the
+ * view showed for that number (a line with other text).
+ * @param {string[]} oldLines @param {string[]} newLines @param {(n: number) => string} prefix
  */
 export function echoedWrite(oldLines, newLines, prefix) {
   const out = []
@@ -253,7 +253,7 @@ export function echoedWrite(oldLines, newLines, prefix) {
       if (k < h.oldLen) {
         last = h.oldStart + k + 1
         out.push(prefix(last) + newLines[h.newStart + k])
-      } else out.push(prefix(++last, true) + newLines[h.newStart + k])
+      } else out.push(prefix(++last) + newLines[h.newStart + k])
     }
     i = h.oldStart + h.oldLen
     j = h.newStart + h.newLen
