@@ -391,12 +391,13 @@ function render(d) {
   const boundarySilent = total('boundary').altered
   const costRows = costChecks(d)
   // The target is on the lean view, every host's default; the full view reads at about 8 tokens a line and is shown for reference.
-  const costFails = costRows.filter((r) => r.id === LEAN_CHOICE && !r.ok)
+  // At the mistake rates; rate 0 (no mistake) is shown, not a target.
+  const costFails = costRows.filter((r) => r.id === LEAN_CHOICE && r.rate > 0 && !r.ok)
   const ok = legitAltered === 0 && echoLanded === 0 && boundarySilent === 0 && costFails.length === 0
   const verdict = [
     `(a) legitimate content altered: ${legitAltered} of ${legitN} sent (target 0): ${legitAltered === 0 ? 'met' : 'NOT MET'}`,
     `(b) echoes that landed in the file: ${echoLanded} of ${total('echo').n} (target 0): ${echoLanded === 0 ? 'met' : 'NOT MET'}`,
-    `(c) session cost of the lean view below OpenCode's built-in edit at every rate for every kind: ${costFails.length === 0 ? 'met' : `NOT MET (${costFails.map((r) => `${r.kind} at ${r.rate * 100}%`).join(', ')})`}`,
+    `(c) session cost of the lean view below OpenCode's built-in edit at every mistake rate (0.5–5%) for every kind: ${costFails.length === 0 ? 'met' : `NOT MET (${costFails.map((r) => `${r.kind} at ${r.rate * 100}%`).join(', ')})`}`,
     `(d) boundary echoes silently wrong: ${boundarySilent} of ${total('boundary').n} (target 0): ${boundarySilent === 0 ? 'met' : 'NOT MET'}`,
   ]
   L.push('## Targets', '')
