@@ -88,7 +88,8 @@ export interface CallOptions {
 
 /**
  * Empties a store folder (a `storeDir`) of the versions kept there; nothing
- * else in it is touched. A missing folder is already empty.
+ * else in it is touched, and files named as versions that hashline did not
+ * write are counted as skipped. A missing folder is already empty.
  */
 export declare function clearStore(dir: string): StoreCleared
 
@@ -405,6 +406,11 @@ export interface StoreCleared {
   files: number
   /** Bytes they held. */
   bytes: number
+  /**
+   * Files named as the store's that hashline did not write (their
+   * content does not prove it): left as they are.
+   */
+  skipped: number
 }
 
 export interface StripResult {

@@ -122,8 +122,10 @@ ${COMMON}`,
   cache: `Usage: hashline cache clear [--store DIR]
 
 Removes every version kept in the store folder and says how many files and
-bytes that was. Refs shown before can then no longer be remapped after the
-file changes; refs to an unchanged file keep working.
+bytes that was. A file there named like a version is removed only if its
+content proves hashline wrote it; others are left and counted. Refs shown
+before can then no longer be remapped after the file changes; refs to an
+unchanged file keep working.
 
 ${COMMON}`,
 })
@@ -508,8 +510,9 @@ async function run(argv) {
   const native = nativeModule()
   if (command === "cache") {
     const cleared = native.clearStore(storeDir)
+    const skipped = cleared.skipped > 0 ? `; left ${cleared.skipped} file${cleared.skipped === 1 ? "" : "s"} that hashline did not write` : ""
     return {
-      stdout: `Removed ${cleared.files} file${cleared.files === 1 ? "" : "s"} (${size(cleared.bytes)}) from the store ${storeDir}.\n`,
+      stdout: `Removed ${cleared.files} file${cleared.files === 1 ? "" : "s"} (${size(cleared.bytes)}) from the store ${storeDir}${skipped}.\n`,
       json: { ok: true, store: storeDir, ...cleared },
     }
   }
