@@ -374,10 +374,37 @@ impl Hashline {
                         let there = self.load(&dest, true)?;
                         let mut edited = edited;
                         if there.base != Base::Missing {
-                            edited.summary.output.push_str(&format!(
-                                "Note: {} existed and was replaced by the moved file.\n",
-                                dest.display
-                            ));
+                            let n = there.doc.line_count();
+                            edited.summary.output.push_str(&match n {
+                                0 => format!(
+                                    "Note: {} existed (empty) and was replaced by the moved file.\n",
+                                    dest.display
+                                ),
+                                _ => format!(
+                                    "Note: {} existed and was replaced by the moved file; its {} {} shown as removed.\n",
+                                    dest.display,
+                                    plural(n, "line", "lines"),
+                                    if n == 1 { "is" } else { "are" }
+                                ),
+                            });
+                            // The approval must show what the move destroys:
+                            // every line of the file it replaces.
+                            if n > 0 {
+                                let moved = &edited.doc;
+                                let lines = (0..moved.line_count())
+                                    .map(|i| moved.line(i).to_owned())
+                                    .collect();
+                                let replaced = self.patched(
+                                    &dest,
+                                    &there.doc,
+                                    &[Splice { range: 0..n, lines }],
+                                    String::new(),
+                                    Vec::new(),
+                                    false,
+                                )?;
+                                edited.summary.diff.push_str(&replaced.summary.diff);
+                                edited.summary.deletions += replaced.summary.deletions;
+                            }
                         }
                         let moved = Some((dest.display.clone(), dest.real.display().to_string()));
                         let plan =
