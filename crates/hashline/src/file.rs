@@ -75,10 +75,11 @@ impl Base {
 }
 
 /// What a file was when it was read, beside its text: what an edit of it
-/// must find at write time.
+/// must find at write time, and how many names it has.
 #[derive(Debug, Clone)]
 pub struct Found {
     pub base: Base,
+    pub links: u64,
 }
 
 /// A file read as text.
@@ -86,6 +87,8 @@ pub struct Found {
 pub struct Loaded {
     pub doc: Document,
     pub base: Base,
+    /// How many names the file has (hard links); 0 for a missing file.
+    pub links: u64,
 }
 
 impl Loaded {
@@ -93,6 +96,7 @@ impl Loaded {
     pub fn found(&self) -> Found {
         Found {
             base: self.base.clone(),
+            links: self.links,
         }
     }
 }
@@ -108,6 +112,7 @@ pub fn load(target: &Target, max_bytes: u64, missing_ok: bool) -> Result<Loaded>
             Ok(Loaded {
                 doc: Document::from_bytes(b"")?,
                 base: Base::Missing,
+                links: 0,
             })
         } else {
             Err(
@@ -190,7 +195,21 @@ fn read_opened(file: &fs::File, display: &str, max_bytes: u64) -> Result<Loaded>
     if let Base::Bytes { digest, .. } = &base {
         doc.know_rev_from_digest(digest);
     }
-    Ok(Loaded { doc, base })
+    Ok(Loaded {
+        doc,
+        base,
+        links: link_count(&meta),
+    })
+}
+
+#[cfg(unix)]
+fn link_count(meta: &fs::Metadata) -> u64 {
+    std::os::unix::fs::MetadataExt::nlink(meta)
+}
+
+#[cfg(not(unix))]
+fn link_count(_meta: &fs::Metadata) -> u64 {
+    1
 }
 
 fn too_large(display: &str, size: u64, max_bytes: u64) -> Error {

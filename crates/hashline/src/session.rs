@@ -480,6 +480,17 @@ impl Hashline {
             .with_path(&target.display));
         }
         let mut output = edited.summary.output;
+        if found.links > 1 {
+            let others = found.links - 1;
+            let _ = writeln!(
+                output,
+                "Note: {} is one of {} names of the same file (hard links). The edit gave this name a new file, as every write here does, so the other {} still {} the old version.",
+                target.display,
+                found.links,
+                if others == 1 { "name".to_owned() } else { format!("{others} names") },
+                if others == 1 { "holds" } else { "hold" },
+            );
+        }
         if had_history {
             output.push_str("Refs from earlier views of this file stay usable for lines outside the changed regions.\n");
         }
