@@ -415,7 +415,13 @@ impl Journal {
             return Err(failed(io::ErrorKind::NotFound.into()));
         };
         if dir.symlink_metadata(IGNORE).is_err() {
-            let _ = write_locked(&dir, OsStr::new(IGNORE), IGNORE_TEXT);
+            // Not flushed: after a power cut a lost `.gitignore` costs
+            // nothing that the next transaction does not write again.
+            let mut options = cap_std::fs::OpenOptions::new();
+            options.write(true).create_new(true);
+            if let Ok(mut file) = dir.open_with(IGNORE, &options) {
+                let _ = std::io::Write::write_all(&mut file, IGNORE_TEXT);
+            }
         }
         let id = crate::file::transaction_name().map_err(failed)?;
         let mut name = id.to_string_lossy().trim_start_matches('.').to_owned();

@@ -8,7 +8,7 @@
 //!    other in a circle; the lock timeout bounds the whole wait.
 //! 4. Every file is checked to still be the version it was planned on, and
 //!    the caller's last step runs: up to here an error leaves every file as
-//!    it was.
+//!    it was. The folders are flushed, so the staged names are on disk.
 //! 5. The files trade names with their new versions (a removed file moves
 //!    to a name beside it); the old versions stay there, reachable. A
 //!    failure of any trade puts back every file already traded.
@@ -455,6 +455,11 @@ fn run<T>(
     }
     observe(Point::Checked).map_err(|e| Failed::Clean(failure(&slots[0], &e)))?;
     let out = last_step().map_err(Failed::Clean)?;
+    // The staged names reach the disk before any trade does, so that after
+    // a power cut no file's new name points at a version never recorded.
+    for lock in &locks {
+        lock.sync();
+    }
     for i in 0..slots.len() {
         let switched = observe(Point::Switch(i)).and_then(|()| slots[i].switch());
         if let Err(e) = switched {
