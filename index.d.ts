@@ -9,6 +9,12 @@
  */
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
 
+/** A batch checked against every file it names, nothing written yet. */
+export declare class BatchPlan {
+  get output(): string
+  get files(): Array<EditResult>
+}
+
 /** An edit computed and checked but not written. */
 export declare class EditPlan {
   get output(): string
@@ -25,6 +31,12 @@ export declare class EditPlan {
  * and wrote (so refs from an earlier view stay usable).
  */
 export declare class Hashline {
+  /** Checks a batch of edits over several files and plans each, writing nothing; a rejection lists every failing entry in `err.errors`. */
+  planBatch(batch?: Array<BatchEntry>, options?: CallOptions | undefined | null): BatchPlan
+  /** Writes a planned batch as one transaction: every file takes its new version, or none does. */
+  commitBatch(plan: BatchPlan): BatchResult
+  /** Plans and writes a batch in one step, as one transaction. */
+  applyBatch(batch?: Array<BatchEntry>, options?: CallOptions | undefined | null): BatchResult
   /** Checks a patch against every file it names and computes each new version, writing nothing. */
   planPatch(patch?: string, options?: PatchOptions | undefined | null): PatchPlan
   /** Writes a planned patch; throws `BASE_CHANGED`, writing nothing, if any of its files changed since it was planned. */
@@ -90,13 +102,34 @@ export interface ApplyEditsOptions {
   syntax?: 'warn' | 'reject' | 'off'
 }
 
+/** One entry of a batch: the file (`path`, or `filePath`) and its edit. */
+export interface BatchEntry {
+  path?: string
+  filePath?: string
+  operations?: Array<Operation>
+  /** The REV of the view the refs were copied from. */
+  rev?: string
+  /** Fallback: exact text to replace (whitespace-tolerant if no exact match). */
+  oldString?: string
+  newString?: string
+  replaceAll?: boolean
+}
+
+export interface BatchResult {
+  /** What the model should read: a line naming the files, then each file's part with fresh refs. */
+  output: string
+  /** Each file's result, in the order of the batch. */
+  files: Array<EditResult>
+}
+
 export interface CallOptions {
   allowOutsideRoot?: boolean
 }
 
 /**
  * Empties a store folder (a `storeDir`) of the versions kept there; nothing
- * else in it is touched. A missing folder is already empty.
+ * else in it is touched, and files named as versions that hashline did not
+ * write are counted as skipped. A missing folder is already empty.
  */
 export declare function clearStore(dir: string): StoreCleared
 
@@ -124,6 +157,17 @@ export interface EditResult {
   deletions: number
   /** What the edit broke that was not broken before, on the lines it wrote. */
   problems: Array<Problem>
+}
+
+/** The error of one entry of a batch (`err.errors` of a rejected batch). */
+export interface EntryError {
+  /** The entry's index in the batch. */
+  index: number
+  code: string
+  message: string
+  path?: string
+  mismatches: Array<Mismatch>
+  suggestion?: string
 }
 
 /** A tagged view of text the caller holds. */
@@ -419,6 +463,11 @@ export interface StoreCleared {
   files: number
   /** Bytes they held. */
   bytes: number
+  /**
+   * Files named as the store's that hashline did not write (their
+   * content does not prove it): left as they are.
+   */
+  skipped: number
 }
 
 export interface StripResult {

@@ -835,6 +835,7 @@ function __napiStampBindingTarget(exportsObject, target) {
 // linked import resolves to `undefined`.
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
+module.exports.BatchPlan = nativeBinding.BatchPlan
 module.exports.EditPlan = nativeBinding.EditPlan
 module.exports.Hashline = nativeBinding.Hashline
 module.exports.PatchPlan = nativeBinding.PatchPlan

@@ -372,6 +372,22 @@ test("reading and grepping unchanged files writes no second copy of them to the 
   t.deepEqual(names(listing()), names(after))
 })
 
+test("cache clear removes only files the store wrote (their header or text proves it) and counts the others as skipped", (t) => {
+  const { root, store } = project(t, { "a.txt": "a\n" })
+  hashline(["read", "a.txt"], { cwd: root, store })
+  const written = fs.readdirSync(store).sort()
+  // Files of the user's, in a folder given as the store by mistake, named
+  // as versions are: no version header, a text that is not its REV's.
+  const lookalikes = { "0123456789abcdef-0BADF00D.hlv": "my notes\n", "0123456789abcdef-0BADF00D.hlt": "my text\n" }
+  for (const [name, content] of Object.entries(lookalikes)) fs.writeFileSync(path.join(store, name), content)
+  const cleared = hashline(["cache", "clear", "--json"], { cwd: root, store })
+  t.is(cleared.status, 0, cleared.stderr)
+  t.like(JSON.parse(cleared.stdout), { ok: true, files: written.length, skipped: 2 })
+  t.deepEqual(fs.readdirSync(store).sort(), Object.keys(lookalikes).sort())
+  for (const [name, content] of Object.entries(lookalikes)) t.is(fs.readFileSync(path.join(store, name), "utf8"), content)
+  t.regex(hashline(["cache", "clear"], { cwd: root, store }).stdout, /^Removed 0 files \(0 bytes\) from the store .*; left 2 files that hashline did not write\.\n$/)
+})
+
 test("--store-max-bytes and $HASHLINE_STORE_MAX_BYTES cap the store, and cache clear empties it and says what it removed", (t) => {
   const files = Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`f${i}.txt`, `${i}\n${"y".repeat(20_000)}\n`]))
   const { root, store } = project(t, files)

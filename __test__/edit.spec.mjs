@@ -1,5 +1,5 @@
 import test from 'ava'
-import { chmodSync, lstatSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
+import { chmodSync, linkSync, lstatSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { binding, refsOf, scratch } from './helpers.mjs'
 
@@ -239,4 +239,16 @@ test('prepend and append on a missing file create it in the only order there is,
   t.is(readFileSync(join(dir, 'new.txt'), 'utf8'), 'first\nlast\n')
   const err = t.throws(() => hl.edit('other.txt', { operations: [{ op: 'prepend', content: 'a' }, { op: 'prepend', content: 'b' }] }))
   t.is(err?.code, 'CONFLICT')
+})
+
+test('an edit of a file with hard links says that its other names keep the old version', (t) => {
+  const s = setup(t, 'a\nb\n')
+  const other = join(s.dir, 'other.txt')
+  linkSync(s.file, other)
+  const result = s.hl.edit('f.txt', { operations: [{ op: 'append', content: 'c' }] })
+  t.is(s.read().toString(), 'a\nb\nc\n')
+  t.is(readFileSync(other, 'utf8'), 'a\nb\n')
+  t.regex(result.output, /^Note: f\.txt is one of 2 names of the same file \(hard links\)\. The edit gave this name a new file, as every write here does, so the other name still holds the old version\.$/m)
+  const single = s.hl.edit('f.txt', { operations: [{ op: 'append', content: 'd' }] })
+  t.notRegex(single.output, /hard links/)
 })

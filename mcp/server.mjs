@@ -8,7 +8,7 @@ import { createRequire } from "node:module"
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js"
 import { INSTRUCTION, MARKER } from "../lib/instruction.mjs"
-import { errorInfo } from "../lib/batch.mjs"
+import { errorInfo } from "../lib/errors.mjs"
 import {
   EDIT_DESCRIPTION,
   EDIT_SCHEMA,

@@ -595,6 +595,11 @@ pub fn request(env: &Env, value: Option<Unknown>) -> hashline::Result<Request> {
     Request::from_value(&read.unwrap_or(Value::Null))
 }
 
+/// A batch of edits, read whole as plain data for the engine to check.
+pub fn batch(env: &Env, value: Option<Unknown>) -> hashline::Result<Value> {
+    Ok(data(env, value, Some("batch"))?.unwrap_or(Value::Null))
+}
+
 /// A string argument, or `None` when it is missing, `undefined` or `null`.
 pub fn string(
     env: &Env,

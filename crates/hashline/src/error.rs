@@ -158,6 +158,9 @@ pub struct ErrorDetails {
     /// What the refused version would have broken (`SYNTAX_ERROR`), in
     /// that version's lines.
     pub problems: Vec<Problem>,
+    /// The error of each entry of a batch that failed, by the entry's
+    /// index (the message lists them all).
+    pub entries: Vec<(usize, Error)>,
 }
 
 impl Error {
@@ -171,6 +174,7 @@ impl Error {
             path: None,
             shown: Vec::new(),
             problems: Vec::new(),
+            entries: Vec::new(),
         }))
     }
 

@@ -42,6 +42,7 @@
 
 #![warn(missing_docs)]
 
+mod batch;
 mod before;
 mod check;
 mod cleanup;
@@ -50,6 +51,7 @@ mod edit;
 mod error;
 mod file;
 mod hash;
+mod journal;
 mod lean;
 mod locate;
 mod lock;
@@ -70,6 +72,7 @@ mod session;
 mod store;
 mod syntax;
 mod text;
+mod transaction;
 mod view;
 
 #[cfg(any(test, feature = "internals"))]
@@ -77,6 +80,7 @@ pub mod internals;
 #[cfg(test)]
 mod tests;
 
+pub use batch::{BatchPlan, BatchResult};
 pub use check::{Problem, Severity};
 pub use edit::{apply_to_string, apply_to_text, Edited, TextEdit};
 pub use error::{excerpt, Error, ErrorCode, Mismatch, Result};

@@ -5,9 +5,8 @@
 use crate::check::Problem;
 use crate::edit::{prepare, EditInput, Edited};
 use crate::error::{Error, ErrorCode, Result};
-use crate::file::{
-    load, load_for_view, replace_atomically, Base, Loaded, Root, Target, DEFAULT_MAX_FILE_BYTES,
-};
+use crate::file::{load, load_for_view, Base, Found, Loaded, Root, Target, DEFAULT_MAX_FILE_BYTES};
+use crate::journal;
 use crate::lean::{with_style, ViewStyle};
 use crate::lock::{locked, DEFAULT_LOCK_TIMEOUT};
 use crate::reference::Ref;
@@ -16,10 +15,12 @@ use crate::request::Request;
 use crate::store::{Parent, Store, StoreLimits, Version};
 use crate::syntax::{SyntaxCheck, Trees};
 use crate::text::Document;
+use crate::transaction::{self, Change, Settings};
 use crate::view::{render, View};
 use parking_lot::lock_api::ArcMutexGuard;
 use parking_lot::RawMutex;
 use sha1::{Digest, Sha1};
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt::Write;
 use std::ops::Range;
@@ -165,8 +166,18 @@ impl EditPlan {
         &self.target
     }
 
-    pub(crate) fn base(&self) -> &Base {
-        &self.base
+    /// What the plan writes.
+    pub(crate) fn bytes(&self) -> Cow<'_, [u8]> {
+        self.new.file_bytes()
+    }
+
+    /// The change the plan makes, for a transaction.
+    pub(crate) fn change(&self) -> Change<'_> {
+        Change::Write {
+            target: &self.target,
+            base: &self.base,
+            bytes: self.bytes(),
+        }
     }
 }
 
@@ -188,6 +199,9 @@ pub struct Hashline {
     /// doubtful to remove, most recent last: sent again, one is written as
     /// it is.
     refused: Mutex<Vec<(PathBuf, [u8; 20])>>,
+    /// What the recovery of changes other processes left unfinished did,
+    /// for the next result.
+    notes: Mutex<Vec<String>>,
 }
 
 /// How many refused contents a session remembers for a resend.
@@ -215,7 +229,7 @@ impl Hashline {
     pub fn new(options: Options) -> Result<Hashline> {
         static SESSIONS: AtomicU64 = AtomicU64::new(0);
         let root = Root::new(&options.root)?;
-        Ok(Hashline {
+        let session = Hashline {
             id: SESSIONS.fetch_add(1, Ordering::Relaxed),
             store: Mutex::new(match &options.store_dir {
                 Some(dir) => Store::persistent(options.store, dir.clone()),
@@ -226,7 +240,50 @@ impl Hashline {
             locks: Mutex::new(HashMap::new()),
             trees: Arc::default(),
             refused: Mutex::new(Vec::new()),
-        })
+            notes: Mutex::new(Vec::new()),
+        };
+        session.recover();
+        Ok(session)
+    }
+
+    /// Finishes or undoes the changes of several files that processes
+    /// which died left in the root; what it did goes into the next result.
+    /// Run when the session opens and before each call that may write, so
+    /// that nothing is planned on a half-made change.
+    pub(crate) fn recover(&self) {
+        let notes = journal::recover(&self.root, self.options.lock_timeout);
+        if !notes.is_empty() {
+            lock(&self.notes).extend(notes);
+        }
+    }
+
+    /// Adds the notes of recoveries not told yet to a result's text.
+    pub(crate) fn tell_recoveries(&self, output: &mut String) {
+        let notes = std::mem::take(&mut *lock(&self.notes));
+        for note in notes {
+            if !output.is_empty() && !output.ends_with('\n') {
+                output.push('\n');
+            }
+            let _ = writeln!(output, "Note: {note}");
+        }
+    }
+
+    /// Applies changes of files whole or not at all, as one transaction;
+    /// `last_step` runs once every file is checked, before any is written.
+    pub(crate) fn transact<T>(
+        &self,
+        changes: &[Change<'_>],
+        last_step: impl FnOnce() -> Result<T>,
+    ) -> Result<T> {
+        transaction::commit(changes, &self.settings(), last_step)
+    }
+
+    /// What a transaction of this session needs.
+    pub(crate) fn settings(&self) -> Settings<'_> {
+        Settings {
+            root: &self.root,
+            lock_timeout: self.options.lock_timeout,
+        }
     }
 
     /// The root folder.
@@ -297,6 +354,8 @@ impl Hashline {
             render(&doc, &display, offset, limit, style).map_err(|e| e.with_path(&display))?;
         let shown = view.start_line.saturating_sub(1)..view.end_line;
         self.remember(&real, &view.rev, &doc, &[shown], true);
+        let mut view = view;
+        self.tell_recoveries(&mut view.text);
         Ok(ReadResult {
             path: display,
             view,
@@ -400,8 +459,11 @@ impl Hashline {
 
     /// Computes an edit without writing it.
     pub fn plan(&self, path: &str, request: &Request, allow_outside: bool) -> Result<EditPlan> {
+        self.recover();
         let target = self.target(path, allow_outside)?;
-        with_style(self.options.view, || self.plan_target(target, request))
+        let mut plan = with_style(self.options.view, || self.plan_target(target, request))?;
+        self.tell_recoveries(&mut plan.result.output);
+        Ok(plan)
     }
 
     /// The file at `target` as text (a missing one as empty text when
@@ -432,8 +494,9 @@ impl Hashline {
         self.trees.get(&target.real, doc.rev())
     }
 
-    fn plan_target(&self, target: Target, request: &Request) -> Result<EditPlan> {
+    pub(crate) fn plan_target(&self, target: Target, request: &Request) -> Result<EditPlan> {
         let loaded = self.load(&target, request.creates())?;
+        let found = loaded.found();
         let old = loaded.doc;
         let (history, others, store_note, keeps_old) = {
             let mut store = lock(&self.store);
@@ -481,7 +544,8 @@ impl Hashline {
         let edited = prepared
             .apply(old)
             .inspect_err(|err| debug_assert!(err.shown.is_empty(), "{err:?}"))?;
-        self.plan_edited(target, loaded.base, kept, edited, !history.is_empty())
+        let had_history = !history.is_empty();
+        self.plan_edited(target, found, kept, edited, had_history)
     }
 
     /// The plan for a new version, of the file at `target` when it was
@@ -490,7 +554,7 @@ impl Hashline {
     pub(crate) fn plan_edited(
         &self,
         target: Target,
-        base: Base,
+        found: Found,
         old: Option<Arc<Document>>,
         edited: Edited,
         had_history: bool,
@@ -507,6 +571,17 @@ impl Hashline {
             .with_path(&target.display));
         }
         let mut output = edited.summary.output;
+        if found.links > 1 {
+            let others = found.links - 1;
+            let _ = writeln!(
+                output,
+                "Note: {} is one of {} names of the same file (hard links). The edit gave this name a new file, as every write here does, so the other {} still {} the old version.",
+                target.display,
+                found.links,
+                if others == 1 { "name".to_owned() } else { format!("{others} names") },
+                if others == 1 { "holds" } else { "hold" },
+            );
+        }
         if had_history {
             output.push_str("Refs from earlier views of this file stay usable for lines outside the changed regions.\n");
         }
@@ -531,7 +606,7 @@ impl Hashline {
             new: Arc::new(edited.doc),
             tree: edited.tree,
             old,
-            base,
+            base: found.base,
             target,
         })
     }
@@ -580,17 +655,16 @@ impl Hashline {
         plan: &EditPlan,
         last_step: impl FnOnce(&EditResult) -> Result<T>,
     ) -> Result<T> {
-        let out = replace_atomically(
-            &plan.target,
-            &plan.base,
-            &plan.new.file_bytes(),
-            self.options.lock_timeout,
-            || last_step(&plan.result),
-        )?;
-        // The file is written: what follows only records it, and a bug
-        // there must not turn a written edit into an error.
-        let _ = catch_unwind(AssertUnwindSafe(|| self.record_write(plan)));
+        let out = self.transact(&[plan.change()], || last_step(&plan.result))?;
+        self.written(plan);
         Ok(out)
+    }
+
+    /// Records a plan that was written. The file is written: what follows
+    /// only records it, and a bug there must not turn a written edit into
+    /// an error.
+    pub(crate) fn written(&self, plan: &EditPlan) {
+        let _ = catch_unwind(AssertUnwindSafe(|| self.record_write(plan)));
     }
 
     fn record_write(&self, plan: &EditPlan) {
@@ -640,10 +714,24 @@ impl Hashline {
         allow_outside: bool,
         last_step: impl FnOnce(&EditResult) -> Result<T>,
     ) -> Result<T> {
+        self.recover();
         let target = self.target(path, allow_outside)?;
         let _guard = self.path_lock(&target)?;
-        let plan = with_style(self.options.view, || self.plan_target(target, request))?;
+        let mut plan = with_style(self.options.view, || self.plan_target(target, request))?;
+        self.tell_recoveries(&mut plan.result.output);
         self.write(&plan, last_step)
+    }
+
+    /// The locks of several files, taken in the order of their paths so
+    /// that two calls of this session never wait on each other.
+    pub(crate) fn path_locks(
+        &self,
+        targets: &[&Target],
+    ) -> Result<Vec<ArcMutexGuard<RawMutex, ()>>> {
+        let mut sorted: Vec<&Target> = targets.to_vec();
+        sorted.sort_by(|a, b| a.real.cmp(&b.real));
+        sorted.dedup_by(|a, b| a.real == b.real);
+        sorted.iter().map(|t| self.path_lock(t)).collect()
     }
 
     /// The lock of one file, for the edits of this session; waits at most

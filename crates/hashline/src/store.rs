@@ -47,6 +47,10 @@ const SWEEP_SHARE: usize = 16;
 /// call would have to sweep at its first write.
 const LEDGER: &str = "written-since-sweep";
 
+/// A file larger than this is no store file: the store keeps no text of
+/// this size, nor a header for one.
+const MAX_PROOF_BYTES: u64 = 1 << 36;
+
 /// The store folder's default byte cap.
 pub const DEFAULT_MAX_DISK_BYTES: u64 = 256 << 20;
 
@@ -626,9 +630,52 @@ fn sweep(dir: &Path, max: u64) {
             break;
         }
         for file in files {
-            let _ = fs::remove_file(file);
+            if written_by_store(&file) {
+                let _ = fs::remove_file(file);
+            }
         }
         total = total.saturating_sub(bytes);
+    }
+}
+
+/// Whether `file`, named as a store file, is one the store wrote, as its
+/// content proves: a header starts with the magic line, a text hashes to
+/// the REV in its name, the ledger holds a count. Only such files are ever
+/// removed, so that a folder given as the store by mistake loses nothing
+/// of its own.
+fn written_by_store(file: &Path) -> bool {
+    let name = file
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    if name == LEDGER {
+        return read_owned(file, 64)
+            .and_then(|b| String::from_utf8(b).ok())
+            .is_some_and(|t| {
+                t.strip_suffix('\n')
+                    .is_some_and(|n| n.parse::<u64>().is_ok())
+            });
+    }
+    let Some((stem, suffix)) = name.rsplit_once('.') else {
+        return false;
+    };
+    let Some((key, file_rev)) = stem.split_once('-') else {
+        return false;
+    };
+    let hex = |t: &str, n: usize| t.len() == n && t.bytes().all(|b| b.is_ascii_hexdigit());
+    if !hex(key, 16) || !hex(file_rev, 8) {
+        return false;
+    }
+    match suffix {
+        "hlv" => read_owned(file, MAX_PROOF_BYTES).is_some_and(|header| {
+            std::iter::once(DISK_MAGIC)
+                .chain(OLD_DISK_MAGICS)
+                .any(|magic| header.starts_with(format!("{magic}\n").as_bytes()))
+        }),
+        "hlt" => read_owned(file, MAX_PROOF_BYTES)
+            .and_then(|text| String::from_utf8(text).ok())
+            .is_some_and(|text| rev(&text) == file_rev),
+        _ => false,
     }
 }
 
@@ -639,11 +686,16 @@ pub struct Cleared {
     pub files: usize,
     /// Bytes they held.
     pub bytes: u64,
+    /// Files named as the store's whose content does not prove the store
+    /// wrote them: left as they are.
+    pub skipped: usize,
 }
 
 /// Empties the store folder `dir` of the current user's versions (nothing
-/// else in it is touched). A folder that is missing is already empty; one
-/// that is not the user's is refused.
+/// else in it is touched: a file named as a version is removed only if its
+/// content proves the store wrote it, and counted as skipped otherwise). A
+/// folder that is missing is already empty; one that is not the user's is
+/// refused.
 pub fn clear(dir: &Path) -> std::io::Result<Cleared> {
     match fs::symlink_metadata(dir) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Cleared::default()),
@@ -657,15 +709,15 @@ pub fn clear(dir: &Path) -> std::io::Result<Cleared> {
         Ok(_) => {}
     }
     let mut cleared = Cleared::default();
-    for (file, meta) in store_files(dir, "") {
-        if fs::remove_file(&file).is_ok() {
-            cleared.files += 1;
-            cleared.bytes += meta.len();
-        }
-    }
     let ledger = dir.join(LEDGER);
-    if let Ok(meta) = fs::symlink_metadata(&ledger) {
-        if meta.is_file() && owned(&meta) && fs::remove_file(&ledger).is_ok() {
+    let ledger = fs::symlink_metadata(&ledger)
+        .ok()
+        .filter(|meta| meta.is_file() && owned(meta))
+        .map(|meta| (ledger, meta));
+    for (file, meta) in store_files(dir, "").into_iter().chain(ledger) {
+        if !written_by_store(&file) {
+            cleared.skipped += 1;
+        } else if fs::remove_file(&file).is_ok() {
             cleared.files += 1;
             cleared.bytes += meta.len();
         }
@@ -689,8 +741,11 @@ fn prune(dir: &Path, key: &str) {
     }
     files.sort_by_key(|(_, modified)| std::cmp::Reverse(*modified));
     for (file, _) in files.into_iter().skip(DISK_VERSIONS_PER_FILE) {
-        let _ = fs::remove_file(file.with_extension(&TEXT_SUFFIX[1..]));
-        let _ = fs::remove_file(file);
+        for file in [file.with_extension(&TEXT_SUFFIX[1..]), file] {
+            if written_by_store(&file) {
+                let _ = fs::remove_file(file);
+            }
+        }
     }
 }
 
@@ -1048,16 +1103,21 @@ mod tests {
         // Versions other processes left, over the cap in all, used long ago.
         let old = |dir: &Path| {
             for i in 0..20 {
-                let stem = format!("{:016x}-OLD{i:05}", i);
-                fs::write(dir.join(format!("{stem}{TEXT_SUFFIX}")), "z".repeat(10_000)).unwrap();
-                fs::write(dir.join(format!("{stem}{DISK_SUFFIX}")), "x").unwrap();
+                let text = format!("{i}\n{}", "z".repeat(10_000));
+                let stem = format!("{:016x}-{}", i, rev(&text));
+                fs::write(dir.join(format!("{stem}{TEXT_SUFFIX}")), &text).unwrap();
+                fs::write(
+                    dir.join(format!("{stem}{DISK_SUFFIX}")),
+                    format!("{DISK_MAGIC}\n"),
+                )
+                .unwrap();
             }
         };
         let stored = |dir: &Path| disk_files(dir).iter().map(|(_, n)| n).sum::<u64>();
         let olds = |dir: &Path| {
             disk_files(dir)
                 .iter()
-                .filter(|(n, _)| n.contains("-OLD"))
+                .filter(|(n, _)| n.starts_with("00000000000000"))
                 .count()
         };
         let write = |i: usize| {
@@ -1113,6 +1173,32 @@ mod tests {
     }
 
     #[test]
+    fn files_named_as_versions_that_the_store_did_not_write_are_never_removed() {
+        let dir = tempfile::tempdir().unwrap();
+        let big = "x".repeat(100_000);
+        let mine = [
+            ("0123456789abcdef-0BADF00D.hlv", "my notes\n"),
+            ("0123456789abcdef-0BADF00D.hlt", big.as_str()),
+            ("fedcba9876543210-0BADF00D.hlt", "hashline-version 2\n"),
+        ];
+        for (name, text) in mine {
+            fs::write(dir.path().join(name), text).unwrap();
+        }
+        // Every write of a store far over its cap sweeps it.
+        for i in 0..5 {
+            let text = format!("{i}\n");
+            let p = PathBuf::from(format!("/r/{i}.txt"));
+            persistent(dir.path(), 1024).record(&p, &rev(&text), &doc(&text), 0..1);
+        }
+        let cleared = clear(dir.path()).unwrap();
+        assert_eq!(cleared.skipped, mine.len());
+        assert!(cleared.files > 0);
+        for (name, text) in mine {
+            assert_eq!(fs::read_to_string(dir.path().join(name)).unwrap(), text);
+        }
+    }
+
+    #[test]
     fn clear_removes_the_store_files_alone_and_counts_them() {
         let dir = tempfile::tempdir().unwrap();
         persistent(dir.path(), 1 << 30).record(Path::new("/r/a"), &rev("x\n"), &doc("x\n"), 0..1);
@@ -1126,7 +1212,14 @@ mod tests {
             .map(|e| e.metadata().unwrap().len())
             .sum();
         assert!(dir.path().join(LEDGER).exists());
-        assert_eq!(clear(dir.path()).unwrap(), Cleared { files: 5, bytes });
+        assert_eq!(
+            clear(dir.path()).unwrap(),
+            Cleared {
+                files: 5,
+                bytes,
+                skipped: 0
+            }
+        );
         assert_eq!(disk_files(dir.path()), [("notes.txt".to_owned(), 4)]);
         assert!(!dir.path().join(LEDGER).exists());
         assert_eq!(

@@ -1,5 +1,6 @@
 //! Property and scenario tests across modules: the reference model's
-//! invariants, line endings, stale refs against stored versions.
+//! invariants, line endings, stale refs against stored versions,
+//! transactions across files.
 
 mod invariants;
 mod lean_refs;
@@ -8,3 +9,4 @@ mod model;
 mod moves;
 mod no_guess;
 mod stored_versions;
+mod transactions;
