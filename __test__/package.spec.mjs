@@ -19,6 +19,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { lockClosure, seed, startRegistry } from "./support/registry.mjs"
 import { makeProject, opencodeBinary, opencodeConfig, runOpencode, toolParts } from "./e2e/opencode.mjs"
 import { startScriptedServer } from "./e2e/server.mjs"
+import { cannotRestrict } from "./support/unprivileged.mjs"
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..")
 const PKG = JSON.parse(fs.readFileSync(path.join(REPO, "package.json"), "utf8"))
@@ -220,6 +221,32 @@ test.serial("every export has types, and the Linux glibc binary needs glibc 2.17
   t.log(`hashline.${PLATFORM}.node needs glibc ${needed}`)
   const [major, minor] = needed.split(".").map(Number)
   t.true(major === 2 && minor <= 17, needed)
+})
+
+// Many homes are 0700: a clone there must pass the checks that run as
+// another user as it passes anywhere else. The copy holds what the two suites
+// read (the loader, the binary it picks, the tests) and links the packages.
+;(cannotRestrict ? test.serial.skip : test.serial)(`the PERMISSION checks pass in a checkout inside a folder only its owner may enter${cannotRestrict ? ` (skipped: ${cannotRestrict})` : ""}`, (t) => {
+  t.timeout(240_000)
+  const home = path.join(work, "private-home")
+  fs.mkdirSync(home)
+  fs.chmodSync(home, 0o700)
+  const copy = path.join(home, "hashline")
+  for (const entry of ["package.json", "index.js", "lib", "__test__"]) fs.cpSync(path.join(REPO, entry), path.join(copy, entry), { recursive: true })
+  for (const name of fs.readdirSync(REPO).filter((n) => n.endsWith(".node"))) fs.copyFileSync(path.join(REPO, name), path.join(copy, name))
+  fs.symlinkSync(path.join(REPO, "node_modules"), path.join(copy, "node_modules"), "dir")
+  const ava = path.join(REPO, "node_modules", "ava", "entrypoints", "cli.js")
+  const out = run(process.execPath, [ava, "--tap", "--match", "*PERMISSION*", "__test__/errors.spec.mjs", "__test__/hostile.spec.mjs"], { cwd: copy, env: process.env, ok: false })
+  const passed = [...out.stdout.matchAll(/^ok \d+ - (.*)$/gm)].map((m) => m[1])
+  t.is(out.status, 0, out.stdout + out.stderr)
+  for (const name of [
+    "errors › PERMISSION when the OS refuses access",
+    "hostile › hostile: a file without read permission -> PERMISSION, nothing changed",
+    "hostile › hostile: a file without write permission in a writable folder -> PERMISSION, nothing changed",
+    "hostile › hostile: a writable file in a folder without write permission -> PERMISSION, nothing changed",
+  ]) {
+    t.true(passed.includes(name), `${name} did not pass:\n${out.stdout}`)
+  }
 })
 
 test.serial("npm install hashline: require, import and an edit with exact bytes, and nothing but zod and the binary besides", (t) => {
