@@ -505,6 +505,13 @@ async function run(argv) {
   } catch (err) {
     throw usage(err instanceof Error ? err.message : String(err), command)
   }
+  // The MCP server loads the engine itself: without it, it still answers
+  // initialize and fails each tool call with the reason.
+  if (command === "mcp") {
+    const { serveMcp } = await import("./mcp.mjs")
+    await serveMcp({ root, storeDir: storeGiven === undefined ? undefined : path.resolve(storeGiven), storeMaxBytes, ...(view ? { view } : {}), ...(syntax ? { syntax } : {}) })
+    return "serving"
+  }
   const native = nativeModule()
   if (command === "cache") {
     const cleared = native.clearStore(storeDir)
@@ -512,11 +519,6 @@ async function run(argv) {
       stdout: `Removed ${cleared.files} file${cleared.files === 1 ? "" : "s"} (${size(cleared.bytes)}) from the store ${storeDir}.\n`,
       json: { ok: true, store: storeDir, ...cleared },
     }
-  }
-  if (command === "mcp") {
-    const { serveMcp } = await import("./mcp.mjs")
-    await serveMcp({ root, storeDir: storeGiven === undefined ? undefined : path.resolve(storeGiven), storeMaxBytes, ...(view ? { view } : {}), ...(syntax ? { syntax } : {}) })
-    return "serving"
   }
 
   const engine = new native.Hashline({ root, storeDir, storeMaxBytes, ...(view ? { view } : {}), ...(syntax ? { syntax } : {}) })
