@@ -225,14 +225,15 @@ test.serial("every export has types, and the Linux glibc binary needs glibc 2.17
 
 // Many homes are 0700: a clone there must pass the checks that run as
 // another user as it passes anywhere else. The copy holds what the two suites
-// read (the loader, the binary it picks, the tests) and links the packages.
+// read (the loader, the binary it picks, the tests and their scripts) and links
+// the packages.
 ;(cannotRestrict ? test.serial.skip : test.serial)(`the PERMISSION checks pass in a checkout inside a folder only its owner may enter${cannotRestrict ? ` (skipped: ${cannotRestrict})` : ""}`, (t) => {
   t.timeout(240_000)
   const home = path.join(work, "private-home")
   fs.mkdirSync(home)
   fs.chmodSync(home, 0o700)
   const copy = path.join(home, "hashline")
-  for (const entry of ["package.json", "index.js", "lib", "__test__"]) fs.cpSync(path.join(REPO, entry), path.join(copy, entry), { recursive: true })
+  for (const entry of ["package.json", "index.js", "lib", "scripts", "__test__"]) fs.cpSync(path.join(REPO, entry), path.join(copy, entry), { recursive: true })
   for (const name of fs.readdirSync(REPO).filter((n) => n.endsWith(".node"))) fs.copyFileSync(path.join(REPO, name), path.join(copy, name))
   fs.symlinkSync(path.join(REPO, "node_modules"), path.join(copy, "node_modules"), "dir")
   const ava = path.join(REPO, "node_modules", "ava", "entrypoints", "cli.js")
@@ -475,7 +476,7 @@ test.serial("without the platform package (--omit=optional): one clear error fro
   npmInstall(app, ["hashline", "ai@7"], ["--omit=optional"])
   t.false(fs.existsSync(path.join(app, "node_modules", `hashline-${PLATFORM}`)))
   const expected = new RegExp(
-    `^The hashline native module could not be loaded on ${process.platform} ${process.arch}.*: its binary comes in the package hashline-${PLATFORM}@${PKG.version.replace(/\./g, "\\.")}, which is not installed .*Install it \\(npm install hashline-${PLATFORM}@.*\\), or build the binary from a clone`,
+    `^The hashline native module could not be loaded on ${process.platform} ${process.arch}.*: its binary comes in the package hashline-${PLATFORM}@${PKG.version.replace(/\./g, "\\.")}, which is not installed .*Install it \\(npm install --save-optional hashline-${PLATFORM}@.*\\), or build the binary from a clone`,
   )
 
   fs.writeFileSync(
@@ -599,4 +600,7 @@ opencodeTest("OpenCode without the platform package: the plugin says why once an
   const notes = result.stderr.split("\n").filter((l) => l.includes("hashline is off"))
   t.is(notes.length, 1, result.stderr.slice(-3000))
   t.regex(notes[0], new RegExp(`hashline-${PLATFORM}@${PKG.version.replace(/\./g, "\\.")}`))
+  // What fixes it there: OpenCode's own copy of the plugin, not the project.
+  t.regex(notes[0], new RegExp(`Delete ${path.dirname(path.dirname(installed)).replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\${path.sep}hashline\\S* and start OpenCode again`))
+  t.false(notes[0].includes("npm install --save-optional"), notes[0])
 })
