@@ -530,7 +530,8 @@ async function run(argv) {
   if (command === "edit") {
     const { filePath, request } = await editArguments(await requestJson(values.ops, "request", command), given(rest[0]), values.rev)
     const result = engine.edit(filePath, request)
-    return { stdout: `${result.output}\n`, json: { ok: true, ...editJson(result) } }
+    // One newline ends the output, whether or not the engine's text has one.
+    return { stdout: result.output.endsWith("\n") ? result.output : `${result.output}\n`, json: { ok: true, ...editJson(result) } }
   }
   if (command === "apply") {
     return apply(engine, await requestJson(values.ops, "batch", command))
