@@ -1,6 +1,6 @@
 // @ts-check
 // The test command: builds this machine's release binary as the release
-// workflow does (nothing to do when `npm install` built it and no source
+// workflow does (kept as it is when `npm install` built it and no source
 // changed since; the suites and the package suite's registry use it), runs
 // the engine's cargo tests, lints the release workflow, runs the ava suite,
 // and ends with the time of each step and one line counting all of it. The

@@ -136,12 +136,27 @@ export function platformName() {
 }
 
 /**
+ * The newest change to what the addon is built from: the Rust sources and
+ * manifests of the binding and the engine.
+ */
+function sourcesChanged() {
+  let newest = 0
+  /** @param {string} file */
+  const see = (file) => {
+    const stat = fs.statSync(file)
+    if (stat.isDirectory()) for (const name of fs.readdirSync(file)) see(path.join(file, name))
+    else newest = Math.max(newest, stat.mtimeMs)
+  }
+  for (const entry of ["Cargo.toml", "Cargo.lock", "build.rs", "src", "crates"]) see(path.join(ROOT, entry))
+  return newest
+}
+
+/**
  * Builds this machine's release binary the way the release workflow does
  * (scripts/release.mjs build: on Linux through zig, against glibc 2.17) and
  * puts a copy where the loader looks first, so that the clone, its tests and
  * the package suite all use the one binary users get. A machine with no
- * prebuilt platform gets a plain release build. Cargo does nothing when the
- * sources have not changed since the last build.
+ * prebuilt platform gets a plain release build.
  * @returns {number} the exit status
  */
 export function buildRelease() {
@@ -151,9 +166,17 @@ export function buildRelease() {
     const napi = path.join(ROOT, "node_modules", "@napi-rs", "cli", "dist", "cli.js")
     return spawnSync(process.execPath, [napi, "build", "--platform", "--release"], { cwd: ROOT, env, stdio: "inherit" }).status ?? 1
   }
-  const built = spawnSync(process.execPath, [path.join(ROOT, "scripts", "release.mjs"), "build", platform], { cwd: ROOT, env, stdio: "inherit" })
-  if (built.status !== 0) return built.status ?? 1
   const binary = `hashline.${platform}.node`
-  fs.copyFileSync(path.join(ROOT, "npm", platform, binary), path.join(ROOT, binary))
+  const packaged = path.join(ROOT, "npm", platform, binary)
+  // napi hands cargo a changed environment on a second build, which makes
+  // cargo link the whole program again (minutes, with LTO) although nothing
+  // changed: so a binary newer than every source is kept as it is.
+  const current = fs.existsSync(packaged) && fs.statSync(packaged).mtimeMs > sourcesChanged()
+  if (current) console.log(`release: npm/${platform}/${binary} is newer than every Rust source, kept as it is`)
+  else {
+    const built = spawnSync(process.execPath, [path.join(ROOT, "scripts", "release.mjs"), "build", platform], { cwd: ROOT, env, stdio: "inherit" })
+    if (built.status !== 0) return built.status ?? 1
+  }
+  fs.copyFileSync(packaged, path.join(ROOT, binary))
   return 0
 }
