@@ -33,5 +33,5 @@ try {
 const build = Date.now()
 console.error("hashline: the release binary: built with cargo (minutes) unless it is newer than every Rust source...")
 const status = buildRelease()
-if (status === 0) console.error(`hashline: release binary built (${seconds(build)}); install done in ${seconds(started)}`)
+if (status === 0) console.error(`hashline: release binary ready (${seconds(build)}); install done in ${seconds(started)}`)
 process.exit(status)
