@@ -218,7 +218,7 @@ test("without its native module the command line says why and exits with 5", (t)
   const result = spawnSync(process.execPath, [path.join(copy, "cli", "hashline.cjs"), "read", "a.txt"], { cwd: copy, encoding: "utf8", timeout: 30_000 })
   t.is(result.status, 5)
   // One line: what was detected, the package looked for, and the fixes.
-  t.regex(result.stderr, /^hashline: The hashline native module could not be loaded on \S+ \S+.*: .*hashline-\S+@\d+\.\d+\.\d+.*npm install hashline-\S+.*build the binary from a clone.*\n$/)
+  t.regex(result.stderr, /^hashline: The hashline native module could not be loaded on \S+ \S+.*: .*hashline-\S+@\d+\.\d+\.\d+.*npm install --save-optional hashline-\S+.*build the binary from a clone.*\n$/)
   t.is(result.stderr.split("\n").length, 2)
   const json = spawnSync(process.execPath, [path.join(copy, "cli", "hashline.cjs"), "read", "a.txt", "--json"], { cwd: copy, encoding: "utf8", timeout: 30_000 })
   t.is(json.status, 5)

@@ -483,7 +483,7 @@ scenario("installed by name as an npm plugin, it tags reads and edits", async (t
   t.is(project.read("p.txt").toString("utf8"), "first\nbetween\nsecond\n")
 })
 
-scenario("without its native module the tool says why and the session goes on", async (t) => {
+scenario("without its native module the tool files export no tool: OpenCode's own edit works, and the log says why", async (t) => {
   // A copy of the JS layer with no native module beside it.
   const { project, run, tools } = await play(t, {
     files: { "m.txt": "one\n" },
@@ -492,10 +492,12 @@ scenario("without its native module the tool says why and the session goes on", 
   })
   t.is(run.code, 0)
   const edit = tools.find((p) => p.tool === "edit")
-  t.is(edit.state.status, "error")
-  t.regex(edit.state.error, /native module could not be loaded/)
+  t.is(edit.state.status, "completed", edit.state.error)
+  // The built-in edit's own reply: no tool of this package replaced it.
+  t.is(edit.state.output, "Edit applied successfully.")
   t.true(run.events.some((e) => e.type === "text" && e.part.text === "Done."))
-  t.is(project.read("m.txt").toString("utf8"), "one\n")
+  t.is(project.read("m.txt").toString("utf8"), "two\n")
+  t.regex(run.stderr, /hashline is off, OpenCode's own edit stays: The hashline native module could not be loaded/)
 })
 
 /** @param {import("ava").ExecutionContext} t */

@@ -504,6 +504,13 @@ async function run(argv) {
   } catch (err) {
     throw usage(err instanceof Error ? err.message : String(err), command)
   }
+  // The MCP server loads the engine itself: without it, it still answers
+  // initialize and fails each tool call with the reason.
+  if (command === "mcp") {
+    const { serveMcp } = await import("./mcp.mjs")
+    await serveMcp({ root, storeDir: storeGiven === undefined ? undefined : path.resolve(storeGiven), storeMaxBytes, ...(view ? { view } : {}), ...(syntax ? { syntax } : {}) })
+    return "serving"
+  }
   const native = nativeModule()
   if (command === "cache") {
     const cleared = native.clearStore(storeDir)
@@ -512,11 +519,6 @@ async function run(argv) {
       stdout: `Removed ${cleared.files} file${cleared.files === 1 ? "" : "s"} (${size(cleared.bytes)}) from the store ${storeDir}${skipped}.\n`,
       json: { ok: true, store: storeDir, ...cleared },
     }
-  }
-  if (command === "mcp") {
-    const { serveMcp } = await import("./mcp.mjs")
-    await serveMcp({ root, storeDir: storeGiven === undefined ? undefined : path.resolve(storeGiven), storeMaxBytes, ...(view ? { view } : {}), ...(syntax ? { syntax } : {}) })
-    return "serving"
   }
 
   const engine = new native.Hashline({ root, storeDir, storeMaxBytes, ...(view ? { view } : {}), ...(syntax ? { syntax } : {}) })
@@ -528,7 +530,8 @@ async function run(argv) {
   if (command === "edit") {
     const { filePath, request } = await editArguments(await requestJson(values.ops, "request", command), given(rest[0]), values.rev)
     const result = engine.edit(filePath, request)
-    return { stdout: `${result.output}\n`, json: { ok: true, ...editJson(result) } }
+    // One newline ends the output, whether or not the engine's text has one.
+    return { stdout: result.output.endsWith("\n") ? result.output : `${result.output}\n`, json: { ok: true, ...editJson(result) } }
   }
   if (command === "apply") {
     return apply(engine, await requestJson(values.ops, "batch", command))

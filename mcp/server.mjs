@@ -61,10 +61,26 @@ const ANNOTATIONS = {
  * @returns {Tool[]}
  */
 function tools(options) {
-  const native = /** @type {typeof import("../index.js")} */ (require("../lib/native.cjs"))
   const view = viewOption(options.view)
   const syntax = syntaxOption(options.syntax)
-  const engine = new native.Hashline({ ...options, ...(view ? { view } : {}), ...(syntax ? { syntax } : {}), allowOutsideRoot: false })
+  /** @type {InstanceType<typeof import("../index.js").Hashline> | undefined} */
+  let loaded
+  /** @type {unknown} */
+  let unavailable
+  try {
+    const native = /** @type {typeof import("../index.js")} */ (require("../lib/native.cjs"))
+    loaded = new native.Hashline({ ...options, ...(view ? { view } : {}), ...(syntax ? { syntax } : {}), allowOutsideRoot: false })
+  } catch (err) {
+    // Without its binary the server still answers initialize and lists its
+    // tools, and every call says why it failed: a host that saw the server
+    // exit would only show "disconnected".
+    if (/** @type {{ code?: unknown }} */ (err)?.code !== "NATIVE_MODULE_MISSING") throw err
+    unavailable = err
+  }
+  const engine = () => {
+    if (!loaded) throw unavailable
+    return loaded
+  }
   return [
     {
       name: "read",
@@ -72,7 +88,7 @@ function tools(options) {
       inputSchema: READ_SCHEMA,
       run(args) {
         const { filePath, ...range } = parseReadArguments(args)
-        const view = engine.read(filePath, range)
+        const view = engine().read(filePath, range)
         return { text: view.text, structured: readContent(view) }
       },
     },
@@ -82,7 +98,7 @@ function tools(options) {
       inputSchema: EDIT_SCHEMA,
       run(args) {
         const { filePath, request } = parseEditArguments(args)
-        const result = engine.edit(filePath, request)
+        const result = engine().edit(filePath, request)
         return { text: result.output, structured: editContent(result) }
       },
     },
@@ -92,7 +108,7 @@ function tools(options) {
       inputSchema: GREP_SCHEMA,
       run(args) {
         const { pattern, options: search } = parseGrepArguments(args)
-        const result = engine.search(pattern, search)
+        const result = engine().search(pattern, search)
         return { text: result.text, structured: grepContent(result) }
       },
     },

@@ -8,6 +8,7 @@
 // OpenCode calls every export of a plugin module as a plugin, so this module
 // exports only the plugin itself.
 import path from "node:path"
+import { fileURLToPath } from "node:url"
 import { configureEngines, engineFor, errorCode, nativeModule } from "./engine.mjs"
 import { syntaxOption } from "../lib/syntax.cjs"
 import { viewOption } from "../lib/view.cjs"
@@ -27,19 +28,49 @@ import { tagGrepOutput, tagReadOutput } from "./view.mjs"
 let unavailableLogged = false
 
 /**
- * Says once, in OpenCode's log, why hashline is off. Not awaited: the log goes
- * through OpenCode's own server, which may still be starting this plugin.
+ * The folder that installed this copy of the plugin (the one holding its
+ * `node_modules`), when that is not the project: OpenCode installs plugins
+ * named in opencode.json into a folder of its own and keeps what it got
+ * there, so only deleting that folder makes it install them again.
+ * @param {Parameters<Plugin>[0]} input
+ */
+function installedApart(input) {
+  const pkg = path.join(path.dirname(fileURLToPath(import.meta.url)), "..")
+  if (path.basename(path.dirname(pkg)) !== "node_modules") return undefined
+  const folder = path.dirname(path.dirname(pkg))
+  const inside = [input.directory, input.worktree].some((dir) => {
+    const rel = dir && dir !== "/" ? path.relative(dir, folder) : ".."
+    return !rel.startsWith("..") && !path.isAbsolute(rel)
+  })
+  return inside ? undefined : folder
+}
+
+/**
+ * Says once why hashline is off, in OpenCode's log and as a notice in its
+ * window, with the fix that works where the plugin is installed. Not
+ * awaited: both go through OpenCode's own server, which may still be
+ * starting this plugin.
  * @param {Parameters<Plugin>[0]} input
  * @param {unknown} err
  */
 function logUnavailable(input, err) {
   if (unavailableLogged) return
   unavailableLogged = true
-  const message = `hashline is off, OpenCode's own tools stay: ${err instanceof Error ? err.message : String(err)}`
+  const e = /** @type {{ message?: string, problem?: string }} */ (err)
+  const apart = installedApart(input)
+  const why = apart && e?.problem
+    ? `${e.problem} OpenCode installed this plugin in ${apart}, apart from the project, and keeps that copy as it is: installing a package in the project, fixing the registry or restarting changes nothing. Delete ${apart} and start OpenCode again to have it install the plugin anew (with the registry of ~/.npmrc or npm_config_* variables; a project's .npmrc is not read).`
+    : (e?.message ?? String(err))
+  const message = `hashline is off, OpenCode's own tools stay: ${why}`
   try {
     input.client.app.log({ body: { service: "hashline", level: "warn", message } }).catch(() => console.warn(message))
   } catch {
     console.warn(message)
+  }
+  try {
+    input.client.tui.showToast({ body: { title: "hashline: OpenCode's own tools stay", message: why, variant: "warning", duration: 60_000 } }).catch(() => {})
+  } catch {
+    // A client without a window to show it in: the log has it.
   }
 }
 
