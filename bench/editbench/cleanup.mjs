@@ -93,10 +93,12 @@ class Counts {
     c.n++
     c[l.outcome]++
     if (l.code) c.codes[l.code] = (c.codes[l.code] ?? 0) + 1
+    // What went silently wrong is listed first, then some refusals.
     if (l.outcome !== 'exact' && describe) {
-      const list = this.examples.get(table) ?? []
-      if (list.length < 12) list.push(`${kind} / ${path}: ${l.outcome}${l.code ? ` (${l.code})` : ''}: ${describe()}${l.text !== undefined ? `; ${l.text.length > 200 ? l.text.slice(0, 200) + '…' : l.text}` : ''}`)
-      this.examples.set(table, list)
+      const key = l.outcome === 'altered' ? table : `${table}\trefused`
+      const list = this.examples.get(key) ?? []
+      if (list.length < (l.outcome === 'altered' ? 12 : 6)) list.push(`${kind} / ${path}: ${l.outcome}${l.code ? ` (${l.code})` : ''}: ${describe()}${l.text !== undefined ? `; ${l.text.length > 200 ? l.text.slice(0, 200) + '…' : l.text}` : ''}`)
+      this.examples.set(key, list)
     }
   }
 }
@@ -431,7 +433,7 @@ function render(d) {
     L.push('')
     const refusalCodes = ps.flatMap((p) => rows.map((k) => [p, k, codes(c(table, k, p))])).filter(([, , s]) => s !== '')
     if (refusalCodes.length > 0) L.push(`Refusals by code: ${refusalCodes.map(([p, k, s]) => `${k} / ${p}: ${s}`).join('; ')}.`, '')
-    const ex = counts.examples.get(table) ?? []
+    const ex = [...(counts.examples.get(table) ?? []), ...(counts.examples.get(`${table}\trefused`) ?? [])]
     if (ex.length > 0) {
       L.push('<details><summary>First cases not written as meant</summary>', '')
       for (const e of ex) L.push(`- ${e}`)
@@ -463,7 +465,7 @@ function render(d) {
       L.push(`| ${k} | ${n} | ${ps.map((p) => triple(c(table, k, p))).join(' | ')} | ${sent === 0 ? '–' : (extra / sent).toFixed(1)} |`)
     }
     L.push('')
-    const ex = counts.examples.get(table) ?? []
+    const ex = [...(counts.examples.get(table) ?? []), ...(counts.examples.get(`${table}\trefused`) ?? [])]
     if (ex.length > 0) {
       L.push('<details><summary>First cases not written as meant</summary>', '')
       for (const e of ex) L.push(`- ${e}`)

@@ -157,8 +157,10 @@ export class Session {
     const calls = this.idealCalls(id)
     let okTexts
     if (id === 'opencode') okTexts = calls.map(() => OPENCODE_OK)
-    else if (id === 'hashline') okTexts = [binding.applyEdits(this.shown.text, hashlineRequestOf(this.sc)).output]
-    else if (id === LEAN_CHOICE && engineLean) okTexts = [leanEngineEdit(this.path, this.shown.text, /** @type {HashlineEdit} */ (this.sc.ideal.edits.hashline), undefined).output]
+    // The result a success shows: an ideal edit the engine refuses as an
+    // ambiguous echo succeeds when resent literal (play() counts the refusal).
+    else if (id === 'hashline') okTexts = [orLiteral((literal) => binding.applyEdits(this.shown.text, { ...hashlineRequestOf(this.sc), ...(literal ? { literal } : {}) })).output]
+    else if (id === LEAN_CHOICE && engineLean) okTexts = [orLiteral((literal) => leanEngineEdit(this.path, this.shown.text, /** @type {HashlineEdit} */ (this.sc.ideal.edits.hashline), undefined, { literal })).output]
     else okTexts = [refFormat(id).ok(this.path, this.shown, this.after, this.sc.ideal.edits.hashline.units.length)]
     /** @type {Record<string, number[]>} */
     const callTokens = {}
@@ -264,6 +266,22 @@ export class Session {
     const res = applyRefEdit(f, sent, { shown: this.shown, current, map: stale ? specMap(stale) : undefined })
     if (res.outcome === 'rejected') return { outcome: /** @type {const} */ ('rejected'), rejected: [0], errors: [f.fail(this.path, current, res.bad)] }
     return { outcome: res.text === variant.finalText ? /** @type {const} */ ('correct') : /** @type {const} */ ('silent'), rejected: [], errors: [] }
+  }
+}
+
+/**
+ * A call made as sent, and again marked literal when the engine refuses it
+ * as an ambiguous echo.
+ * @template T
+ * @param {(literal: boolean) => T} call
+ * @returns {T}
+ */
+function orLiteral(call) {
+  try {
+    return call(false)
+  } catch (err) {
+    if (/** @type {any} */ (err)?.code !== 'AMBIGUOUS_ECHO') throw err
+    return call(true)
   }
 }
 
