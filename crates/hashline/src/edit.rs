@@ -31,6 +31,8 @@ pub struct EditInput<'a> {
     pub history: &'a [Version],
     /// Versions of other files the session showed (see `PlanContext`).
     pub others: &'a [Version],
+    /// The text is one the caller holds (see `PlanContext`).
+    pub caller_text: bool,
     /// Strip echoed view prefixes and boundary echoes.
     pub cleanup: bool,
     /// Refuse lines no view showed.
@@ -85,6 +87,7 @@ impl<'a> EditInput<'a> {
             exists: true,
             history: &[],
             others: &[],
+            caller_text: true,
             cleanup,
             seen_guard: false,
             syntax,
@@ -189,6 +192,7 @@ fn plan_change(input: &EditInput<'_>, request: &Request) -> Result<Prepared> {
                 path: input.path,
                 history: input.history,
                 others: input.others,
+                caller_text: input.caller_text,
                 cleanup: input.cleanup,
                 seen_guard: input.seen_guard,
                 syntax: input
@@ -601,40 +605,30 @@ mod tests {
     }
 
     #[test]
-    fn a_blank_line_is_judged_by_the_spacing_the_whole_batch_leaves_around_it() {
-        // Two blank lines before each top-level line; a second op puts a
-        // line between the two that the first op's blank line follows.
+    fn a_repeated_blank_line_is_refused_whatever_the_batch_around_it_and_written_when_literal() {
         let text = "# c\n\n\nclass A:\n    pass\n\n\nclass B:\n    pass\n";
         let doc = Document::from_text(text);
         let r = |i| Ref::of_line(&doc, i).to_string();
-        let request = Request::Operations {
-            operations: vec![
-                Operation::new(OpKind::InsertBefore, Some(&r(2)), None, "import typing"),
-                Operation::new(OpKind::InsertAfter, Some(&r(2)), None, "\n@final"),
-            ],
-            rev: None,
+        let request = |literal: bool| {
+            let echo = Operation::new(OpKind::InsertAfter, Some(&r(2)), None, "\n@final");
+            Request::Operations {
+                operations: vec![
+                    Operation::new(OpKind::InsertBefore, Some(&r(2)), None, "import typing"),
+                    if literal { echo.literal() } else { echo },
+                ],
+                rev: None,
+            }
         };
-        let (out, _) = apply_to_text(text, &request, true).unwrap();
-        assert_eq!(
-            out,
-            "# c\n\nimport typing\n\n\n@final\nclass A:\n    pass\n\n\nclass B:\n    pass\n"
-        );
-        // Alone, the same blank line would make three in a row, which this
-        // file never has: doubtful, so refused rather than dropped.
-        let alone = Request::Operations {
-            operations: vec![Operation::new(
-                OpKind::InsertAfter,
-                Some(&r(2)),
-                None,
-                "\n@final",
-            )],
-            rev: None,
-        };
-        let err = apply_to_text(text, &alone, true).unwrap_err();
+        let err = apply_to_text(text, &request(false), true).unwrap_err();
         assert_eq!(err.code, ErrorCode::AmbiguousEcho);
         assert!(err
             .message
             .contains("its first content line (a blank line)"));
+        let (out, _) = apply_to_text(text, &request(true), true).unwrap();
+        assert_eq!(
+            out,
+            "# c\n\nimport typing\n\n\n@final\nclass A:\n    pass\n\n\nclass B:\n    pass\n"
+        );
     }
 
     #[test]

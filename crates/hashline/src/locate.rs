@@ -31,6 +31,9 @@ pub struct PlanContext<'a> {
     /// Versions of other files the session showed: their shown lines may
     /// vouch for view prefixes copied from them into this file.
     pub others: &'a [Version],
+    /// The text is one the caller holds and showed whole (`apply_to_text`):
+    /// its lines vouch for view prefixes copied from it.
+    pub caller_text: bool,
     pub cleanup: bool,
     pub seen_guard: bool,
     /// The language the clean-up may parse the file in to judge echoes,
@@ -41,7 +44,11 @@ pub struct PlanContext<'a> {
 impl<'a> PlanContext<'a> {
     /// The versions whose shown lines may vouch for copied view prefixes.
     pub(crate) fn shown(&self) -> Shown<'a> {
-        Shown::new(self.history, self.others)
+        if self.caller_text {
+            Shown::text(self.doc)
+        } else {
+            Shown::new(self.history, self.others)
+        }
     }
 
     /// What a rejection of this batch is about.
@@ -221,7 +228,7 @@ pub(crate) fn locate(
     // version that places the refs elsewhere still disagrees (below).
     if let Some(now) = current.filter(|now| {
         readings.first().is_some_and(|r| !r.remapped)
-            && cited.iter().all(|c| now.saw(c.reference.line - 1))
+            && cited.iter().all(|c| now.showed(c.reference.line - 1))
     }) {
         unmappable.retain(|(v, _)| now.read_at == 0 || v.read_at > now.read_at);
     }
@@ -244,38 +251,44 @@ pub(crate) fn locate(
             unmappable.first(),
         ));
     };
+
+    // A lean ref carries 8.4 bits: a REV proves the model saw a version,
+    // not that line of it, so a lean ref is read only in a version where a
+    // view showed its line (a line known only from an earlier version,
+    // carried there by an edit, was never shown with that number). With no
+    // stored version at all (a text the caller holds, an engine that just
+    // started), nothing vouches for one.
+    let lean: Vec<&Cited> = cited.iter().filter(|c| c.reference.is_pair()).collect();
+    let shown_in = |r: &Reading<'_>| {
+        r.version
+            .is_some_and(|v| lean.iter().all(|c| v.showed(c.reference.line - 1)))
+    };
+    if !lean.is_empty() {
+        if !readings.iter().any(shown_in) {
+            if ctx.history.is_empty() {
+                return Err(reject::unvouched_lean_refs(
+                    &ctx.subject(),
+                    first.lines.clone(),
+                ));
+            }
+            let focus: Vec<usize> = first
+                .lines
+                .iter()
+                .zip(cited)
+                .filter(|(_, c)| c.reference.is_pair())
+                .map(|(&l, _)| l)
+                .collect();
+            return Err(reject::unseen_lines(&ctx.subject(), focus));
+        }
+        readings.retain(shown_in);
+    }
+    let first = &readings[0];
     if readings.iter().any(|r| r.lines != first.lines) {
         let focus: Vec<usize> = readings
             .iter()
             .flat_map(|r| r.lines.iter().copied())
             .collect();
         return Err(reject::readings_disagree(&ctx.subject(), focus));
-    }
-
-    // A lean ref carries 8.4 bits: a REV proves the model saw a version,
-    // not that line of it, so a lean ref holds only where a view showed its
-    // line in the version it is read in. With no stored version at all (a
-    // text the caller holds, an engine that just started), nothing vouches.
-    let lean: Vec<&Cited> = cited.iter().filter(|c| c.reference.is_pair()).collect();
-    let shown_in = |r: &Reading<'_>| {
-        r.version
-            .is_some_and(|v| lean.iter().all(|c| v.saw(c.reference.line - 1)))
-    };
-    if !lean.is_empty() && !readings.iter().any(shown_in) {
-        if ctx.history.is_empty() {
-            return Err(reject::unvouched_lean_refs(
-                &ctx.subject(),
-                first.lines.clone(),
-            ));
-        }
-        let focus: Vec<usize> = first
-            .lines
-            .iter()
-            .zip(cited)
-            .filter(|(_, c)| c.reference.is_pair())
-            .map(|(&l, _)| l)
-            .collect();
-        return Err(reject::unseen_lines(&ctx.subject(), focus));
     }
 
     // A ref without ANCHOR cannot tell identical lines apart; accept one on

@@ -2,7 +2,7 @@
 //! every operation at the lines its refs name (`locate`), cleans up echoes,
 //! collapses repeats and rejects conflicts, all before anything changes.
 
-use crate::cleanup::{without, BlankLines, Boundary, Echo, Echoes, Layout};
+use crate::cleanup::{without, Boundary, Echo, Echoes};
 use crate::error::{Error, ErrorCode, Result};
 use crate::locate::{locate, parse_refs, PlanContext};
 use crate::prefix::{self, Prefix, Verdict};
@@ -55,7 +55,7 @@ pub fn plan(ctx: &PlanContext<'_>, operations: &[Operation], rev: Option<&str>) 
     let mut doubtful_prefixes = Vec::new();
     for (i, op) in operations.iter().enumerate() {
         let verdict = if ctx.cleanup && !op.literal {
-            prefix::judge(&op.content, ctx.shown())
+            prefix::judge(&op.content, ctx.shown(), first_number(op))
         } else {
             Verdict::Literal
         };
@@ -242,38 +242,25 @@ pub fn plan(ctx: &PlanContext<'_>, operations: &[Operation], rev: Option<&str>) 
         let judge = ctx
             .syntax
             .and_then(|(language, kept)| EchoJudge::new(language, ctx.doc, kept.cloned()));
-        let style = BlankLines::new(ctx.doc);
-        // Moved and copied lines are the file's own, taken as they are.
-        let own = |item: &Item| item.relocation.is_none();
-        let batch = Layout::new(
-            ctx.doc,
-            items
-                .iter()
-                .map(|i| (i.range.clone(), own(i).then_some(i.lines.as_slice())))
-                .collect(),
-        );
-        // Every boundary is judged against the batch as sent, then its
+        // Every boundary is judged against the text as it is, then its
         // echoes dropped, so no judgement depends on the order of the others.
         let judged: Vec<(Boundary, Vec<Echo>)> = items
             .iter()
-            .enumerate()
-            .map(|(index, item)| {
-                if item.literal {
+            .map(|item| {
+                // Moved and copied lines are the file's own, taken as they are.
+                if item.literal || item.relocation.is_some() {
                     return (Boundary::Kept, Vec::new());
                 }
-                let edges = Edges::of(ctx.doc, item.range.clone());
+                let Range { start, end } = item.range;
                 let named = named_neighbours(ctx.doc, item);
                 let boundary = Echoes {
                     given: &item.lines,
-                    before: edges.before,
-                    after: edges.after,
-                    first: edges.first,
-                    last: edges.last,
+                    range: item.range.clone(),
+                    before: start.checked_sub(1).map(|i| ctx.doc.line(i)),
+                    after: (end < ctx.doc.line_count()).then(|| ctx.doc.line(end)),
                     named: &named,
-                    batch: &batch,
-                    index,
                 }
-                .judge(judge.as_ref(), &style);
+                .judge(judge.as_ref());
                 (boundary, named)
             })
             .collect();
@@ -398,22 +385,19 @@ fn block_of(
     block_at(language, ctx.doc, kept, first).map_err(refuse)
 }
 
-/// The lines just outside a range and its own first and last.
-struct Edges<'a> {
-    before: Option<&'a str>,
-    after: Option<&'a str>,
-    first: Option<&'a str>,
-    last: Option<&'a str>,
-}
-
-impl<'a> Edges<'a> {
-    fn of(doc: &'a Document, Range { start, end }: Range<usize>) -> Self {
-        Edges {
-            before: start.checked_sub(1).map(|i| doc.line(i)),
-            after: (end < doc.line_count()).then(|| doc.line(end)),
-            first: (start < end).then(|| doc.line(start)),
-            last: (start < end).then(|| doc.line(end - 1)),
-        }
+/// The line number, in the version the refs were read from, that the first
+/// line of an operation's content takes the place of, where the operation
+/// says so: a copied view gives its lines those numbers.
+fn first_number(op: &Operation) -> Option<usize> {
+    let cited = || Some(Ref::parse(op.reference.as_deref()?).ok()?.line);
+    match op.kind {
+        OpKind::Replace
+        | OpKind::ReplaceBlock
+        | OpKind::InsertBefore
+        | OpKind::InsertBeforeBlock => cited(),
+        OpKind::InsertAfter => cited().map(|n| n + 1),
+        OpKind::Prepend => Some(1),
+        _ => None,
     }
 }
 
@@ -667,6 +651,7 @@ mod tests {
             path: "f.txt",
             history,
             others: &[],
+            caller_text: false,
             cleanup: true,
             seen_guard: true,
             syntax: None,

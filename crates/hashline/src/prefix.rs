@@ -174,49 +174,112 @@ pub(crate) enum Named {
 
 /// The versions a session showed, whose shown lines can vouch for a
 /// prefix: those of the file being written, which can prove one a copy,
-/// and those of other files, which can only show that it may be one.
+/// and those of other files, which can only show that it may be one. A
+/// text the caller holds (`apply_to_text`) counts as shown whole: it is the
+/// one view such a caller has.
 #[derive(Clone, Copy, Default)]
 pub(crate) struct Shown<'a> {
     file: &'a [Version],
     others: &'a [Version],
+    text: Option<&'a Document>,
 }
 
 impl<'a> Shown<'a> {
     pub(crate) fn new(file: &'a [Version], others: &'a [Version]) -> Self {
-        Shown { file, others }
+        Shown {
+            file,
+            others,
+            text: None,
+        }
+    }
+
+    /// A text held by the caller, every line of it shown.
+    pub(crate) fn text(doc: &'a Document) -> Self {
+        Shown {
+            text: Some(doc),
+            ..Shown::default()
+        }
+    }
+
+    /// The texts of the file that showed line `index`.
+    fn file_lines(&self, index: usize) -> impl Iterator<Item = &'a Document> + '_ {
+        self.file
+            .iter()
+            .filter(move |v| index < v.doc.line_count() && v.showed(index))
+            .map(|v| &*v.doc)
+            .chain(self.text.filter(|d| index < d.line_count()))
     }
 }
 
-/// Bits of evidence that `prefix`, followed by `rest`, was copied from a
-/// line one of `versions` showed: `log2(values / k)` where k distinct tags
-/// of that line number were shown and `values` is the size of the tag's
-/// space, and for a lean tag as much again when the text after it is that
-/// line's text; 0 when no shown line has the tag.
-fn vouch(versions: &[Version], prefix: &Prefix, rest: &str) -> f64 {
+/// Bits for a content line that is the shown line's own text, or a change
+/// of it: as much again as a lean tag when the text is the same, less when
+/// it is only alike (at least half its characters kept).
+const SAME_TEXT_BITS: f64 = 8.4;
+const ALIKE_BITS: f64 = 4.0;
+/// Bits for a prefix that names the very line its content line takes the
+/// place of (line 12 of a replace of lines 12-14 that starts with `12ab`).
+const IN_PLACE_BITS: f64 = 4.0;
+
+/// The evidence that `prefix`, followed by `rest`, was copied from a line
+/// that `texts` (the texts that showed its line) have: whether a shown line
+/// has its tag, and the bits that tell a copy from text that merely starts
+/// like one. A tag is `log2(values / k)` bits, where k distinct tags of that
+/// line number were shown and `values` is the size of the tag's space; it
+/// counts only when the text after it is that line's text or a change of
+/// it (for a lean tag: a full one stands alone), since a lean prefix
+/// followed by unrelated text is more likely text of its own.
+fn vouch<'t>(
+    texts: impl Iterator<Item = &'t Document>,
+    prefix: &Prefix,
+    rest: &str,
+) -> (bool, f64) {
     let index = prefix.line - 1;
     let (values, tag_of): (f64, fn(&Document, usize) -> Ref) = match prefix.tag {
         RefTag::Pair(_) => (f64::from(PAIR_VALUES), Ref::pair_of_line),
         RefTag::Full { .. } => ((2.0 * HEX_BITS).exp2(), Ref::of_line),
     };
-    let shown: Vec<&Version> = versions
-        .iter()
-        .filter(|v| index < v.doc.line_count() && v.saw(index))
-        .collect();
-    let tags: HashSet<RefTag> = shown.iter().map(|v| tag_of(&v.doc, index).tag).collect();
+    let texts: Vec<&Document> = texts.collect();
+    let tags: HashSet<RefTag> = texts.iter().map(|d| tag_of(d, index).tag).collect();
     if !tags.contains(&prefix.tag) {
-        return 0.0;
+        return (false, 0.0);
     }
     let tag_bits = (values / tags.len() as f64).log2();
-    let same_text = prefix.is_pair()
-        && !rest.trim().is_empty()
-        && shown
-            .iter()
-            .any(|v| hashed_text(v.doc.line(index)) == hashed_text(rest));
-    if same_text {
-        tag_bits + f64::from(PAIR_VALUES).log2()
-    } else {
-        tag_bits
+    // Text that happens to start with a line's full ref is not met outside
+    // a copy: the 24 bits stand alone.
+    if !prefix.is_pair() {
+        return (true, tag_bits);
     }
+    let lines = texts
+        .iter()
+        .filter(|d| tag_of(d, index).tag == prefix.tag)
+        .map(|d| hashed_text(d.line(index)));
+    let rest = hashed_text(rest);
+    let relation = lines
+        .map(|line| match line == rest {
+            true => SAME_TEXT_BITS,
+            false if alike(line, rest) => ALIKE_BITS,
+            false => -1.0,
+        })
+        .fold(-1.0, f64::max);
+    if relation < 0.0 {
+        (true, 0.0)
+    } else {
+        (true, tag_bits + relation)
+    }
+}
+
+/// Whether `new` is a change of `old`: at least half of the characters of
+/// both kept, as a model's edit of a line it copied keeps them.
+fn alike(old: &str, new: &str) -> bool {
+    const MAX_CHARS: usize = 2_000;
+    if old.len() > MAX_CHARS * 4 || new.len() > MAX_CHARS * 4 {
+        return false;
+    }
+    similar::TextDiff::configure()
+        .timeout(std::time::Duration::from_millis(5))
+        .diff_chars(old, new)
+        .ratio()
+        >= 0.5
 }
 
 /// Bits of evidence that `prefix` was computed from `rest`, the text after
@@ -247,8 +310,10 @@ fn own(prefix: &Prefix, rest: &str, prev: Option<&str>, next: Option<&str>) -> f
 
 /// The verdict on a content's lines: the prefixes they carry are all
 /// proven copies of lines this file's views showed (stripped), none looks
-/// copied from any view (written as sent), or neither (refused).
-pub(crate) fn judge<S: AsRef<str>>(lines: &[S], shown: Shown<'_>) -> Verdict {
+/// copied from any view (written as sent), or neither (refused). `first`
+/// is the line number, in the version read, that the content's first line
+/// takes the place of, where the operation says so.
+pub(crate) fn judge<S: AsRef<str>>(lines: &[S], shown: Shown<'_>, first: Option<usize>) -> Verdict {
     let found: Vec<(usize, Prefix)> = lines
         .iter()
         .enumerate()
@@ -272,25 +337,43 @@ pub(crate) fn judge<S: AsRef<str>>(lines: &[S], shown: Shown<'_>) -> Verdict {
     };
     let evidence: Vec<(f64, Named)> = (0..found.len())
         .map(|k| {
-            let prefix = &found[k].1;
-            let proof = vouch(shown.file, prefix, rest(k));
-            let named = if proof > 0.0 {
+            let (i, prefix) = &found[k];
+            let index = prefix.line - 1;
+            let (here, bits) = vouch(shown.file_lines(index), prefix, rest(k));
+            let in_place = first.is_some_and(|f| f + i == prefix.line);
+            let named = if here {
                 Named::Here
-            } else if vouch(shown.others, prefix, rest(k)) > 0.0
-                || own(prefix, rest(k), beside(k, -1), beside(k, 1)) > 0.0
+            } else if vouch(
+                shown
+                    .others
+                    .iter()
+                    .filter(|v| index < v.doc.line_count() && v.showed(index))
+                    .map(|v| &*v.doc),
+                prefix,
+                rest(k),
+            )
+            .0 || own(prefix, rest(k), beside(k, -1), beside(k, 1)) > 0.0
             {
                 Named::Elsewhere
             } else {
                 Named::Nothing
             };
-            (proof, named)
+            let bonus = if bits > 0.0 && in_place {
+                IN_PLACE_BITS
+            } else {
+                0.0
+            };
+            (bits + bonus, named)
         })
         .collect();
     if evidence.iter().all(|(_, n)| *n == Named::Nothing) {
         return Verdict::Literal;
     }
+    // Every prefix names a line of this file a view showed, and those
+    // followed by that line's text, or a change of it, prove the content
+    // a copy: then every prefix goes, a line added in the copy included.
     let proof: f64 = evidence.iter().map(|(b, _)| b).sum();
-    if evidence.iter().all(|(b, _)| *b > 0.0) && proof >= PROOF_BITS {
+    if evidence.iter().all(|(_, n)| *n == Named::Here) && proof >= PROOF_BITS {
         let mut cut = vec![0; lines.len()];
         for (i, p) in &found {
             cut[*i] = p.len;
@@ -363,7 +446,7 @@ pub(crate) fn strip_text(
         .iter()
         .map(|l| l.trim_end_matches(['\n', '\r']))
         .collect();
-    match judge(&bodies, shown) {
+    match judge(&bodies, shown, Some(1)) {
         Verdict::Literal => Ok((text.to_owned(), 0)),
         Verdict::Strip(cut) => Ok((
             lines.iter().zip(&cut).map(|(l, &n)| &l[n..]).collect(),
@@ -397,6 +480,7 @@ mod tests {
             rev: doc.rev().to_owned(),
             doc,
             seen: vec![seen],
+            carried: Vec::new(),
             parent: None,
             read_at: 1,
         }
@@ -405,6 +489,11 @@ mod tests {
     fn lean_line(n: usize, text: &str) -> String {
         let t = pair_tag(n, text);
         format!("{n}{}{} {text}", char::from(t[0]), char::from(t[1]))
+    }
+
+    /// The lean prefix of line `n` holding `old`, before `new`.
+    fn lean_changed(n: usize, old: &str, new: &str) -> String {
+        format!("{} {new}", &lean_line(n, old)[..n.to_string().len() + 2])
     }
 
     #[test]
@@ -426,7 +515,7 @@ mod tests {
             &["12#A3F|short", "12#ABC#DEF|names nothing"],
         ] {
             assert_eq!(
-                judge(content, Shown::default()),
+                judge(content, Shown::default(), Some(1)),
                 Verdict::Literal,
                 "{content:?}"
             );
@@ -442,9 +531,8 @@ mod tests {
         let full: Vec<String> = (0..3)
             .map(|i| format!("{}|{}", Ref::of_line(&doc, i), doc.line(i)))
             .collect();
-        // One unchanged lean line: its tag and its text.
         for lines in [&lean[..], &lean[1..2], &full[..], &full[1..2]] {
-            let Verdict::Strip(cut) = judge(lines, Shown::new(&file, &[])) else {
+            let Verdict::Strip(cut) = judge(lines, Shown::new(&file, &[]), None) else {
                 panic!("not proven: {lines:?}")
             };
             let want: Vec<&str> = lines.iter().map(|l| &l[parse(l).unwrap().len..]).collect();
@@ -459,7 +547,7 @@ mod tests {
         let other = [shown(text, 0..3)];
         let lean: Vec<String> = (0..3).map(|i| lean_line(i + 1, doc.line(i))).collect();
         for shown in [Shown::new(&[], &other), Shown::default()] {
-            let Verdict::Ambiguous(doubts) = judge(&lean, shown) else {
+            let Verdict::Ambiguous(doubts) = judge(&lean, shown, None) else {
                 panic!("not refused")
             };
             assert!(doubts.iter().all(|d| d.named == Named::Elsewhere));
@@ -467,39 +555,56 @@ mod tests {
     }
 
     #[test]
-    fn one_changed_lean_line_is_too_little_evidence_and_is_refused() {
+    fn one_changed_lean_line_is_proven_only_in_its_own_place() {
         let file = [shown("a();\n    total += 1;\n", 0..2)];
-        let line = format!("{} total += 2;", &lean_line(2, "    total += 1;")[..3]);
-        let verdict = judge(&[line.as_str()], Shown::new(&file, &[]));
+        let line = lean_changed(2, "    total += 1;", "    total += 2;");
+        let shown = Shown::new(&file, &[]);
+        assert!(matches!(
+            judge(&[line.as_str()], shown, Some(2)),
+            Verdict::Strip(_)
+        ));
+        let verdict = judge(&[line.as_str()], shown, Some(5));
         assert!(
-            matches!(verdict, Verdict::Ambiguous(ref d) if d.len() == 1 && d[0].named == Named::Here)
+            matches!(verdict, Verdict::Ambiguous(ref d) if d.len() == 1 && d[0].named == Named::Here),
+            "{verdict:?}"
         );
     }
 
     #[test]
     fn changed_lines_are_vouched_for_by_the_view_that_showed_them() {
-        let text = "a();\nb();\nc();\nd();\n";
+        let text = "alpha();\nbeta();\ngamma();\ndelta();\n";
         let doc = Document::from_text(text);
         let changed: Vec<String> = (0..3)
-            .map(|i| format!("{} x();", &lean_line(i + 1, doc.line(i))[..3]))
+            .map(|i| lean_changed(i + 1, doc.line(i), &doc.line(i).replace("();", "(1);")))
             .collect();
         let file = [shown(text, 0..4)];
         assert!(matches!(
-            judge(&changed, Shown::new(&file, &[])),
+            judge(&changed, Shown::new(&file, &[]), None),
             Verdict::Strip(_)
         ));
         // The same lines against a view that did not show them.
         let unseen = [shown(text, 3..4)];
-        assert_eq!(judge(&changed, Shown::new(&unseen, &[])), Verdict::Literal);
-        // Two changed lines are 16.8 bits; one is too little.
-        assert!(matches!(
-            judge(&changed[..2], Shown::new(&file, &[])),
-            Verdict::Strip(_)
-        ));
-        assert!(matches!(
-            judge(&changed[..1], Shown::new(&file, &[])),
-            Verdict::Ambiguous(_)
-        ));
+        assert_eq!(
+            judge(&changed, Shown::new(&unseen, &[]), None),
+            Verdict::Literal
+        );
+    }
+
+    #[test]
+    fn lines_that_name_shown_lines_but_go_on_with_other_text_are_refused_never_stripped() {
+        // Text that starts with the number and tag of shown lines, then
+        // something else: what a copy would look like, not what it says.
+        let text = "alpha();\nbeta();\ngamma();\ndelta();\n";
+        let doc = Document::from_text(text);
+        let file = [shown(text, 0..4)];
+        let unrelated: Vec<String> = (0..4)
+            .map(|i| lean_changed(i + 1, doc.line(i), "items 42 and the total"))
+            .collect();
+        let verdict = judge(&unrelated, Shown::new(&file, &[]), Some(1));
+        assert!(
+            matches!(verdict, Verdict::Ambiguous(ref d) if d.iter().all(|d| d.named == Named::Here)),
+            "{verdict:?}"
+        );
     }
 
     #[test]
@@ -509,12 +614,22 @@ mod tests {
         let file = [shown(text, 0..4)];
         let mut lines: Vec<String> = (0..3).map(|i| lean_line(i + 1, doc.line(i))).collect();
         lines.push("5zz invented".into());
-        let Verdict::Ambiguous(doubts) = judge(&lines, Shown::new(&file, &[])) else {
+        let Verdict::Ambiguous(doubts) = judge(&lines, Shown::new(&file, &[]), None) else {
             panic!()
         };
         assert_eq!(
             doubts.iter().map(|d| d.named).collect::<Vec<_>>(),
             [Named::Here, Named::Here, Named::Here, Named::Nothing]
         );
+    }
+
+    #[test]
+    fn a_text_held_by_the_caller_vouches_for_the_full_prefixes_of_its_lines() {
+        let doc = Document::from_text("one\ntwo\nthree\n");
+        let line = format!("{}|TWO", Ref::of_line(&doc, 1));
+        assert!(matches!(
+            judge(&[line.as_str()], Shown::text(&doc), Some(2)),
+            Verdict::Strip(_)
+        ));
     }
 }

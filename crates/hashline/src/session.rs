@@ -522,6 +522,7 @@ impl Hashline {
             exists: loaded.base != Base::Missing,
             history: &history,
             others: &others,
+            caller_text: false,
             cleanup: self.options.cleanup,
             seen_guard: self.options.seen_guard,
             syntax: self.options.syntax,
@@ -676,20 +677,19 @@ impl Hashline {
         if let Some(from) = &plan.remapped_from {
             store.touch(path, from);
         }
-        // Lines a view showed and the edit left alone stay seen in the new
-        // version, wherever they moved.
+        // Lines a view showed and the edit left alone stay known in the new
+        // version, wherever they moved; the lines the result shows are shown.
         let seen_before = store.seen(path, &plan.result.previous_rev);
         if let Some(old) = &plan.old {
             store.record(path, &plan.result.previous_rev, old, 0..0);
         }
-        let mut seen = plan.map.ranges(&seen_before);
-        seen.extend(plan.shown.iter().cloned());
-        if seen.is_empty() {
-            seen.push(0..0);
-        }
-        for range in seen {
-            store.record(path, &plan.result.rev, &plan.new, range);
-        }
+        store.record_all(path, &plan.result.rev, &plan.new, &plan.shown, false);
+        store.carry(
+            path,
+            &plan.result.rev,
+            &plan.new,
+            &plan.map.ranges(&seen_before),
+        );
         store.link(
             path,
             &plan.result.rev,

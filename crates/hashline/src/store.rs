@@ -85,6 +85,10 @@ pub struct Version {
     pub doc: Arc<Document>,
     /// Lines (0-based, end exclusive) some view of this version displayed.
     pub seen: Vec<Range<usize>>,
+    /// Lines a view of an earlier version displayed that the edits since
+    /// left as they were, at their numbers here: the model knows their text,
+    /// but no view showed them with these numbers and refs.
+    pub carried: Vec<Range<usize>>,
     /// When a view the model asked for (a read, a search) last displayed
     /// lines of this version, in microseconds since the Unix epoch (strictly
     /// rising within a process; 0 for a version never read), so that a
@@ -105,7 +109,15 @@ pub struct Parent {
 }
 
 impl Version {
+    /// Whether the model knows line `index` of this version: a view showed
+    /// it, here or, unchanged, in an earlier version.
     pub fn saw(&self, index: usize) -> bool {
+        self.showed(index) || self.carried.iter().any(|r| r.contains(&index))
+    }
+
+    /// Whether a view of this version showed line `index`, with its number
+    /// and ref here.
+    pub fn showed(&self, index: usize) -> bool {
         self.seen.iter().any(|r| r.contains(&index))
     }
 }
@@ -164,6 +176,31 @@ impl Store {
         self.record_all(path, rev, doc, &[lines], false);
     }
 
+    /// Records that `lines` of this version of `path` hold text a view of an
+    /// earlier version showed, moved here unchanged by an edit.
+    pub fn carry(&mut self, path: &Path, rev: &str, doc: &Arc<Document>, lines: &[Range<usize>]) {
+        self.record_all(path, rev, doc, &[], false);
+        if let Some(entry) = self
+            .entries
+            .iter_mut()
+            .find(|e| e.version.rev == rev && e.path == path)
+        {
+            let before = entry.version.carried.clone();
+            for range in lines {
+                add_range(&mut entry.version.carried, range.clone());
+            }
+            if entry.version.carried != before {
+                let index = self
+                    .entries
+                    .iter()
+                    .position(|e| e.version.rev == rev && e.path == path);
+                if let Some(index) = index {
+                    self.save(index);
+                }
+            }
+        }
+    }
+
     /// Records several displayed ranges of one version at once, so that a
     /// store on disk writes the version once rather than once per range;
     /// `read` when the model asked for the view.
@@ -220,6 +257,7 @@ impl Store {
                         rev: rev.to_owned(),
                         doc: Arc::clone(doc),
                         seen,
+                        carried: Vec::new(),
                         parent: None,
                         read_at,
                     },
@@ -397,12 +435,19 @@ impl Store {
         })
     }
 
-    /// The lines shown of version `rev` of `path`.
+    /// The lines of version `rev` of `path` the model knows: shown there,
+    /// or carried there unchanged from an earlier version.
     pub fn seen(&self, path: &Path, rev: &str) -> Vec<Range<usize>> {
         self.entries
             .iter()
             .find(|e| e.path == path && e.version.rev == rev)
-            .map(|e| e.version.seen.clone())
+            .map(|e| {
+                let mut all = e.version.seen.clone();
+                for range in &e.version.carried {
+                    add_range(&mut all, range.clone());
+                }
+                all
+            })
             .unwrap_or_default()
     }
 
@@ -492,11 +537,12 @@ fn save(dir: &Path, path: &Path, version: &Version) -> std::io::Result<u64> {
         write_atomic(dir, &text_file, text.as_bytes())?;
         written += text.len() as u64;
     }
-    let seen: Vec<String> = version
-        .seen
-        .iter()
-        .map(|r| format!("{}-{}", r.start, r.end))
-        .collect();
+    let ranges = |list: &[Range<usize>]| -> String {
+        list.iter()
+            .map(|r| format!("{}-{}", r.start, r.end))
+            .collect::<Vec<_>>()
+            .join(",")
+    };
     let parent = match &version.parent {
         Some(p) => {
             let runs: Vec<String> = p
@@ -510,9 +556,10 @@ fn save(dir: &Path, path: &Path, version: &Version) -> std::io::Result<u64> {
         None => String::new(),
     };
     let header = format!(
-        "{DISK_MAGIC}\n{}\n{}\n{parent}\n{}\n",
+        "{DISK_MAGIC}\n{}\n{}\n{}\n{parent}\n{}\n",
         path.to_string_lossy(),
-        seen.join(","),
+        ranges(&version.seen),
+        ranges(&version.carried),
         version.read_at
     );
     write_atomic(
@@ -820,11 +867,12 @@ fn parse_version(file: &Path, header: &[u8], text: &[u8], wanted: &str) -> Optio
         .next()?
         .to_owned();
     let header = std::str::from_utf8(header).ok()?;
-    let mut parts = header.splitn(6, '\n');
+    let mut parts = header.splitn(7, '\n');
     if parts.next()? != DISK_MAGIC || parts.next()? != wanted {
         return None;
     }
     let seen_line = parts.next()?;
+    let carried_line = parts.next()?;
     let parent_line = parts.next()?;
     let read_at = parts.next()?.parse().ok()?;
     if !parts.next()?.is_empty() {
@@ -836,20 +884,24 @@ fn parse_version(file: &Path, header: &[u8], text: &[u8], wanted: &str) -> Optio
     }
     let doc = Document::from_text(text);
     let lines = doc.line_count();
-    let seen = seen_line
-        .split(',')
-        .filter(|s| !s.is_empty())
-        .map(|r| {
-            let (a, b) = r.split_once('-')?;
-            let range: Range<usize> = a.parse().ok()?..b.parse().ok()?;
-            (range.start < range.end && range.end <= lines).then_some(range)
-        })
-        .collect::<Option<Vec<Range<usize>>>>()?;
+    let ranges = |line: &str| {
+        line.split(',')
+            .filter(|s| !s.is_empty())
+            .map(|r| {
+                let (a, b) = r.split_once('-')?;
+                let range: Range<usize> = a.parse().ok()?..b.parse().ok()?;
+                (range.start < range.end && range.end <= lines).then_some(range)
+            })
+            .collect::<Option<Vec<Range<usize>>>>()
+    };
+    let seen = ranges(seen_line)?;
+    let carried = ranges(carried_line)?;
     let parent = parse_parent(parent_line, lines)?;
     Some(Version {
         rev: file_rev,
         doc: Arc::new(doc),
         seen,
+        carried,
         parent,
         read_at,
     })

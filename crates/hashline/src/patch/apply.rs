@@ -460,6 +460,7 @@ impl Hashline {
                 path: &target.display,
                 history,
                 others: &[],
+                caller_text: false,
                 cleanup: self.options().cleanup,
                 seen_guard: self.options().seen_guard,
                 syntax: None,

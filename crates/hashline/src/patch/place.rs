@@ -177,7 +177,7 @@ pub fn place(
 /// header's included).
 fn stripped_hunk(hunk: &Hunk, shown: Shown<'_>) -> Verdict {
     let texts: Vec<&str> = hunk.lines.iter().map(|l| l.text()).collect();
-    prefix::judge(&texts, shown)
+    prefix::judge(&texts, shown, None)
 }
 
 /// The hunk with the cut of a `Strip` verdict applied to its lines.

@@ -26,6 +26,7 @@ fn apply(text: &str, body: &str) -> Result<String> {
         rev: doc.rev().to_owned(),
         doc: std::sync::Arc::new(doc.clone()),
         seen: std::iter::once(0..doc.line_count()).collect(),
+        carried: Vec::new(),
         parent: None,
         read_at: 1,
     }];

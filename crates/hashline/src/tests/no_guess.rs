@@ -405,3 +405,57 @@ fn a_repeated_neighbour_that_carried_its_own_ref_is_a_proven_echo_without_a_pars
     assert_eq!(err.code, ErrorCode::AmbiguousEcho);
     assert_eq!(fs::read_to_string(&file).unwrap(), text);
 }
+
+#[test]
+fn an_old_lean_ref_sent_with_the_rev_an_edit_made_never_lands_on_a_line_only_carried_there() {
+    // Lines 40, 42 and 44 read the same; deleting lines 13-14 moves line 44
+    // to 42, where the old ref `42..` still holds.
+    let mut lines: Vec<String> = (1..=60).map(|k| format!("line {k}")).collect();
+    for at in [40, 42, 44] {
+        lines[at - 1] = " *".into();
+    }
+    let text = lines.join("\n") + "\n";
+    let cited = lean(42, " *");
+    let op = Operation::new(OpKind::Replace, Some(&cited), None, "X");
+    // Read, delete lines 13-14, then cite the read's ref of line 42.
+    let edited = || {
+        let (dir, file, engine) = setup("f.txt", &text);
+        engine.read("f.txt", None, None, false).unwrap();
+        let delete = Operation::new(
+            OpKind::Delete,
+            Some(&lean(13, &lines[12])),
+            Some(&lean(14, &lines[13])),
+            "",
+        );
+        let result = engine
+            .edit("f.txt", &request(vec![delete], None), false)
+            .unwrap();
+        (dir, file, engine, result.rev)
+    };
+    // With the REV of the edit's result: no view showed line 42 of that
+    // version, whose text the read showed as line 44.
+    let (_dir, file, engine, rev) = edited();
+    let after = fs::read_to_string(&file).unwrap();
+    let err = engine
+        .edit("f.txt", &request(vec![op.clone()], Some(&rev)), false)
+        .unwrap_err();
+    assert!(
+        matches!(err.code, ErrorCode::UnseenLines | ErrorCode::HashMismatch),
+        "{err:?}"
+    );
+    assert_eq!(fs::read_to_string(&file).unwrap(), after);
+    // Without it, the ref is the read's, and its line is now line 40.
+    let (_dir, file, engine, _) = edited();
+    engine
+        .edit("f.txt", &request(vec![op], None), false)
+        .unwrap();
+    let now: Vec<String> = fs::read_to_string(&file)
+        .unwrap()
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    assert_eq!(
+        (now[37].as_str(), now[39].as_str(), now[41].as_str()),
+        (" *", "X", " *")
+    );
+}
