@@ -143,6 +143,18 @@ const doubtful = {
     names: /its last content line "return x" is the same as line 2, just after where it inserts/,
     want: 'x = 1\nx += 1\nreturn x\nreturn x\n',
   },
+  'a blank first line next to a blank line, whatever the file\'s spacing': {
+    text: 'a\n\n\nx\n\nb\n',
+    ops: (r) => [{ op: 'replace', ref: r[6], content: '\nc' }],
+    names: /its first content line \(a blank line\) is the same as line 5/,
+    want: 'a\n\n\nx\n\n\nc\n',
+  },
+  'a first line the replaced range also started with, the line before it the same': {
+    text: 'x\nx\ny\n',
+    ops: (r) => [{ op: 'replace', ref: r[2], through: r[3], content: 'x\nz' }],
+    names: /its first content line "x" is the same as line 1/,
+    want: 'x\nx\nz\n',
+  },
   'a replace that repeats its neighbour in a file no parser reads': {
     text: 'a = 1;\nb = 2;\n',
     ops: (r) => [{ op: 'replace', ref: r[1], content: 'a = 1;\nb = 2;' }],
@@ -219,11 +231,6 @@ const lookalikes = {
     ops: (r) => [{ op: 'replace', ref: r[2], content: '  if x:\n    b()' }],
     want: 'if x:\n  if x:\n    b()\n',
   },
-  'a blank first line next to a blank line, in a file that has two in a row elsewhere': {
-    text: 'a\n\n\nx\n\nb\n',
-    ops: (r) => [{ op: 'replace', ref: r[6], content: '\nc' }],
-    want: 'a\n\n\nx\n\n\nc\n',
-  },
   'a closing bracket the new block needs': {
     name: 'f.js',
     text: 'function f() {\n  z();\n}\n',
@@ -234,11 +241,6 @@ const lookalikes = {
     text: 'row\nend\n',
     ops: (r) => [{ op: 'insert_after', ref: r[1], content: 'row' }],
     want: 'row\nrow\nend\n',
-  },
-  'a first line the replaced range already started with': {
-    text: 'x\nx\ny\n',
-    ops: (r) => [{ op: 'replace', ref: r[2], through: r[3], content: 'x\nz' }],
-    want: 'x\nx\nz\n',
   },
 }
 
