@@ -155,6 +155,12 @@ const doubtful = {
     names: /its first content line "x" is the same as line 1/,
     want: 'x\nx\nz\n',
   },
+  'a line in the form of a full ref that names no line a view showed': {
+    text: '```diff\n@@ -1 +1 @@\n```\n',
+    ops: (r) => [{ op: 'insert_after', ref: r[2], content: '-old line\n+12#ABC#DEF|added' }],
+    names: /line 2: "\+12#ABC#DEF\|" has the shape of a view's ref where it stands, though no view showed that line/,
+    want: '```diff\n@@ -1 +1 @@\n-old line\n+12#ABC#DEF|added\n```\n',
+  },
   'a replace that repeats its neighbour in a file no parser reads': {
     text: 'a = 1;\nb = 2;\n',
     ops: (r) => [{ op: 'replace', ref: r[1], content: 'a = 1;\nb = 2;' }],
@@ -193,8 +199,8 @@ const lookalikes = {
   },
   'diff-like text with + and - lines': {
     text: '```diff\n@@ -1 +1 @@\n```\n',
-    ops: (r) => [{ op: 'insert_after', ref: r[2], content: '-old line\n+new line\n+12#ABC#DEF|added\n context' }],
-    want: '```diff\n@@ -1 +1 @@\n-old line\n+new line\n+12#ABC#DEF|added\n context\n```\n',
+    ops: (r) => [{ op: 'insert_after', ref: r[2], content: '-old line\n+new line\n+12:abc|added\n context' }],
+    want: '```diff\n@@ -1 +1 @@\n-old line\n+new line\n+12:abc|added\n context\n```\n',
   },
   'CSV lines that look like refs in another style': {
     text: 'id:key|value\n',

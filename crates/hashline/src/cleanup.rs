@@ -77,11 +77,12 @@ impl Echoes<'_> {
     }
 
     /// What becomes of the content's boundaries. A repeat whose line
-    /// carried the neighbour's own ref is dropped. For the others, with a
-    /// parser for the file's language, every reading that drops some of
-    /// them (leaving some content) is parsed in place: a reading with
-    /// strictly fewer errors than every other decides. Otherwise they are
-    /// doubtful.
+    /// carried the neighbour's own ref is dropped. For each other repeat,
+    /// with a parser for the file's language, every reading that drops some
+    /// of them (leaving some content) is parsed in place: the repeat is an
+    /// echo when every reading that keeps it has more errors than the best
+    /// that drops it, and the content's own in the other case; otherwise,
+    /// and without a parser, it is doubtful.
     pub(crate) fn judge(&self, judge: Option<&EchoJudge<'_>>) -> Boundary {
         let (named, open): (Vec<Echo>, Vec<Echo>) = self
             .repeats()
@@ -99,36 +100,44 @@ impl Echoes<'_> {
         // content is no echo, since dropping it would leave nothing to
         // write, which is not what the model sent either.
         readings.retain(|r| r.len() < n);
-        let decided = |reading: &Vec<Echo>| match reading {
-            kept if kept.is_empty() => Boundary::Kept,
-            dropped => Boundary::Dropped(dropped.clone()),
-        };
-        match readings.as_slice() {
-            [] => return Boundary::Kept,
-            [only] => return decided(only),
-            _ => {}
-        }
-        if let Some(judge) = judge {
-            let errors: Option<Vec<usize>> = readings
-                .iter()
-                .map(|r| judge.errors_with(self.range.clone(), &self.without(r)))
-                .collect();
-            if let Some(errors) = errors {
-                let fewest = errors.iter().copied().min().unwrap_or(0);
-                let mut best = errors.iter().enumerate().filter(|(_, &e)| e == fewest);
-                if let (Some((at, _)), None) = (best.next(), best.next()) {
-                    return decided(&readings[at]);
-                }
-            }
-        }
-        let doubtful: Vec<Echo> = open
+        let open: Vec<Echo> = open
             .into_iter()
             .filter(|echo| readings.iter().any(|r| r.contains(echo)))
             .collect();
-        match (doubtful.is_empty(), named.is_empty()) {
-            (false, _) => Boundary::Doubtful(doubtful),
-            (true, true) => Boundary::Kept,
-            (true, false) => Boundary::Dropped(named),
+        let mut dropped = named.clone();
+        dropped.retain(|echo| readings.iter().all(|r| r.contains(echo)));
+        let mut doubtful = Vec::new();
+        let errors: Option<Vec<usize>> = match judge {
+            Some(judge) if !open.is_empty() => readings
+                .iter()
+                .map(|r| judge.errors_with(self.range.clone(), &self.without(r)))
+                .collect(),
+            _ => None,
+        };
+        for echo in open {
+            let fewest = |drops: bool| {
+                errors.as_ref().and_then(|errors| {
+                    readings
+                        .iter()
+                        .zip(errors)
+                        .filter(|(r, _)| r.contains(&echo) == drops)
+                        .map(|(_, &e)| e)
+                        .min()
+                })
+            };
+            match (fewest(true), fewest(false)) {
+                (Some(drop), Some(keep)) if drop < keep => dropped.push(echo),
+                (Some(drop), Some(keep)) if keep < drop => {}
+                _ => doubtful.push(echo),
+            }
+        }
+        if !doubtful.is_empty() {
+            Boundary::Doubtful(doubtful)
+        } else if dropped.is_empty() {
+            Boundary::Kept
+        } else {
+            dropped.sort_by_key(|e| *e == Echo::After);
+            Boundary::Dropped(dropped)
         }
     }
 }
@@ -190,6 +199,17 @@ mod tests {
         assert_eq!(
             judge(text, 1, &["    c();", "    b();"], RUST),
             Boundary::Doubtful(vec![Echo::After])
+        );
+    }
+
+    #[test]
+    fn each_repeat_is_judged_on_its_own_by_the_readings_that_keep_it_and_drop_it() {
+        // The last line's `}` is an echo: every reading that keeps it fails
+        // to parse. The first line's statement parses kept or dropped.
+        let text = "fn f() {\n    a();\n    b();\n}\n";
+        assert_eq!(
+            judge(text, 2, &["    a();", "    c();", "}"], RUST),
+            Boundary::Doubtful(vec![Echo::Before])
         );
     }
 

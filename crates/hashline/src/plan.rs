@@ -85,13 +85,6 @@ pub fn plan(ctx: &PlanContext<'_>, operations: &[Operation], rev: Option<&str>) 
 
     let (cited, pairs) = parse_refs(ctx, operations)?;
     let located = locate(ctx, &cited, &pairs, rev)?;
-    if !doubtful_prefixes.is_empty() {
-        return Err(prefix::ambiguous(
-            ctx.path,
-            &doubtful_prefixes,
-            "send it again with \"literal\": true on the operation (or on the whole request): it is then written exactly as sent",
-        ));
-    }
     if let Some(from) = &located.from {
         notes.push(format!(
             "the refs were from REV {from}; the lines they name are unchanged since then and were found at their current positions."
@@ -238,6 +231,15 @@ pub fn plan(ctx: &PlanContext<'_>, operations: &[Operation], rev: Option<&str>) 
         });
     }
 
+    // Content is judged once every operation is placed: a request that is
+    // wrong in itself is told so first.
+    if !doubtful_prefixes.is_empty() {
+        return Err(prefix::ambiguous(
+            ctx.path,
+            &doubtful_prefixes,
+            "send it again with \"literal\": true on the operation (or on the whole request): it is then written exactly as sent",
+        ));
+    }
     if ctx.cleanup {
         let judge = ctx
             .syntax

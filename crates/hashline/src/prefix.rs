@@ -167,6 +167,10 @@ pub(crate) enum Named {
     /// A line another file's view showed, or the text after it: it looks
     /// copied from some view, but not from one of this file.
     Elsewhere,
+    /// No line a view showed, but the prefix has a view's shape where it
+    /// stands: a full ref's form, which text does not take, or the number
+    /// of the very line it takes, as a view copied on past its end would.
+    Shape,
     /// Nothing: beside prefixes that do name lines, it may be the
     /// content's own text, or a prefix made up.
     Nothing,
@@ -355,6 +359,8 @@ pub(crate) fn judge<S: AsRef<str>>(lines: &[S], shown: Shown<'_>, first: Option<
             .0 || own(prefix, rest(k), beside(k, -1), beside(k, 1)) > 0.0
             {
                 Named::Elsewhere
+            } else if in_place || !prefix.is_pair() {
+                Named::Shape
             } else {
                 Named::Nothing
             };
@@ -419,6 +425,8 @@ pub(crate) fn ambiguous(path: &str, contents: &[(String, Vec<Doubt>)], literal: 
                         "names a line a view of this file showed, but that is too little to prove it a copy",
                     Named::Elsewhere =>
                         "looks copied from a view, but not from one of this file",
+                    Named::Shape =>
+                        "has the shape of a view's ref where it stands, though no view showed that line",
                     Named::Nothing => "names no line a view showed",
                 }
             );
@@ -512,12 +520,27 @@ mod tests {
                 "12#abc#def|lowercase",
                 "#A3F#9BC|no line",
             ],
-            &["12#A3F|short", "12#ABC#DEF|names nothing"],
+            &["12#A3F|short"],
         ] {
             assert_eq!(
-                judge(content, Shown::default(), Some(1)),
+                judge(content, Shown::default(), Some(5)),
                 Verdict::Literal,
                 "{content:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_full_ref_or_a_lean_one_numbered_as_the_line_it_takes_is_refused_though_nothing_was_shown()
+    {
+        for (content, first) in [
+            (&["12#ABC#DEF|names nothing"][..], None),
+            (&["line", "2ab made up past the end"], Some(1)),
+        ] {
+            let verdict = judge(content, Shown::default(), first);
+            assert!(
+                matches!(verdict, Verdict::Ambiguous(ref d) if d.iter().all(|d| d.named == Named::Shape)),
+                "{content:?}: {verdict:?}"
             );
         }
     }
