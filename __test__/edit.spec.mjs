@@ -151,7 +151,7 @@ test('a made-up view prefix beside one that names a shown line is refused, nothi
   const s = setup(t, 'a\nb\n')
   const err = t.throws(() => s.hl.edit('f.txt', { operations: [{ op: 'replace', ref: s.refs[2], content: `${s.refs[2]}|B\n3#ABC#DEF|C` }] }))
   t.is(/** @type {any} */ (err).code, 'AMBIGUOUS_ECHO')
-  t.regex(String(err?.message), /line 2: "3#ABC#DEF\|" names no line a view showed/)
+  t.regex(String(err?.message), /line 2: "3#ABC#DEF\|" has the shape of a view's ref where it stands, though no view showed that line/)
   t.is(s.read().toString(), 'a\nb\n')
 })
 

@@ -217,7 +217,7 @@ scenario("edits from the first read's refs after lines moved land right or are r
   t.is(project.read("f.txt").toString("utf8"), after.join("\n") + "\n")
 })
 
-scenario("view prefixes proven copied are cleaned, doubtful ones refused, and a write said twice is written as sent", async (t) => {
+scenario("view prefixes proven copied are cleaned, doubtful ones refused, and text that only looks like them written as sent", async (t) => {
   const { project, run, tools } = await play(t, {
     files: { "g.py": "def f():\n    return 1\n" },
     steps: [
@@ -242,7 +242,6 @@ scenario("view prefixes proven copied are cleaned, doubtful ones refused, and a 
         calls: [{ name: "edit", args: { filePath: "g.py", operations: [{ op: "replace", ref: refFor(toolOutputs[toolOutputs.length - 2], "    return 2"), content: "    return 3" }] } }],
       }),
       () => ({ calls: [{ name: "write", args: { filePath: "notes.md", content: "3rd party notices\n5th avenue\n" } }] }),
-      () => ({ calls: [{ name: "write", args: { filePath: "h.py", content: "1#AAA#BBB|import os\n" } }] }),
       done,
     ],
   })
@@ -258,8 +257,6 @@ scenario("view prefixes proven copied are cleaned, doubtful ones refused, and a 
   const writes = tools.filter((p) => p.tool === "write")
   t.is(writes[0].state.status, "completed", writes[0].state.error)
   t.is(project.read("notes.md").toString("utf8"), "3rd party notices\n5th avenue\n")
-  t.is(writes[1].state.status, "completed", writes[1].state.error)
-  t.is(project.read("h.py").toString("utf8"), "1#AAA#BBB|import os\n")
 })
 
 scenario("a write of content copied with prefixes from another file's view is refused, and sent again it is written as sent", async (t) => {

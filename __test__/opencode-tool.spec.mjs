@@ -303,11 +303,22 @@ test("write content that echoes the prefixes of lines a read showed is cleaned a
 test("write content that only looks like view prefixes is written as sent", async (t) => {
   const hooks = await hooksFor(project(t, {}))
   const before = /** @type {any} */ (hooks["tool.execute.before"])
-  for (const content of ["3rd party notices\n", "5th avenue\n7th floor\n", "1#AAA#BBB|import os\nprint(1)\n"]) {
+  for (const content of ["3rd party notices\n", "5th avenue\n7th floor\n", "intro\n8am standup\n"]) {
     const write = { args: { filePath: "notes.md", content } }
     await before({ tool: "write", sessionID: "s", callID: "c" }, write)
     t.is(write.args.content, content)
   }
+})
+
+test("write content in a full ref's form that no view showed is refused, and written as sent when sent again", async (t) => {
+  const hooks = await hooksFor(project(t, {}))
+  const before = /** @type {any} */ (hooks["tool.execute.before"])
+  const content = "1#AAA#BBB|import os\nprint(1)\n"
+  const err = await t.throwsAsync(() => before({ tool: "write", sessionID: "s", callID: "c1" }, { args: { filePath: "x.py", content } }))
+  t.regex(String(err?.message), /has the shape of a view's ref where it stands/)
+  const again = { args: { filePath: "x.py", content } }
+  await before({ tool: "write", sessionID: "s", callID: "c2" }, again)
+  t.is(again.args.content, content)
 })
 
 test("write content copied with prefixes from another file's view is refused, and written as sent when sent again or with literal", async (t) => {
@@ -357,10 +368,11 @@ test("a view prefix left in written content comes back as OpenCode's LSP error, 
   const hooks = await hooksFor(root)
   const view = await tagRead(hooks, path.join(root, "c.txt"))
   const { ctx } = context(root)
-  // Only one of the two lines carries a prefix, so clean-up leaves it: the edit lands, and says what is wrong.
-  const result = /** @type {any} */ (
-    await /** @type {any} */ (hooks.tool).edit.execute({ filePath: "c.txt", operations: [{ op: "replace", ref: refFor(view, "two"), content: "1#AAA#BBB|three\nfour" }] }, ctx)
-  )
+  // A made-up prefix is refused; sent again literal, the edit lands, and says what is wrong.
+  const operations = [{ op: "replace", ref: refFor(view, "two"), content: "1#AAA#BBB|three\nfour" }]
+  const refused = await t.throwsAsync(() => /** @type {any} */ (hooks.tool).edit.execute({ filePath: "c.txt", operations }, ctx))
+  t.regex(String(refused?.message), /has the shape of a view's ref where it stands/)
+  const result = /** @type {any} */ (await /** @type {any} */ (hooks.tool).edit.execute({ filePath: "c.txt", operations, literal: true }, ctx))
   const file = path.join(root, "c.txt")
   t.is(fs.readFileSync(file, "utf8"), "one\n1#AAA#BBB|three\nfour\n")
   const ref = /^\+(2#[0-9A-F]{3}#[0-9A-F]{3})\|1#AAA#BBB\|three$/m.exec(result.output)?.[1]
