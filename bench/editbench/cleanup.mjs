@@ -11,6 +11,7 @@
 //
 //   node bench/editbench/cleanup.mjs           the whole corpus
 //   node bench/editbench/cleanup.mjs --quick   a spread subset and a tenth of the generated texts
+//   node bench/editbench/cleanup.mjs --only ID  one file of the corpus, printing each boundary echo not written as meant
 //   options: --seed N (default 1), --no-write (print the report only)
 
 import { mkdirSync, writeFileSync } from 'node:fs'
@@ -60,6 +61,7 @@ function parseArgs(/** @type {string[]} */ argv) {
     if (argv[i] === '--quick') opt.quick = true
     else if (argv[i] === '--seed') opt.seed = Number(argv[++i])
     else if (argv[i] === '--no-write') opt.write = false
+    else if (argv[i] === '--only') opt.only = argv[++i]
     else throw new Error(`unknown option ${argv[i]}`)
   }
   return opt
@@ -127,6 +129,7 @@ async function main() {
     ...pairs.map((file) => ({ file, kind: file.language, source: /** @type {const} */ ('change') })),
     ...singles.map((s) => ({ file: blocksRemoved(s, opt.seed), kind: s.kind, source: /** @type {const} */ ('blocks') })),
   ]
+  if (opt.only !== undefined) changed.splice(0, changed.length, ...changed.filter((c) => c.file.id === opt.only))
   const kinds = ['code', ...TEXT_KINDS]
   const counts = new Counts()
   /** @type {Map<string, SessionCell>} */
@@ -176,8 +179,11 @@ async function main() {
       // (d) the line next to a range echoed, one site at a time.
       for (const site of boundarySites(ops)) {
         const where = () => `${say()}, op ${site.op + 1} ${site.side}`
-        counts.add('boundary', kind, 'edit, applyEdits (full refs)', mem.send(requestOf(ops, (n) => mem.ref(n), { boundary: site }), want), where)
+        const request = requestOf(ops, (n) => mem.ref(n), { boundary: site })
+        const landing = mem.send(request, want)
+        counts.add('boundary', kind, 'edit, applyEdits (full refs)', landing, where)
         counts.add('boundary', kind, 'edit, session (lean refs)', lean.send(requestOf(ops, (n) => lean.ref(n), { boundary: site }), want), where)
+        if (opt.only !== undefined && landing.outcome !== 'exact') console.log(where(), landing.outcome, JSON.stringify(request.operations[site.op]), landing.text ?? landing.message ?? '')
       }
 
       // (a) each line of the old text alone, inserted where its neighbours differ from it.

@@ -80,9 +80,9 @@ impl Echoes<'_> {
     /// carried the neighbour's own ref is dropped. For each other repeat,
     /// with a parser for the file's language, every reading that drops some
     /// of them (leaving some content) is parsed in place: the repeat is an
-    /// echo when every reading that keeps it has more errors than the best
-    /// that drops it, and the content's own in the other case; otherwise,
-    /// and without a parser, it is doubtful.
+    /// echo when a reading that drops it adds no parse error to the file and
+    /// every reading that keeps it adds some, and the content's own the
+    /// other way round; otherwise, and without a parser, it is doubtful.
     pub(crate) fn judge(&self, judge: Option<&EchoJudge<'_>>) -> Boundary {
         let (named, open): (Vec<Echo>, Vec<Echo>) = self
             .repeats()
@@ -107,16 +107,18 @@ impl Echoes<'_> {
         let mut dropped = named.clone();
         dropped.retain(|echo| readings.iter().all(|r| r.contains(echo)));
         let mut doubtful = Vec::new();
-        let errors: Option<Vec<usize>> = match judge {
-            Some(judge) if !open.is_empty() => readings
-                .iter()
-                .map(|r| judge.errors_with(self.range.clone(), &self.without(r)))
-                .collect(),
+        let errors: Option<(usize, Vec<usize>)> = match judge {
+            Some(judge) if !open.is_empty() => judge.errors_before().zip(
+                readings
+                    .iter()
+                    .map(|r| judge.errors_with(self.range.clone(), &self.without(r)))
+                    .collect(),
+            ),
             _ => None,
         };
         for echo in open {
             let fewest = |drops: bool| {
-                errors.as_ref().and_then(|errors| {
+                errors.as_ref().and_then(|(_, errors)| {
                     readings
                         .iter()
                         .zip(errors)
@@ -125,9 +127,13 @@ impl Echoes<'_> {
                         .min()
                 })
             };
-            match (fewest(true), fewest(false)) {
-                (Some(drop), Some(keep)) if drop < keep => dropped.push(echo),
-                (Some(drop), Some(keep)) if keep < drop => {}
+            // Proof is a reading that adds no error to the file's parse
+            // against readings that all add some: a text that already fails
+            // to parse can be mended by chance, which proves nothing.
+            let before = errors.as_ref().map(|(b, _)| *b);
+            match (before, fewest(true), fewest(false)) {
+                (Some(b), Some(drop), Some(keep)) if drop <= b && keep > b => dropped.push(echo),
+                (Some(b), Some(drop), Some(keep)) if keep <= b && drop > b => {}
                 _ => doubtful.push(echo),
             }
         }
@@ -210,6 +216,17 @@ mod tests {
         assert_eq!(
             judge(text, 2, &["    a();", "    c();", "}"], RUST),
             Boundary::Doubtful(vec![Echo::Before])
+        );
+    }
+
+    #[test]
+    fn a_reading_that_mends_a_file_which_failed_to_parse_proves_nothing() {
+        // The stray last `}` fails the file's parse already. Dropping the
+        // content's closer mends it by chance, and would end `g` early.
+        let text = "fn f() {\n    a();\n}\n}\n";
+        assert_eq!(
+            judge(text, 1, &["    fn g() {", "    b();", "}"], RUST),
+            Boundary::Doubtful(vec![Echo::After])
         );
     }
 

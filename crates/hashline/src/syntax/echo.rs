@@ -32,17 +32,27 @@ impl<'a> EchoJudge<'a> {
         })
     }
 
-    /// How many error and missing nodes the parse of the document has with
-    /// lines `range` replaced by `lines`; `None` if it cannot be parsed.
-    pub(crate) fn errors_with(&self, range: Range<usize>, lines: &[String]) -> Option<usize> {
-        let old = self
-            .tree
+    /// The parse of the document as it is.
+    fn old_tree(&self) -> Option<&Tree> {
+        self.tree
             .get_or_init(|| {
                 self.kept
                     .clone()
                     .or_else(|| self.language.parse(self.doc.text(), None))
             })
-            .as_ref()?;
+            .as_ref()
+    }
+
+    /// How many error and missing nodes the parse of the document has as
+    /// it is; `None` if it cannot be parsed.
+    pub(crate) fn errors_before(&self) -> Option<usize> {
+        self.old_tree().map(count_errors)
+    }
+
+    /// How many error and missing nodes the parse of the document has with
+    /// lines `range` replaced by `lines`; `None` if it cannot be parsed.
+    pub(crate) fn errors_with(&self, range: Range<usize>, lines: &[String]) -> Option<usize> {
+        let old = self.old_tree()?;
         let text = self.doc.text();
         let start_byte = self.doc.offset_of_line(range.start);
         let old_end_byte = self.doc.offset_of_line(range.end);
