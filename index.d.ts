@@ -9,6 +9,12 @@
  */
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
 
+/** A batch checked against every file it names, nothing written yet. */
+export declare class BatchPlan {
+  get output(): string
+  get files(): Array<EditResult>
+}
+
 /** An edit computed and checked but not written. */
 export declare class EditPlan {
   get output(): string
@@ -25,6 +31,26 @@ export declare class EditPlan {
  * and wrote (so refs from an earlier view stay usable).
  */
 export declare class Hashline {
+  /** Checks a batch of edits over several files and plans each, writing nothing; a rejection lists every failing entry in `err.errors`. */
+  planBatch(batch?: Array<BatchEntry>, options?: CallOptions | undefined | null): BatchPlan
+  /** Writes a planned batch as one transaction: every file takes its new version, or none does. */
+  commitBatch(plan: BatchPlan): BatchResult
+  /** Plans and writes a batch in one step, as one transaction. */
+  applyBatch(batch?: Array<BatchEntry>, options?: CallOptions | undefined | null): BatchResult
+  /** `planBatch` on the thread pool. */
+  planBatchAsync(batch?: Array<BatchEntry>, options?: CallOptions & { signal?: AbortSignal } | undefined | null): Promise<BatchPlan>
+  /**
+   * `commitBatch` on the thread pool. Its `signal` is looked at once
+   * every file is checked, before the first is written: aborted by then,
+   * the call stops (nothing written, `CANCELLED`); after that the batch
+   * is written whole.
+   */
+  commitBatchAsync(plan: BatchPlan, options?: { signal?: AbortSignal } | undefined | null): Promise<BatchResult>
+  /**
+   * `applyBatch` on the thread pool, stopped by its `signal` as
+   * `commitBatchAsync` is.
+   */
+  applyBatchAsync(batch?: Array<BatchEntry>, options?: CallOptions & { signal?: AbortSignal } | undefined | null): Promise<BatchResult>
   /** Checks a patch against every file it names and computes each new version, writing nothing. */
   planPatch(patch?: string, options?: PatchOptions | undefined | null): PatchPlan
   /** `planPatch` on the thread pool. */
@@ -67,6 +93,14 @@ export declare class Hashline {
   tag(path: string, lines: Array<ShownLine>, options?: CallOptions | undefined | null): TagResult
   /** `tag` on the thread pool. */
   tagAsync(path: string, lines: Array<ShownLine>, options?: CallOptions & { signal?: AbortSignal } | undefined | null): Promise<TagResult>
+  /**
+   * Removes view prefixes a model copied into the new content of a file
+   * (a `write`) where the views this session showed prove them copies;
+   * content whose prefixes nothing vouches for comes back as sent. Throws
+   * `AMBIGUOUS_ECHO` for content in between; the same content sent again
+   * for the same file then comes back as sent.
+   */
+  stripViewPrefixes(path: string, text: string, options?: CallOptions | undefined | null): StripResult
   /** Checks and computes an edit without writing it. */
   plan(path?: string, request?: EditRequest, options?: CallOptions | undefined | null): EditPlan
   /** `plan` on the thread pool. */
@@ -112,13 +146,34 @@ export interface ApplyEditsOptions {
   syntax?: 'warn' | 'reject' | 'off'
 }
 
+/** One entry of a batch: the file (`path`, or `filePath`) and its edit. */
+export interface BatchEntry {
+  path?: string
+  filePath?: string
+  operations?: Array<Operation>
+  /** The REV of the view the refs were copied from. */
+  rev?: string
+  /** Fallback: exact text to replace (whitespace-tolerant if no exact match). */
+  oldString?: string
+  newString?: string
+  replaceAll?: boolean
+}
+
+export interface BatchResult {
+  /** What the model should read: a line naming the files, then each file's part with fresh refs. */
+  output: string
+  /** Each file's result, in the order of the batch. */
+  files: Array<EditResult>
+}
+
 export interface CallOptions {
   allowOutsideRoot?: boolean
 }
 
 /**
  * Empties a store folder (a `storeDir`) of the versions kept there; nothing
- * else in it is touched. A missing folder is already empty.
+ * else in it is touched, and files named as versions that hashline did not
+ * write are counted as skipped. A missing folder is already empty.
  */
 export declare function clearStore(dir: string): StoreCleared
 
@@ -126,6 +181,8 @@ export interface EditRequest {
   operations?: Array<Operation>
   /** The REV of the view the refs were copied from. */
   rev?: string
+  /** Write every operation's content exactly as sent. */
+  literal?: boolean
   /** Fallback: exact text to replace (whitespace-tolerant if no exact match). */
   oldString?: string
   newString?: string
@@ -144,6 +201,17 @@ export interface EditResult {
   deletions: number
   /** What the edit broke that was not broken before, on the lines it wrote. */
   problems: Array<Problem>
+}
+
+/** The error of one entry of a batch (`err.errors` of a rejected batch). */
+export interface EntryError {
+  /** The entry's index in the batch. */
+  index: number
+  code: string
+  message: string
+  path?: string
+  mismatches: Array<Mismatch>
+  suggestion?: string
 }
 
 /** A tagged view of text the caller holds. */
@@ -227,6 +295,8 @@ export interface Operation {
   before?: string
   /** The new lines: one string split on newlines (one final newline dropped), or an array of lines. */
   content?: string | Array<string>
+  /** Write the content exactly as sent: no line is removed as a copy from a view. */
+  literal?: boolean
 }
 
 export interface ParsedRef {
@@ -266,6 +336,8 @@ export interface PatchOptions {
   /** Folder that relative paths in the patch resolve against (default: the root). */
   directory?: string
   allowOutsideRoot?: boolean
+  /** Write the hunks' lines exactly as sent: no view prefix is removed. */
+  literal?: boolean
 }
 
 /** Every path a patch names (a move's destination after its source); throws `INVALID_REQUEST` for a malformed patch. */
@@ -435,16 +507,18 @@ export interface StoreCleared {
   files: number
   /** Bytes they held. */
   bytes: number
+  /**
+   * Files named as the store's that hashline did not write (their
+   * content does not prove it): left as they are.
+   */
+  skipped: number
 }
 
 export interface StripResult {
   text: string
-  /** How many lines lost a view prefix (0: text unchanged). */
+  /** How many lines lost a view prefix (0: the text as sent). */
   stripped: number
 }
-
-/** Removes echoed view prefixes (`12#A3F#9BC|`) from text, only when every non-empty line carries one. */
-export declare function stripViewPrefixes(text: string): StripResult
 
 export interface TagResult {
   rev: string

@@ -835,6 +835,7 @@ function __napiStampBindingTarget(exportsObject, target) {
 // linked import resolves to `undefined`.
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
+module.exports.BatchPlan = nativeBinding.BatchPlan
 module.exports.EditPlan = nativeBinding.EditPlan
 module.exports.Hashline = nativeBinding.Hashline
 module.exports.PatchPlan = nativeBinding.PatchPlan
@@ -847,4 +848,3 @@ module.exports.parseRef = nativeBinding.parseRef
 module.exports.patchPaths = nativeBinding.patchPaths
 module.exports.requestFormat = nativeBinding.requestFormat
 module.exports.rev = nativeBinding.rev
-module.exports.stripViewPrefixes = nativeBinding.stripViewPrefixes

@@ -10,7 +10,6 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseEditArguments, parseReadArguments } from '../lib/definitions.mjs'
-import { applyBatch } from '../lib/batch.mjs'
 import { createTools } from '../lib/tools.mjs'
 import { binding, refsOf as untypedRefsOf, scratch } from './helpers.mjs'
 
@@ -150,8 +149,8 @@ test.serial('a polluted Object.prototype changes no argument of the JS hosts', a
   await samePolluted(t, Object.prototype, 'offset', 3, () => parseReadArguments({ filePath: 'f.txt' }))
   await samePolluted(t, Object.prototype, 'operations', [{ op: 'append', content: 'x' }], (s) => createTools({ root: s.root }).edit.execute({ filePath: 'f.txt', oldString: 'c', newString: 'x' }))
   await samePolluted(t, Object.prototype, 'allowOutsideRoot', true, (s) => createTools({ root: s.root }).read.execute({ filePath: s.secret }))
-  await samePolluted(t, Object.prototype, 'path', 'g.txt', (s) => applyBatch(s.hl, [{ filePath: 'f.txt', operations: [{ op: 'append', content: 'x' }] }]))
-  await samePolluted(t, Object.prototype, 'filePath', 'g.txt', (s) => applyBatch(s.hl, [{ path: 'f.txt', operations: [{ op: 'append', content: 'x' }] }]))
+  await samePolluted(t, Object.prototype, 'path', 'g.txt', (s) => s.hl.applyBatch([{ filePath: 'f.txt', operations: [{ op: 'append', content: 'x' }] }]))
+  await samePolluted(t, Object.prototype, 'filePath', 'g.txt', (s) => s.hl.applyBatch([{ path: 'f.txt', operations: [{ op: 'append', content: 'x' }] }]))
 })
 
 test('a getter that throws or a Proxy in the arguments of a JS host is INVALID_REQUEST', async (t) => {
@@ -167,7 +166,7 @@ test('a getter that throws or a Proxy in the arguments of a JS host is INVALID_R
     () => tools.edit.execute({ filePath: 'f.txt', get oldString() { return boom() }, newString: 'x' }),
     () => tools.read.execute(new Proxy({ filePath: 'f.txt' }, {})),
     () => tools.edit.execute({ filePath: 'f.txt', operations: [new Proxy({ op: 'append', content: 'x' }, {})] }),
-    () => applyBatch(s.hl, [new Proxy({ path: 'f.txt', operations: [{ op: 'append', content: 'x' }] }, {})]),
+    () => s.hl.applyBatch([new Proxy({ path: 'f.txt', operations: [{ op: 'append', content: 'x' }] }, {})]),
   ]
   for (const attempt of attempts) {
     const result = await outcome(s.parent, attempt)

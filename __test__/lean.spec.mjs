@@ -54,15 +54,18 @@ test("a session edits by lean and full refs in one batch and answers in its own 
   t.like(binding.parseRef("12#abc"), { line: 12, hash: "ABC", pair: undefined })
 })
 
-test("lean refs on text held by the caller need the REV of that text", (t) => {
+test("lean refs on text held by the caller are refused even with its REV, and the full refs shown hold", (t) => {
   const text = "a\nb\nc\n"
   const view = binding.formatView(text)
   const ref = /** @type {Record<number, string>} */ (refsOf(view))[2]
-  const err = thrown(t, () => binding.applyEdits(text, { operations: [{ op: "replace", ref, content: "B" }] }))
-  t.is(err.code, "HASH_MISMATCH")
-  t.regex(err.message, /^>>> 2#[0-9A-F]{3}#[0-9A-F]{3}\|b$/m, "the rejection shows full refs, which hold on their own")
   const rev = /REV:([0-9A-F]{8})/.exec(view)?.[1]
-  t.is(binding.applyEdits(text, { operations: [{ op: "replace", ref, content: "B" }], rev }).text, "a\nB\nc\n")
+  for (const request of [{ operations: [{ op: "replace", ref, content: "B" }] }, { operations: [{ op: "replace", ref, content: "B" }], rev }]) {
+    const err = thrown(t, () => binding.applyEdits(text, request))
+    t.is(err.code, "HASH_MISMATCH")
+    t.regex(err.message, /^>>> 2#[0-9A-F]{3}#[0-9A-F]{3}\|b$/m, "the rejection shows full refs, which hold on their own")
+  }
+  const full = /^>>> (2#[0-9A-F]{3}#[0-9A-F]{3})\|b$/m.exec(thrown(t, () => binding.applyEdits(text, { operations: [{ op: "replace", ref, content: "B" }] })).message)?.[1]
+  t.is(binding.applyEdits(text, { operations: [{ op: "replace", ref: full, content: "B" }] }).text, "a\nB\nc\n")
 })
 
 test("a line number typed one off is rejected, even in a run of identical lines", (t) => {
@@ -78,11 +81,19 @@ test("a line number typed one off is rejected, even in a run of identical lines"
   t.is(fs.readFileSync(path.join(root, "a.txt"), "utf8"), "x\n}\n}\n}\ny\n")
 })
 
-test("echoed lean prefixes are stripped from content, ordinals and units are not", (t) => {
-  t.deepEqual(binding.stripViewPrefixes("3sh     x();\n4ao }\n"), { text: "    x();\n}\n", stripped: 2 })
-  for (const text of ["1st place\n2nd place\n", "10px solid\n", "5nq a\n3sh b\n"]) {
-    t.deepEqual(binding.stripViewPrefixes(text), { text, stripped: 0 }, text)
+test("echoed lean prefixes naming lines a read showed are stripped from a write, ordinals and units are not", (t) => {
+  const root = project(t, { "a.js": "function f() {\n  x();\n}\n" })
+  const session = new binding.Hashline({ root })
+  const refs = /** @type {Record<number, string>} */ (refsOf(session.read("a.js").text))
+  t.deepEqual({ ...session.stripViewPrefixes("a.js", `${refs[2]}   x();\n${refs[3]} }\n`) }, { text: "  x();\n}\n", stripped: 2 })
+  for (const text of ["intro\n1st place\n2nd place\n", "10px solid\n", "5nq a\n3sh b\n", "3rd party notices\n", "5th avenue\n7th floor\n"]) {
+    t.deepEqual({ ...session.stripViewPrefixes("notes.md", text) }, { text, stripped: 0 }, text)
   }
+  // `1st` on line 1 has the number of the line it takes, as a view's
+  // prefix would: refused once, then written as sent.
+  const list = "1st place\n2nd place\n"
+  t.is(thrown(t, () => session.stripViewPrefixes("list.md", list)).code, "AMBIGUOUS_ECHO")
+  t.deepEqual({ ...session.stripViewPrefixes("list.md", list) }, { text: list, stripped: 0 })
 })
 
 test("createTools, the command line and HASHLINE_VIEW choose the view; both hosts accept either ref", async (t) => {

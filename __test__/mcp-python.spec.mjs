@@ -1,23 +1,24 @@
 // @ts-check
 // `hashline mcp` driven by a client nobody here wrote: the official Python
-// MCP package (`mcp` on PyPI, pinned in .ci/run). It runs wherever Python is
-// installed; only a machine without Python skips it.
+// MCP package (`mcp` on PyPI, pinned in scripts/tools.txt, which npm install
+// puts in the clone's own venv). It runs wherever Python is installed; only a
+// machine without Python skips it.
 import test from "ava"
 import { spawnSync } from "node:child_process"
 import fs from "node:fs"
 import path from "node:path"
 import { fileURLToPath } from "node:url"
 import { scratch } from "./helpers.mjs"
+import { VENV_PYTHON } from "../scripts/tools.mjs"
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 const repo = path.join(here, "..")
 const CLI = path.join(repo, "cli", "hashline.cjs")
 const CLIENT = path.join(here, "support", "mcp_client.py")
 
-/** The project's venv (made by .ci/run) if there is one, else the system's Python. */
+/** The clone's venv (made by npm install) if there is one, else the system's Python. */
 function python() {
-  const venv = path.join(repo, "target", "ci", "venv", process.platform === "win32" ? "Scripts/python.exe" : "bin/python")
-  if (fs.existsSync(venv)) return venv
+  if (fs.existsSync(VENV_PYTHON)) return VENV_PYTHON
   for (const name of ["python3", "python"]) if (spawnSync(name, ["--version"]).status === 0) return name
   return undefined
 }
@@ -27,7 +28,7 @@ const PYTHON = python()
 ;(PYTHON ? test : test.skip)(`the official Python MCP client reads, edits by ref and greps, with structured results${PYTHON ? "" : " (skipped: no Python on this machine)"}`, (t) => {
   const py = /** @type {string} */ (PYTHON)
   const check = spawnSync(py, ["-c", "import mcp"], { encoding: "utf8" })
-  t.is(check.status, 0, `the Python package mcp is not installed for ${py}; .ci/run installs it (${check.stderr.trim()})`)
+  t.is(check.status, 0, `the Python package mcp is not installed for ${py}; npm install installs it (${check.stderr.trim()})`)
   const project = scratch(t)
   fs.writeFileSync(path.join(project, "f.txt"), "a\nb\nc\n")
   const run = spawnSync(py, [CLIENT, project, process.execPath, CLI, "mcp", "--root", project], { encoding: "utf8", timeout: 120_000 })

@@ -380,3 +380,22 @@ unix("a tool call the client cancels while it waits to write writes nothing, and
   const answered = await Promise.race([call, new Promise((resolve) => setTimeout(() => resolve(undefined), 200))])
   t.falsy(/** @type {any} */ (answered)?.result?.structuredContent?.ok)
 })
+
+test("without a loadable binary the server still answers initialize and lists its tools, and each call says why it fails", async (t) => {
+  const root = scratch(t)
+  fs.writeFileSync(path.join(root, "f.txt"), "a\n")
+  const env = /** @type {Record<string, string>} */ ({ ...process.env, NAPI_RS_NATIVE_LIBRARY_PATH: path.join(root, "missing.node") })
+  const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, "mcp", "--root", root], cwd: root, env, stderr: "pipe" })
+  const client = new Client({ name: "hashline-test", version: "1.0.0" })
+  await client.connect(transport)
+  t.teardown(() => client.close())
+  t.is(client.getServerVersion()?.name, "hashline")
+  const { tools } = await client.listTools()
+  t.deepEqual(tools.map((tool) => tool.name), ["read", "edit", "grep"])
+  for (const [name, args] of /** @type {const} */ ([["read", { filePath: "f.txt" }], ["grep", { pattern: "a" }]])) {
+    const result = /** @type {{ content: Array<{ text: string }>, structuredContent?: any, isError?: boolean }} */ (await client.callTool({ name, arguments: args }))
+    t.true(result.isError, name)
+    t.regex(result.content[0].text, /^The hashline native module could not be loaded on .*missing\.node, which did not load/)
+    t.like(result.structuredContent, { ok: false, error: { code: "NATIVE_MODULE_MISSING" } })
+  }
+})

@@ -67,7 +67,7 @@ test("no platform package: the error names the machine, the package and both fix
   t.false(err.message.includes("\n"))
   t.true(err.message.startsWith(`The hashline native module could not be loaded on ${process.platform} ${process.arch}`))
   t.true(err.message.includes(`the package ${PACKAGE}@${version}, which is not installed`))
-  t.true(err.message.includes(`npm install ${PACKAGE}@${version}`))
+  t.true(err.message.includes(`npm install --save-optional ${PACKAGE}@${version}`))
   t.true(err.message.includes("build the binary from a clone"))
 })
 
@@ -77,7 +77,7 @@ test("a platform package at another version: the error says which versions disag
   const err = loadError(root)
   t.is(err.code, "NATIVE_MODULE_MISSING")
   t.true(err.message.includes(`the package ${PACKAGE} is installed at version 0.0.1, and this hashline is ${version}`), err.message)
-  t.true(err.message.includes(`Install the matching version (npm install ${PACKAGE}@${version})`))
+  t.true(err.message.includes(`Install the matching version (npm install --save-optional ${PACKAGE}@${version})`))
 })
 
 test("a damaged binary in the right package: the error gives the loader's reason", (t) => {
@@ -85,7 +85,7 @@ test("a damaged binary in the right package: the error gives the loader's reason
   platformPackage(root, version)
   const err = loadError(root)
   t.is(err.code, "NATIVE_MODULE_MISSING")
-  t.regex(err.message, new RegExp(`the package ${PACKAGE}@${version.replace(/\./g, "\\.")} is installed but its binary did not load \\(.*hashline\\.${platformName()}\\.node: .+\\)\\. Reinstall it`))
+  t.regex(err.message, new RegExp(`the package ${PACKAGE}@${version.replace(/\./g, "\\.")} is installed but its binary did not load \\(.*hashline\\.${platformName()}\\.node(: | is damaged: ).+\\)\\. Reinstall it`))
   t.false(err.message.includes("\n"))
 })
 
@@ -117,12 +117,16 @@ function loadWorking(root, extraEnv = {}) {
   return JSON.parse(result.stdout)
 }
 
-/** A working platform package beside the copy, with this build's binary. @param {string} root */
-function workingPlatformPackage(root) {
+/**
+ * A working platform package beside the copy, with this build's binary.
+ * @param {string} root
+ * @param {string} [at] its version
+ */
+function workingPlatformPackage(root, at = version) {
   const dir = path.join(root, "node_modules", PACKAGE)
   fs.mkdirSync(dir, { recursive: true })
   const binary = `hashline.${platformName()}.node`
-  fs.writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name: PACKAGE, version, main: binary }))
+  fs.writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name: PACKAGE, version: at, main: binary }))
   fs.copyFileSync(path.join(REPO, binary), path.join(dir, binary))
   return path.join(dir, binary)
 }
@@ -141,4 +145,47 @@ test("NAPI_RS_NATIVE_LIBRARY_PATH still goes through the generated loader", (t) 
   const loaded = loadWorking(root, { NAPI_RS_NATIVE_LIBRARY_PATH: binary })
   t.is(typeof loaded.rev, "string")
   t.true(loaded.generated)
+})
+
+test("a working platform package at another version is not loaded: the error says which versions disagree", (t) => {
+  const root = installedCopy(t)
+  workingPlatformPackage(root, "0.0.1")
+  const err = loadError(root)
+  t.is(err.code, "NATIVE_MODULE_MISSING", JSON.stringify(err))
+  t.true(err.message.includes(`the package ${PACKAGE} is installed at version 0.0.1, and this hashline is ${version}`), err.message)
+})
+
+/**
+ * Cuts a file to half its size, as an interrupted download or copy leaves it.
+ * @param {string} file
+ */
+const cutShort = (file) => fs.truncateSync(file, Math.floor(fs.statSync(file).size / 2))
+
+// Only ELF files map past their end; other systems' loaders refuse a cut file with an error.
+const elfOnly = process.platform === "linux" ? test : test.skip
+
+elfOnly("a platform package whose binary was cut short: one line that names the file, and no crash", (t) => {
+  const root = installedCopy(t)
+  const binary = workingPlatformPackage(root)
+  cutShort(binary)
+  const err = loadError(root)
+  t.is(err.code, "NATIVE_MODULE_MISSING")
+  t.true(err.message.includes(`the package ${PACKAGE}@${version} is installed but its binary did not load (${binary} is damaged: cut short: `), err.message)
+  t.regex(err.message, /Reinstall it/)
+  t.false(err.message.includes("\n"))
+})
+
+elfOnly("a build's binary beside the package cut short: the error names it, and the override is checked too", (t) => {
+  const root = installedCopy(t)
+  const binary = path.join(root, "node_modules", "hashline", `hashline.${platformName()}.node`)
+  fs.copyFileSync(path.join(REPO, `hashline.${platformName()}.node`), binary)
+  cutShort(binary)
+  const err = loadError(root)
+  t.is(err.code, "NATIVE_MODULE_MISSING")
+  t.true(err.message.includes(`the binary ${binary} is damaged (cut short: `), err.message)
+  fs.rmSync(binary)
+  const other = path.join(root, "other.node")
+  fs.writeFileSync(other, "\x7fELF")
+  const overridden = loadError(root, { NAPI_RS_NATIVE_LIBRARY_PATH: other })
+  t.true(overridden.message.includes(`NAPI_RS_NATIVE_LIBRARY_PATH names ${other}, which did not load (it is damaged: not an ELF shared library (4 bytes))`), overridden.message)
 })

@@ -112,10 +112,10 @@ scenario("the model sees one edit tool, with this package's flat schema, and the
   const edits = (request.tools ?? []).filter((tool) => tool.function.name === "edit")
   t.is(edits.length, 1)
   const schema = edits[0].function.parameters
-  t.deepEqual(Object.keys(schema.properties).sort(), ["filePath", "newString", "oldString", "operations", "replaceAll", "rev"])
+  t.deepEqual(Object.keys(schema.properties).sort(), ["filePath", "literal", "newString", "oldString", "operations", "replaceAll", "rev"])
   t.deepEqual(schema.required, ["filePath"])
   const op = schema.properties.operations.items
-  t.deepEqual(Object.keys(op.properties).sort(), ["after", "before", "content", "op", "ref", "through"])
+  t.deepEqual(Object.keys(op.properties).sort(), ["after", "before", "content", "literal", "op", "ref", "through"])
   t.is(op.properties.content.type, "string")
   t.deepEqual(unionKeywords(schema), [])
   t.true(edits[0].function.description?.includes("12#A3F#9BC"))
@@ -202,13 +202,11 @@ scenario("edits from the first read's refs after lines moved land right or are r
   const edits = tools.filter((p) => p.tool === "edit")
   t.is(edits.length, 3)
   t.is(edits[0].state.status, "completed", edits[0].state.error)
-  // In the lean view the cited "}" (old line 8, now 10) and the "}" now at
-  // line 8 carry the same tag, so which one was meant cannot be told: the
-  // edit is refused with fresh refs. The full view's ANCHOR tells them
-  // apart.
-  t.is(edits[1].state.status, "error")
-  t.regex(edits[1].state.error, /^Edit rejected, nothing written: the refs match more than one recent version/)
-  const after = ["a", "a1", "a2", "}", "b", "}", "c", "}", "d", "}", "e", "}"]
+  // The "}" now at line 8 carries the cited tag too, but no view since the
+  // first read showed it: only the first read can have given that ref, and
+  // its line 8 is now line 10.
+  t.is(edits[1].state.status, "completed", edits[1].state.error)
+  const after = ["a", "a1", "a2", "}", "b", "}", "c", "}", "d", "} // d", "e", "}"]
   // Lines 1..3 of the first read had lines inserted between them: where that
   // range went cannot be proven, so the edit must be refused with fresh refs.
   t.is(edits[2].state.status, "error")
@@ -217,34 +215,70 @@ scenario("edits from the first read's refs after lines moved land right or are r
   t.is(project.read("f.txt").toString("utf8"), after.join("\n") + "\n")
 })
 
-scenario("content that echoes view prefixes is cleaned and the cleaning reported", async (t) => {
+scenario("view prefixes proven copied are cleaned, doubtful ones refused, and text that only looks like them written as sent", async (t) => {
   const { project, run, tools } = await play(t, {
     files: { "g.py": "def f():\n    return 1\n" },
     steps: [
       () => ({ calls: [{ name: "read", args: { filePath: "g.py" } }] }),
       ({ lastToolOutput }) => {
-        const ref = refFor(lastToolOutput, "    return 1")
+        const def = refFor(lastToolOutput, "def f():")
+        const ret = refFor(lastToolOutput, "    return 1")
         return {
           calls: [
-            // The model pasted view lines, prefixes and all, into the new
-            // content: the line's own, and one numbered after it.
-            { name: "edit", args: { filePath: "g.py", operations: [{ op: "replace", ref, content: `${ref}     x = 2\n3nq     return x` }] } },
+            // The model pasted both view lines, prefixes and all, and
+            // changed one: the prefixes name the lines the read showed.
+            { name: "edit", args: { filePath: "g.py", operations: [{ op: "replace", ref: def, through: ret, content: `${def} def f():\n${ret}     return 2` }] } },
           ],
         }
       },
-      () => ({ calls: [{ name: "write", args: { filePath: "h.py", content: "1#AAA#BBB|import os\n2#CCC#DDD|print(os.sep)\n" } }] }),
+      ({ lastToolOutput }) => ({
+        // One changed line is too little to prove its prefix a copy.
+        calls: [{ name: "edit", args: { filePath: "g.py", operations: [{ op: "replace", ref: refFor(lastToolOutput, "    return 2"), content: `${refFor(lastToolOutput, "    return 2")}     return 3` }] } }],
+      }),
+      ({ toolOutputs }) => ({
+        // The refusal's own advice: the content again, without the prefix.
+        calls: [{ name: "edit", args: { filePath: "g.py", operations: [{ op: "replace", ref: refFor(toolOutputs[toolOutputs.length - 2], "    return 2"), content: "    return 3" }] } }],
+      }),
+      () => ({ calls: [{ name: "write", args: { filePath: "notes.md", content: "3rd party notices\n5th avenue\n" } }] }),
       done,
     ],
   })
   t.is(run.code, 0)
-  const edit = tools.find((p) => p.tool === "edit")
-  t.is(edit.state.status, "completed", edit.state.error)
-  t.regex(edit.state.output, /removed the view prefixes/)
-  t.is(project.read("g.py").toString("utf8"), "def f():\n    x = 2\n    return x\n")
-  const write = tools.find((p) => p.tool === "write")
-  t.is(write.state.status, "completed", write.state.error)
-  t.regex(write.state.output, /Removed the view prefixes/)
-  t.is(project.read("h.py").toString("utf8"), "import os\nprint(os.sep)\n")
+  const edits = tools.filter((p) => p.tool === "edit")
+  t.is(edits[0].state.status, "completed", edits[0].state.error)
+  t.regex(edits[0].state.output, /removed the view prefixes/)
+  t.is(edits[1].state.status, "error")
+  t.regex(edits[1].state.error, /names a line a view of this file showed, but that is too little to prove it a copy/)
+  t.regex(edits[1].state.error, /"literal": true/)
+  t.is(edits[2].state.status, "completed", edits[2].state.error)
+  t.is(project.read("g.py").toString("utf8"), "def f():\n    return 3\n")
+  const writes = tools.filter((p) => p.tool === "write")
+  t.is(writes[0].state.status, "completed", writes[0].state.error)
+  t.is(project.read("notes.md").toString("utf8"), "3rd party notices\n5th avenue\n")
+})
+
+scenario("a write of content copied with prefixes from another file's view is refused, and sent again it is written as sent", async (t) => {
+  const { project, run, tools } = await play(t, {
+    files: { "g.py": "import os\nprint(os.sep)\n" },
+    steps: [
+      () => ({ calls: [{ name: "read", args: { filePath: "g.py" } }] }),
+      ({ lastToolOutput }) => ({
+        calls: [{ name: "write", args: { filePath: "h.py", content: `${refFor(lastToolOutput, "import os")} import os\n${refFor(lastToolOutput, "print(os.sep)")} print(os.sep)\n` } }],
+      }),
+      ({ request }) => {
+        // The refusal's own advice: the same content again, to mean it.
+        const write = request.messages.flatMap((m) => /** @type {any} */ (m).tool_calls ?? []).find((c) => c.function?.name === "write")
+        return { calls: [{ name: "write", args: JSON.parse(write.function.arguments) }] }
+      },
+      done,
+    ],
+  })
+  t.is(run.code, 0)
+  const writes = tools.filter((p) => p.tool === "write")
+  t.is(writes[0].state.status, "error")
+  t.regex(writes[0].state.error, /looks copied from a view, but not from one of this file/)
+  t.is(writes[1].state.status, "completed", writes[1].state.error)
+  t.regex(project.read("h.py").toString("utf8"), /^1[n-z][a-z] import os\n2[a-m][a-z] print\(os\.sep\)\n$/)
 })
 
 scenario("a CRLF file with a byte order mark keeps both", async (t) => {
@@ -444,7 +478,7 @@ scenario("installed by name as an npm plugin, it tags reads and edits", async (t
   t.is(project.read("p.txt").toString("utf8"), "first\nbetween\nsecond\n")
 })
 
-scenario("without its native module the tool says why and the session goes on", async (t) => {
+scenario("without its native module the tool files export no tool: OpenCode's own edit works, and the log says why", async (t) => {
   // A copy of the JS layer with no native module beside it.
   const { project, run, tools } = await play(t, {
     files: { "m.txt": "one\n" },
@@ -453,10 +487,12 @@ scenario("without its native module the tool says why and the session goes on", 
   })
   t.is(run.code, 0)
   const edit = tools.find((p) => p.tool === "edit")
-  t.is(edit.state.status, "error")
-  t.regex(edit.state.error, /native module could not be loaded/)
+  t.is(edit.state.status, "completed", edit.state.error)
+  // The built-in edit's own reply: no tool of this package replaced it.
+  t.is(edit.state.output, "Edit applied successfully.")
   t.true(run.events.some((e) => e.type === "text" && e.part.text === "Done."))
-  t.is(project.read("m.txt").toString("utf8"), "one\n")
+  t.is(project.read("m.txt").toString("utf8"), "two\n")
+  t.regex(run.stderr, /hashline is off, OpenCode's own edit stays: The hashline native module could not be loaded/)
 })
 
 /** @param {import("ava").ExecutionContext} t */

@@ -146,6 +146,19 @@ test("a file moves to a new folder, and onto an existing file with a note", asyn
   t.is(result.metadata.files[0].movePath, path.join(root, "b/dest.txt"))
 })
 
+test("the approval shows every line the patch destroys: the lines of a file a move replaces, and of a deleted file", async (t) => {
+  const root = project(t, { "a/from.txt": "from\n", "b/dest.txt": "dest one\ndest two\n", "gone.txt": "gone one\ngone two\n" })
+  const { result, asks } = await run(root, patch("*** Update File: a/from.txt\n*** Move to: b/dest.txt\n@@\n-from\n+new\n*** Delete File: gone.txt"))
+  t.is(asks.length, 1)
+  const shown = asks[0].metadata.diff
+  for (const line of ["-from", "+new", "-dest one", "-dest two", "-gone one", "-gone two"]) t.true(shown.split("\n").includes(line), `${line} in:\n${shown}`)
+  const move = asks[0].metadata.files.find((/** @type {any} */ f) => f.type === "move")
+  t.is(move.deletions, 3)
+  t.regex(move.patch, /^--- a\/b\/dest\.txt\n\+\+\+ b\/b\/dest\.txt\n@@ -1,2 \+1 @@\n-dest one\n-dest two\n\+new\n/m)
+  t.regex(result.output, /b\/dest\.txt existed and was replaced by the moved file; its 2 lines are shown as removed/)
+  t.is(read(root, "b/dest.txt"), "new\n")
+})
+
 test("Add File over an existing file replaces it and says so", async (t) => {
   const root = project(t, { "duplicate.txt": "old content\n" })
   const { result } = await run(root, patch("*** Add File: duplicate.txt\n+new content"))

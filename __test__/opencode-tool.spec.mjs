@@ -285,24 +285,59 @@ test("the system instruction is added once per request", async (t) => {
   t.deepEqual(output.system, ["You are a coding agent.", INSTRUCTION])
 })
 
-test("write content that echoes view prefixes is cleaned and the cleaning reported", async (t) => {
-  const hooks = await hooksFor(project(t, {}))
+test("write content that echoes the prefixes of lines a read showed is cleaned and the cleaning reported", async (t) => {
+  const root = project(t, { "x.py": "import os\n\nprint(1)\n" })
+  const hooks = await hooksFor(root)
   const before = /** @type {any} */ (hooks["tool.execute.before"])
   const after = /** @type {any} */ (hooks["tool.execute.after"])
+  const view = await tagRead(hooks, path.join(root, "x.py"))
 
-  const echoed = { args: { filePath: "x.py", content: "1#AAA#BBB|import os\n\n2#CCC#DDD|print(1)\n" } }
+  const echoed = { args: { filePath: "x.py", content: `${refFor(view, "import os")}|import os\n\n${refFor(view, "print(1)")}|print(2)\n` } }
   await before({ tool: "write", sessionID: "s", callID: "c1" }, echoed)
-  t.is(echoed.args.content, "import os\n\nprint(1)\n")
+  t.is(echoed.args.content, "import os\n\nprint(2)\n")
   const result = { title: "x.py", output: "Wrote file successfully.", metadata: {} }
   await after({ tool: "write", sessionID: "s", callID: "c1", args: echoed.args }, result)
-  t.is(result.output, "Wrote file successfully.\n\nRemoved the view prefixes (LINEab or LINE#HASH#ANCHOR|) from 2 lines of content before writing.")
+  t.is(result.output, "Wrote file successfully.\n\nRemoved the view prefixes (LINEab or LINE#HASH#ANCHOR|) from 2 lines of content before writing: they name lines this file's views showed.")
+})
 
-  const mixed = { args: { filePath: "y.py", content: "1#AAA#BBB|import os\nprint(1)\n" } }
-  await before({ tool: "write", sessionID: "s", callID: "c2" }, mixed)
-  t.is(mixed.args.content, "1#AAA#BBB|import os\nprint(1)\n")
-  const plain = { title: "y.py", output: "Wrote file successfully.", metadata: {} }
-  await after({ tool: "write", sessionID: "s", callID: "c2", args: mixed.args }, plain)
-  t.is(plain.output, "Wrote file successfully.")
+test("write content that only looks like view prefixes is written as sent", async (t) => {
+  const hooks = await hooksFor(project(t, {}))
+  const before = /** @type {any} */ (hooks["tool.execute.before"])
+  for (const content of ["3rd party notices\n", "5th avenue\n7th floor\n", "intro\n8am standup\n"]) {
+    const write = { args: { filePath: "notes.md", content } }
+    await before({ tool: "write", sessionID: "s", callID: "c" }, write)
+    t.is(write.args.content, content)
+  }
+})
+
+test("write content in a full ref's form that no view showed is refused, and written as sent when sent again", async (t) => {
+  const hooks = await hooksFor(project(t, {}))
+  const before = /** @type {any} */ (hooks["tool.execute.before"])
+  const content = "1#AAA#BBB|import os\nprint(1)\n"
+  const err = await t.throwsAsync(() => before({ tool: "write", sessionID: "s", callID: "c1" }, { args: { filePath: "x.py", content } }))
+  t.regex(String(err?.message), /has the shape of a view's ref where it stands/)
+  const again = { args: { filePath: "x.py", content } }
+  await before({ tool: "write", sessionID: "s", callID: "c2" }, again)
+  t.is(again.args.content, content)
+})
+
+test("write content copied with prefixes from another file's view is refused, and written as sent when sent again or with literal", async (t) => {
+  const root = project(t, { "x.py": "import os\nprint(1)\n" })
+  const hooks = await hooksFor(root)
+  const before = /** @type {any} */ (hooks["tool.execute.before"])
+  const view = await tagRead(hooks, path.join(root, "x.py"))
+  const content = `${refFor(view, "import os")}|import os\n${refFor(view, "print(1)")}|print(1)\n`
+  const first = { args: { filePath: "y.py", content } }
+  const err = await t.throwsAsync(() => before({ tool: "write", sessionID: "s", callID: "c1" }, first))
+  t.regex(String(err?.message), /^Edit rejected, nothing written: lines start like the refs of a view/)
+  t.regex(String(err?.message), /looks copied from a view, but not from one of this file/)
+  t.regex(String(err?.message), /send the same content again/)
+  const again = { args: { filePath: "y.py", content } }
+  await before({ tool: "write", sessionID: "s", callID: "c2" }, again)
+  t.is(again.args.content, content)
+  const literal = { args: { filePath: "z.py", content, literal: true } }
+  await before({ tool: "write", sessionID: "s", callID: "c3" }, literal)
+  t.deepEqual(literal.args, { filePath: "z.py", content })
 })
 
 test("read and grep output of real files get refs; other output is left alone", async (t) => {
@@ -333,10 +368,11 @@ test("a view prefix left in written content comes back as OpenCode's LSP error, 
   const hooks = await hooksFor(root)
   const view = await tagRead(hooks, path.join(root, "c.txt"))
   const { ctx } = context(root)
-  // Only one of the two lines carries a prefix, so clean-up leaves it: the edit lands, and says what is wrong.
-  const result = /** @type {any} */ (
-    await /** @type {any} */ (hooks.tool).edit.execute({ filePath: "c.txt", operations: [{ op: "replace", ref: refFor(view, "two"), content: "1#AAA#BBB|three\nfour" }] }, ctx)
-  )
+  // A made-up prefix is refused; sent again literal, the edit lands, and says what is wrong.
+  const operations = [{ op: "replace", ref: refFor(view, "two"), content: "1#AAA#BBB|three\nfour" }]
+  const refused = await t.throwsAsync(() => /** @type {any} */ (hooks.tool).edit.execute({ filePath: "c.txt", operations }, ctx))
+  t.regex(String(refused?.message), /has the shape of a view's ref where it stands/)
+  const result = /** @type {any} */ (await /** @type {any} */ (hooks.tool).edit.execute({ filePath: "c.txt", operations, literal: true }, ctx))
   const file = path.join(root, "c.txt")
   t.is(fs.readFileSync(file, "utf8"), "one\n1#AAA#BBB|three\nfour\n")
   const ref = /^\+(2#[0-9A-F]{3}#[0-9A-F]{3})\|1#AAA#BBB\|three$/m.exec(result.output)?.[1]

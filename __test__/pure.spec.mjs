@@ -2,7 +2,7 @@ import test from 'ava'
 import { createHash } from 'node:crypto'
 import { binding } from './helpers.mjs'
 
-const { lineHash, anchorHash, rev, parseRef, formatView, applyEdits, stripViewPrefixes } = binding
+const { lineHash, anchorHash, rev, parseRef, formatView, applyEdits } = binding
 const sha1 = (s) => createHash('sha1').update(s, 'utf8').digest('hex').toUpperCase()
 
 test('lineHash is the first 3 hex digits of SHA-1 of the line without trailing spaces and tabs', (t) => {
@@ -58,8 +58,3 @@ test('applyEdits keeps a BOM and CRLF endings of the text', (t) => {
   t.is(applyEdits(text, { operations: [{ op: 'insert_after', ref, content: 'x' }] }).text, '\uFEFFa\r\nx\r\nb\r\n')
 })
 
-test('stripViewPrefixes strips only when every non-empty line carries a prefix', (t) => {
-  t.deepEqual({ ...stripViewPrefixes('1#A3F#9BC|a\n\n2#0E1#44D|b\n') }, { text: 'a\n\nb\n', stripped: 2 })
-  t.deepEqual({ ...stripViewPrefixes('1#A3F#9BC|a\n- item\n') }, { text: '1#A3F#9BC|a\n- item\n', stripped: 0 })
-  t.deepEqual({ ...stripViewPrefixes('12:abc|csv,row\n') }, { text: '12:abc|csv,row\n', stripped: 0 })
-})

@@ -143,5 +143,8 @@ test("--json gives the structured hits and what was skipped", (t) => {
   const json = JSON.parse(out.stdout)
   t.like(json, { ok: true, shown: 1, more: 0, stopped: false, skipped: { binary: 0, notUtf8: 0, tooLarge: 0, unreadable: 0 } })
   t.like(json.hits[0], { path: "a.txt", line: 2, text: "needle", before: [{ line: 1, text: "x" }], after: [] })
+  // The ref in the view the command shows (full here, HASHLINE_VIEW), lean on request.
   t.regex(json.hits[0].ref, /^2#[0-9A-F]{3}#[0-9A-F]{3}$/)
+  const lean = grep(["--json", "--view", "lean", "needle"])
+  t.regex(JSON.parse(lean.stdout).hits[0].ref, /^2[a-m][a-z]$/)
 })

@@ -4,8 +4,8 @@
 // shell, and `mcp` to serve the same tools over MCP. Versions are kept in a
 // cache folder between invocations, so refs from one read stay usable for a
 // chain of edits made by separate processes. Each command loads only what it
-// uses (the request checks, the batch logic and the MCP server are imported
-// when needed), since every call pays for what is loaded; and it is CommonJS,
+// uses (the request checks, the error helpers and the MCP server are
+// imported when needed), since every call pays for what is loaded; and it is CommonJS,
 // which Node loads in a fraction of the time its ES module loader takes.
 const fs = require("node:fs")
 const path = require("node:path")
@@ -36,7 +36,7 @@ const COMMON = `Options of every command:
 const EXIT_CODES_TEXT = `Exit codes: 0 done; 1 refs stale or lines unseen (HASH_MISMATCH, UNSEEN_LINES,
 BASE_CHANGED); 2 invalid request (INVALID_REQUEST, INVALID_REF, OUT_OF_RANGE,
 CONFLICT, NO_CHANGE, OLD_STRING_NOT_FOUND, OLD_STRING_AMBIGUOUS,
-CONTEXT_NOT_FOUND, CONTEXT_AMBIGUOUS, SYNTAX_ERROR); 3 file not
+CONTEXT_NOT_FOUND, CONTEXT_AMBIGUOUS, SYNTAX_ERROR, AMBIGUOUS_ECHO); 3 file not
 editable (NOT_FOUND, NOT_A_FILE, NOT_UTF8, BINARY, TOO_LARGE); 4 refused
 (OUTSIDE_ROOT, PERMISSION); 5 other failure (IO, LOCKED, INTERNAL, native
 module missing); 64 wrong command line (USAGE). Errors are printed on stderr
@@ -50,7 +50,7 @@ Commands:
   edit FILE [--ops JSON] [--rev REV]    edit FILE; the request ({"operations":[...]} or just the
                                         array, or {"oldString","newString"}) from --ops or stdin
   apply [--ops JSON]                    edit several files: [{"path":P,"operations":[...]}, ...]
-                                        from --ops or stdin; all are checked before any is written
+                                        from --ops or stdin, all of them or none
   grep PATTERN [PATH...] [flags]        search the files under each PATH for lines matching
                                         PATTERN, hits with refs (as rg: -i -F -w -v -g -m -C)
   mcp                                   serve read, edit and grep over MCP on stdio
@@ -93,6 +93,7 @@ ${COMMON}`,
 
 Edits several files: [{"path":P,"operations":[...]}, ...] from --ops or stdin.
 Every entry is checked before any file is written; one bad entry writes nothing.
+The files are then written as one change: all of them, or none if one cannot be.
 
   --ops JSON    the batch (default: read from stdin)
 
@@ -122,8 +123,10 @@ ${COMMON}`,
   cache: `Usage: hashline cache clear [--store DIR]
 
 Removes every version kept in the store folder and says how many files and
-bytes that was. Refs shown before can then no longer be remapped after the
-file changes; refs to an unchanged file keep working.
+bytes that was. A file there named like a version is removed only if its
+content proves hashline wrote it; others are left and counted. Refs shown
+before can then no longer be remapped after the file changes; refs to an
+unchanged file keep working.
 
 ${COMMON}`,
 })
@@ -143,6 +146,7 @@ const EXIT_CODES = /** @type {Record<string, number>} */ ({
   CONTEXT_NOT_FOUND: 2,
   CONTEXT_AMBIGUOUS: 2,
   SYNTAX_ERROR: 2,
+  AMBIGUOUS_ECHO: 2,
   NOT_FOUND: 3,
   NOT_A_FILE: 3,
   NOT_UTF8: 3,
@@ -383,29 +387,24 @@ const editJson = (r) => ({ path: r.path, rev: r.rev, previousRev: r.previousRev,
  */
 
 /**
+ * A batch over several files, written by the engine as one transaction:
+ * every file takes its new version or none does, and a rejection lists
+ * every failing entry.
  * @param {Hashline} engine
  * @param {unknown} batch
  * @returns {Promise<Outcome>}
  */
 async function apply(engine, batch) {
-  const { applyBatch } = await import("../lib/batch.mjs")
-  const result = applyBatch(engine, batch)
-  const stdout = result.written.map((r) => `${r.output}\n`).join("\n")
-  if (result.ok) return { stdout, json: { ok: true, results: result.written.map(editJson) } }
-  const { errors } = result
-  const json = { ok: false, error: errors[0], errors, written: result.written.map(editJson) }
-  const code = exitCode(errors[0].code)
-  if (result.stage === "check") {
-    const text = errors.map((e) => `[${e.index}] ${e.path ?? "(no path)"}: ${e.message}`).join("\n\n")
-    const entries = Array.isArray(batch) ? batch.length : 0
-    return { stdout, stderr: `Batch rejected, nothing written: ${errors.length} of ${entries} entries failed.\n\n${text}\n`, json, code }
+  try {
+    const result = engine.applyBatch(/** @type {any} */ (batch))
+    return { stdout: `${result.output}\n`, json: { ok: true, output: result.output, results: result.files.map(editJson) } }
+  } catch (err) {
+    const { errorInfo } = await import("../lib/errors.mjs")
+    const { errors, ...info } = errorInfo(err)
+    const first = errors?.[0] ?? info
+    const json = { ok: false, error: first, errors: errors ?? [info], written: [] }
+    return { stdout: "", stderr: `${info.message}\n`, json, code: exitCode(first.code) }
   }
-  const done = result.written.map((r) => r.path)
-  const rest = result.notWritten
-  const stderr =
-    `${done.length > 0 ? `Wrote ${done.join(", ")}; then ` : ""}${errors[0].path} could not be written` +
-    `${rest.length > 0 ? `, and ${rest.join(", ")} after it ${rest.length === 1 ? "was" : "were"} not written either` : ""}:\n${errors[0].message}\n`
-  return { stdout, stderr, json: { ...json, notWritten: rest }, code }
 }
 
 /**
@@ -505,18 +504,21 @@ async function run(argv) {
   } catch (err) {
     throw usage(err instanceof Error ? err.message : String(err), command)
   }
-  const native = nativeModule()
-  if (command === "cache") {
-    const cleared = native.clearStore(storeDir)
-    return {
-      stdout: `Removed ${cleared.files} file${cleared.files === 1 ? "" : "s"} (${size(cleared.bytes)}) from the store ${storeDir}.\n`,
-      json: { ok: true, store: storeDir, ...cleared },
-    }
-  }
+  // The MCP server loads the engine itself: without it, it still answers
+  // initialize and fails each tool call with the reason.
   if (command === "mcp") {
     const { serveMcp } = await import("./mcp.mjs")
     await serveMcp({ root, storeDir: storeGiven === undefined ? undefined : path.resolve(storeGiven), storeMaxBytes, ...(view ? { view } : {}), ...(syntax ? { syntax } : {}) })
     return "serving"
+  }
+  const native = nativeModule()
+  if (command === "cache") {
+    const cleared = native.clearStore(storeDir)
+    const skipped = cleared.skipped > 0 ? `; left ${cleared.skipped} file${cleared.skipped === 1 ? "" : "s"} that hashline did not write` : ""
+    return {
+      stdout: `Removed ${cleared.files} file${cleared.files === 1 ? "" : "s"} (${size(cleared.bytes)}) from the store ${storeDir}${skipped}.\n`,
+      json: { ok: true, store: storeDir, ...cleared },
+    }
   }
 
   const engine = new native.Hashline({ root, storeDir, storeMaxBytes, ...(view ? { view } : {}), ...(syntax ? { syntax } : {}) })
@@ -528,7 +530,8 @@ async function run(argv) {
   if (command === "edit") {
     const { filePath, request } = await editArguments(await requestJson(values.ops, "request", command), given(rest[0]), values.rev)
     const result = engine.edit(filePath, request)
-    return { stdout: `${result.output}\n`, json: { ok: true, ...editJson(result) } }
+    // One newline ends the output, whether or not the engine's text has one.
+    return { stdout: result.output.endsWith("\n") ? result.output : `${result.output}\n`, json: { ok: true, ...editJson(result) } }
   }
   if (command === "apply") {
     return apply(engine, await requestJson(values.ops, "batch", command))
@@ -617,7 +620,7 @@ async function main() {
       process.exitCode = outcome.code ?? 0
     }
   } catch (err) {
-    const { errorInfo } = await import("../lib/batch.mjs")
+    const { errorInfo } = await import("../lib/errors.mjs")
     const info = errorInfo(err)
     if (json) print(`${JSON.stringify({ ok: false, error: info })}\n`)
     else printError(info.message)

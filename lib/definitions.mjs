@@ -21,7 +21,7 @@ Give filePath and operations; the whole batch is checked against the version you
 - {"op":"prepend"|"append","content":C}: at the start or end of the file (append creates a missing file)
 - {"op":"move"|"copy","ref":R,"through":R2,"after":R3} (or "before":R3): lines R..R2 as they are, put after (before) line R3, with no retyping
 - {"op":"replace_block"|"delete_block"|"insert_before_block"|"insert_after_block","ref":R,"content":C}: R is the first line of a function, class, if/for/while/try, element, object or Markdown section (the outermost one starting there); the engine finds its last line
-content is the new text only, lines separated by \\n, never with the ref prefixes. All refs name lines of the version you read: do not adjust line numbers for earlier operations of the same batch. rev (the REV the read showed) is optional.
+content is the new text only, lines separated by \\n, never with the ref prefixes; it is written exactly as sent. Lines that look copied from a view (a ref at their start, or a repeat of the line next to where the content goes) are removed only where the engine proves them copies; where it cannot tell, the edit is refused with AMBIGUOUS_ECHO: send it again without those lines, or with "literal": true (on an operation, or on the whole request) to write the content exactly as sent. All refs name lines of the version you read: do not adjust line numbers for earlier operations of the same batch. rev (the REV the read showed) is optional.
 The result shows fresh refs for the changed lines and how the others moved: keep editing from it without reading again. A rejected edit says why and shows the current lines with fresh refs.
 Without refs, oldString/newString (and replaceAll) replace one unique occurrence of oldString instead, as the classic edit tool does.`
 
@@ -43,6 +43,7 @@ export const EDIT_FIELDS = {
   after: "move/copy: ref of the line to put the lines after",
   before: "move/copy: ref of the line to put the lines before",
   content: "New lines, separated by \\n, without ref prefixes (replace*, insert_*, prepend, append)",
+  literal: "true: write the content exactly as sent, with no line removed as a copy from a view (on an operation, or on the request for all of them)",
   oldString: "Fallback without refs: exact text to replace",
   newString: "Fallback without refs: the replacement text",
   replaceAll: "Fallback without refs: replace every occurrence of oldString",
@@ -70,10 +71,12 @@ export const EDIT_SCHEMA = {
           content: { description: EDIT_FIELDS.content, type: "string" },
           after: { description: EDIT_FIELDS.after, type: "string" },
           before: { description: EDIT_FIELDS.before, type: "string" },
+          literal: { description: EDIT_FIELDS.literal, type: "boolean" },
         },
         required: ["op"],
       },
     },
+    literal: { description: EDIT_FIELDS.literal, type: "boolean" },
     oldString: { description: EDIT_FIELDS.oldString, type: "string" },
     newString: { description: EDIT_FIELDS.newString, type: "string" },
     replaceAll: { description: EDIT_FIELDS.replaceAll, type: "boolean" },
@@ -129,10 +132,12 @@ export function zodEditArgs(z) {
           content: z.string().optional().describe(EDIT_FIELDS.content),
           after: z.string().optional().describe(EDIT_FIELDS.after),
           before: z.string().optional().describe(EDIT_FIELDS.before),
+          literal: z.boolean().optional().describe(EDIT_FIELDS.literal),
         }),
       )
       .optional()
       .describe(EDIT_FIELDS.operations),
+    literal: z.boolean().optional().describe(EDIT_FIELDS.literal),
     oldString: z.string().optional().describe(EDIT_FIELDS.oldString),
     newString: z.string().optional().describe(EDIT_FIELDS.newString),
     replaceAll: z.boolean().optional().describe(EDIT_FIELDS.replaceAll),

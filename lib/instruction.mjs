@@ -12,7 +12,7 @@ const REFS = `The read and grep tools show each line with a ref: \`LINEab conten
 
 export const INSTRUCTION = `${MARKER}
 ${REFS}
-To change a file, call edit with operations that cite these refs (replace, delete, insert_before, insert_after, prepend, append) instead of retyping old text. Put only the new text in content, never refs. To move or copy lines, cite them: {"op":"move","ref":"12ab","through":"20cd","after":"40ef"}.
+To change a file, call edit with operations that cite these refs (replace, delete, insert_before, insert_after, prepend, append) instead of retyping old text. Put only the new text in content, never refs: content is written as sent, and if it holds lines that look copied from a view the edit is refused (AMBIGUOUS_ECHO) unless you add "literal": true to say the text is meant. To move or copy lines, cite them: {"op":"move","ref":"12ab","through":"20cd","after":"40ef"}.
 An edit result shows fresh refs for the lines it changed and how the other lines moved: continue from it without reading the file again. If an edit is rejected nothing was written; use the refs the rejection shows, or read the file again.
 </hashline>`
 

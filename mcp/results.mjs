@@ -8,7 +8,7 @@
  * @typedef {import("../index.js").ReadView} ReadView
  * @typedef {import("../index.js").EditResult} EditResult
  * @typedef {import("../index.js").SearchResult} SearchResult
- * @typedef {import("../lib/batch.mjs").ErrorInfo} ErrorInfo
+ * @typedef {import("../lib/errors.mjs").ErrorInfo} ErrorInfo
  */
 
 // Past this size the diff is left out of the structured content: the text

@@ -8,7 +8,7 @@ import { createRequire } from "node:module"
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js"
 import { INSTRUCTION, MARKER } from "../lib/instruction.mjs"
-import { errorInfo } from "../lib/batch.mjs"
+import { errorInfo } from "../lib/errors.mjs"
 import {
   EDIT_DESCRIPTION,
   EDIT_SCHEMA,
@@ -63,10 +63,26 @@ const ANNOTATIONS = {
  * @returns {Tool[]}
  */
 function tools(options) {
-  const native = /** @type {typeof import("../index.js")} */ (require("../lib/native.cjs"))
   const view = viewOption(options.view)
   const syntax = syntaxOption(options.syntax)
-  const engine = new native.Hashline({ ...options, ...(view ? { view } : {}), ...(syntax ? { syntax } : {}), allowOutsideRoot: false })
+  /** @type {InstanceType<typeof import("../index.js").Hashline> | undefined} */
+  let loaded
+  /** @type {unknown} */
+  let unavailable
+  try {
+    const native = /** @type {typeof import("../index.js")} */ (require("../lib/native.cjs"))
+    loaded = new native.Hashline({ ...options, ...(view ? { view } : {}), ...(syntax ? { syntax } : {}), allowOutsideRoot: false })
+  } catch (err) {
+    // Without its binary the server still answers initialize and lists its
+    // tools, and every call says why it failed: a host that saw the server
+    // exit would only show "disconnected".
+    if (/** @type {{ code?: unknown }} */ (err)?.code !== "NATIVE_MODULE_MISSING") throw err
+    unavailable = err
+  }
+  const engine = () => {
+    if (!loaded) throw unavailable
+    return loaded
+  }
   return [
     {
       name: "read",
@@ -74,7 +90,7 @@ function tools(options) {
       inputSchema: READ_SCHEMA,
       async run(args, signal) {
         const { filePath, ...range } = parseReadArguments(args)
-        const view = await engine.readAsync(filePath, { ...range, signal })
+        const view = await engine().readAsync(filePath, { ...range, signal })
         return { text: view.text, structured: readContent(view) }
       },
     },
@@ -84,7 +100,7 @@ function tools(options) {
       inputSchema: EDIT_SCHEMA,
       async run(args, signal) {
         const { filePath, request } = parseEditArguments(args)
-        const result = await engine.editAsync(filePath, request, { signal })
+        const result = await engine().editAsync(filePath, request, { signal })
         return { text: result.output, structured: editContent(result) }
       },
     },
@@ -94,7 +110,7 @@ function tools(options) {
       inputSchema: GREP_SCHEMA,
       async run(args, signal) {
         const { pattern, options: search } = parseGrepArguments(args)
-        const result = await engine.searchAsync(pattern, { ...search, signal })
+        const result = await engine().searchAsync(pattern, { ...search, signal })
         return { text: result.text, structured: grepContent(result) }
       },
     },

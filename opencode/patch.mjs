@@ -32,6 +32,7 @@ Per file, one of:
 - *** Delete File: PATH
 - *** Update File: PATH, optionally *** Move to: NEWPATH, then hunks. A hunk starts with @@, optionally followed by a line of the file at or above the hunk, then its lines: ' ' context (unchanged), '-' removed, '+' added. Copy context and removed lines exactly as in the file, with about three lines of context. *** End of File after a hunk says it ends the file.
 Paths are relative to the session folder, or absolute. Every hunk must fit exactly one place, in file order, after the hunk before it: a hunk whose lines are missing or fit several places rejects the whole patch, and nothing is written. Files keep their line endings.
+Lines are written as sent. Refs copied from a result into hunk lines are removed only where the engine proves them copies; where it cannot tell, the patch is refused with AMBIGUOUS_ECHO: send it again without them, or with literal: true to write every line exactly as sent.
 Results and rejections show lines as LINE#HASH#ANCHOR|content (e.g. 12#A3F#9BC|  return total;); the ref and | are not part of the file. The result shows the lines changed as they are now: keep editing from it without reading again. A rejection shows the current lines: copy them, or put the ref of a hunk's first line after its @@ (@@ 12#A3F#9BC) to anchor it at exactly that line.`
 
 /** @type {typeof import("zod").z | undefined} */
@@ -53,17 +54,20 @@ function invalid(message) {
 /**
  * OpenCode does not check a custom tool's arguments against its schema.
  * @param {unknown} args
- * @returns {string}
+ * @returns {{ patchText: string, literal: boolean }}
  */
 export function parsePatchArguments(args) {
   if (!args || typeof args !== "object" || Array.isArray(args)) throw invalid("expected an object with patchText.")
-  const { patchText, ...rest } = /** @type {Record<string, unknown>} */ (args)
+  const { patchText, literal, ...rest } = /** @type {Record<string, unknown>} */ (args)
   const unknown = Object.keys(rest).filter((key) => rest[key] !== null && rest[key] !== undefined)
-  if (unknown.length > 0) throw invalid(`unknown argument${unknown.length > 1 ? "s" : ""} ${unknown.join(", ")}. The only argument is patchText.`)
+  if (unknown.length > 0) throw invalid(`unknown argument${unknown.length > 1 ? "s" : ""} ${unknown.join(", ")}. The arguments are patchText and literal.`)
   if (typeof patchText !== "string" || patchText.trim() === "") {
     throw invalid("patchText is required: the patch, from *** Begin Patch to *** End Patch.")
   }
-  return patchText
+  if (literal !== undefined && literal !== null && typeof literal !== "boolean" && literal !== "true" && literal !== "false") {
+    throw invalid(`literal must be true or false, got ${JSON.stringify(literal)}.`)
+  }
+  return { patchText, literal: literal === true || literal === "true" }
 }
 
 /**
@@ -77,7 +81,7 @@ const shownPath = (f) => f.movePath ?? f.path
  * @param {FormatDeps} [formatting] how to run the project's formatters after the write
  */
 export async function execute(args, ctx, formatting) {
-  const patchText = parsePatchArguments(args)
+  const { patchText, literal } = parsePatchArguments(args)
   const place = { directory: ctx.directory, worktree: ctx.worktree }
   const root = projectRoot(place)
   const directory = path.resolve(ctx.directory)
@@ -96,7 +100,7 @@ export async function execute(args, ctx, formatting) {
   // The engine works off OpenCode's thread, and the call's abort stops it
   // before anything is written.
   const signal = ctx.abort
-  const plan = () => engine.planPatchAsync(patchText, { directory, allowOutsideRoot: outside, signal })
+  const plan = () => engine.planPatchAsync(patchText, { directory, allowOutsideRoot: outside, literal, signal })
   let planned
   try {
     planned = await plan()
@@ -204,7 +208,10 @@ function filesMetadata(files, root) {
 }
 
 const PATCH_TEXT = "The full patch text, from *** Begin Patch to *** End Patch"
-const ARGS = zod ? { patchText: zod.string().describe(PATCH_TEXT) } : { patchText: { type: "string", description: PATCH_TEXT } }
+const LITERAL = "true: write every line exactly as sent, with no ref removed as a copy from a result"
+const ARGS = zod
+  ? { patchText: zod.string().describe(PATCH_TEXT), literal: zod.boolean().optional().describe(LITERAL) }
+  : { patchText: { type: "string", description: PATCH_TEXT }, literal: { type: "boolean", description: LITERAL } }
 
 /**
  * The apply_patch tool; with `formatting`, the project's formatters run on

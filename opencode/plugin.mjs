@@ -8,7 +8,8 @@
 // OpenCode calls every export of a plugin module as a plugin, so this module
 // exports only the plugin itself.
 import path from "node:path"
-import { configureEngines, engineFor, nativeModule } from "./engine.mjs"
+import { fileURLToPath } from "node:url"
+import { configureEngines, engineFor, errorCode, nativeModule } from "./engine.mjs"
 import { syntaxOption } from "../lib/syntax.cjs"
 import { viewOption } from "../lib/view.cjs"
 import { configFrom, formatterTimeoutOption } from "./format.mjs"
@@ -27,19 +28,49 @@ import { tagGrepOutput, tagReadOutput } from "./view.mjs"
 let unavailableLogged = false
 
 /**
- * Says once, in OpenCode's log, why hashline is off. Not awaited: the log goes
- * through OpenCode's own server, which may still be starting this plugin.
+ * The folder that installed this copy of the plugin (the one holding its
+ * `node_modules`), when that is not the project: OpenCode installs plugins
+ * named in opencode.json into a folder of its own and keeps what it got
+ * there, so only deleting that folder makes it install them again.
+ * @param {Parameters<Plugin>[0]} input
+ */
+function installedApart(input) {
+  const pkg = path.join(path.dirname(fileURLToPath(import.meta.url)), "..")
+  if (path.basename(path.dirname(pkg)) !== "node_modules") return undefined
+  const folder = path.dirname(path.dirname(pkg))
+  const inside = [input.directory, input.worktree].some((dir) => {
+    const rel = dir && dir !== "/" ? path.relative(dir, folder) : ".."
+    return !rel.startsWith("..") && !path.isAbsolute(rel)
+  })
+  return inside ? undefined : folder
+}
+
+/**
+ * Says once why hashline is off, in OpenCode's log and as a notice in its
+ * window, with the fix that works where the plugin is installed. Not
+ * awaited: both go through OpenCode's own server, which may still be
+ * starting this plugin.
  * @param {Parameters<Plugin>[0]} input
  * @param {unknown} err
  */
 function logUnavailable(input, err) {
   if (unavailableLogged) return
   unavailableLogged = true
-  const message = `hashline is off, OpenCode's own tools stay: ${err instanceof Error ? err.message : String(err)}`
+  const e = /** @type {{ message?: string, problem?: string }} */ (err)
+  const apart = installedApart(input)
+  const why = apart && e?.problem
+    ? `${e.problem} OpenCode installed this plugin in ${apart}, apart from the project, and keeps that copy as it is: installing a package in the project, fixing the registry or restarting changes nothing. Delete ${apart} and start OpenCode again to have it install the plugin anew (with the registry of ~/.npmrc or npm_config_* variables; a project's .npmrc is not read).`
+    : (e?.message ?? String(err))
+  const message = `hashline is off, OpenCode's own tools stay: ${why}`
   try {
     input.client.app.log({ body: { service: "hashline", level: "warn", message } }).catch(() => console.warn(message))
   } catch {
     console.warn(message)
+  }
+  try {
+    input.client.tui.showToast({ body: { title: "hashline: OpenCode's own tools stay", message: why, variant: "warning", duration: 60_000 } }).catch(() => {})
+  } catch {
+    // A client without a window to show it in: the log has it.
   }
 }
 
@@ -90,10 +121,21 @@ async function server(input, options) {
       if (info.tool !== "write") return
       const args = output.args
       if (!args || typeof args.content !== "string") return
+      // `write` is OpenCode's own tool: a `literal` the model adds to say
+      // "write exactly this" is taken here and removed before OpenCode
+      // checks the arguments.
+      const literal = args.literal === true || args.literal === "true"
+      if ("literal" in args) delete args.literal
+      if (literal || typeof args.filePath !== "string") return
       let cleaned
       try {
-        cleaned = nativeModule().stripViewPrefixes(args.content)
-      } catch {
+        const file = path.resolve(input.directory, args.filePath)
+        cleaned = engineFor(place).stripViewPrefixes(file, args.content, { allowOutsideRoot: true })
+      } catch (err) {
+        // Lines that may or may not be copied view prefixes: the write is
+        // refused, with how to say which. Any other failure leaves the
+        // content to OpenCode's own write as it is.
+        if (errorCode(err) === "AMBIGUOUS_ECHO") throw new Error(err instanceof Error ? err.message : String(err))
         return
       }
       if (cleaned.stripped > 0) {
@@ -108,7 +150,7 @@ async function server(input, options) {
         const stripped = cleanedWrites.get(info.callID)
         if (stripped === undefined) return
         cleanedWrites.delete(info.callID)
-        output.output += `\n\nRemoved the view prefixes (LINEab or LINE#HASH#ANCHOR|) from ${stripped} line${stripped === 1 ? "" : "s"} of content before writing.`
+        output.output += `\n\nRemoved the view prefixes (LINEab or LINE#HASH#ANCHOR|) from ${stripped} line${stripped === 1 ? "" : "s"} of content before writing: they name lines this file's views showed.`
         return
       }
       if (!tagsReads(kinds.get(info.sessionID) ?? "edit")) return

@@ -1,28 +1,37 @@
 // @ts-check
 // The `install` step of a clone (the published package has none: see
-// scripts/release.mjs): when no binary for this platform loads, build the
-// addon from source with cargo.
-import { spawnSync } from 'node:child_process'
-import { existsSync } from 'node:fs'
-import { createRequire } from 'node:module'
-import { dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
+// scripts/release.mjs). It checks what the build and the tests need from the
+// machine, saying at once everything that is missing and how to get it; then
+// installs the test tools from PyPI inside the clone (scripts/tools.mjs);
+// then builds this machine's release binary, as the release workflow does.
+// Nothing goes outside the clone, and nothing needs root.
+import { existsSync } from "node:fs"
+import path from "node:path"
+import { ROOT, buildRelease, missingPrerequisites, provisionTools, toolsReady } from "./tools.mjs"
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..')
-const require = createRequire(import.meta.url)
+const started = Date.now()
+const seconds = (/** @type {number} */ since) => `${((Date.now() - since) / 1000).toFixed(0)} s`
 
-try {
-  require(join(root, 'index.js'))
-  process.exit(0)
-} catch {
-  // No loadable binary: fall through to building one.
-}
-
-const napi = join(root, 'node_modules', '.bin', process.platform === 'win32' ? 'napi.cmd' : 'napi')
-if (!existsSync(napi)) {
-  console.error('hashline: @napi-rs/cli is not installed, so the addon cannot be built; run npm install without --omit=dev.')
+if (!existsSync(path.join(ROOT, "node_modules", "@napi-rs", "cli"))) {
+  console.error("hashline: @napi-rs/cli is not installed, so the addon cannot be built; run npm install without --omit=dev.")
   process.exit(1)
 }
-console.error('hashline: no prebuilt binary for this platform; building from source with cargo (a minute or two)...')
-const result = spawnSync(napi, ['build', '--platform', '--release'], { cwd: root, stdio: 'inherit' })
-process.exit(result.status ?? 1)
+
+const missing = missingPrerequisites({ python: !toolsReady() })
+if (missing.length > 0) {
+  console.error(`hashline: npm install in a clone needs what this machine lacks:\n${missing.map((m) => `  - ${m}`).join("\n")}`)
+  process.exit(1)
+}
+
+try {
+  if (provisionTools()) console.error(`hashline: installed the test tools of scripts/tools.txt into target/tools/venv (${seconds(started)})`)
+} catch (err) {
+  console.error(`hashline: installing the test tools of scripts/tools.txt failed: ${err instanceof Error ? err.message : err}`)
+  process.exit(1)
+}
+
+const build = Date.now()
+console.error("hashline: the release binary: built with cargo (minutes) unless it is newer than every Rust source...")
+const status = buildRelease()
+if (status === 0) console.error(`hashline: release binary ready (${seconds(build)}); install done in ${seconds(started)}`)
+process.exit(status)

@@ -125,7 +125,7 @@ export const GLIBC_FLOOR = "2.17"
 const SIZE_BUDGET = 12e6
 
 /** The Rust target of each platform package. */
-const RUST_TARGETS = /** @type {Record<string, string>} */ ({
+export const RUST_TARGETS = /** @type {Record<string, string>} */ ({
   "linux-x64-gnu": "x86_64-unknown-linux-gnu",
   "linux-x64-musl": "x86_64-unknown-linux-musl",
   "linux-arm64-gnu": "aarch64-unknown-linux-gnu",
@@ -178,13 +178,53 @@ export function compareVersions(a, b) {
 }
 
 /**
- * The newest glibc symbol version an ELF file needs, from binutils' objdump.
+ * The symbol versions an ELF file needs from the libraries it links, read
+ * from its version-needs section (what `objdump -T` shows, without binutils,
+ * which a machine may not have). The layout is the System V ABI's, stable
+ * for decades: reading it here takes fewer lines than a dependency would.
+ * @param {string} file
+ * @returns {string[]} such as `GLIBC_2.17`
+ */
+export function neededVersions(file) {
+  const elf = fs.readFileSync(file)
+  if (elf.length < 64 || elf.readUInt32BE(0) !== 0x7f454c46) fail(`${file} is not an ELF file`)
+  const wide = elf[4] === 2
+  const little = elf[5] === 1
+  const u16 = (/** @type {number} */ at) => (little ? elf.readUInt16LE(at) : elf.readUInt16BE(at))
+  const u32 = (/** @type {number} */ at) => (little ? elf.readUInt32LE(at) : elf.readUInt32BE(at))
+  const word = (/** @type {number} */ at) => (wide ? Number(little ? elf.readBigUInt64LE(at) : elf.readBigUInt64BE(at)) : u32(at))
+  const sectionsAt = word(wide ? 0x28 : 0x20)
+  const entrySize = u16(wide ? 0x3a : 0x2e)
+  const count = u16(wide ? 0x3c : 0x30)
+  const section = (/** @type {number} */ i) => {
+    const at = sectionsAt + i * entrySize
+    return { type: u32(at + 4), offset: word(at + (wide ? 0x18 : 0x10)), link: u32(at + (wide ? 0x28 : 0x18)), info: u32(at + (wide ? 0x2c : 0x1c)) }
+  }
+  const SHT_GNU_VERNEED = 0x6ffffffe
+  const versions = []
+  for (let i = 0; i < count; i++) {
+    const needs = section(i)
+    if (needs.type !== SHT_GNU_VERNEED) continue
+    const strings = section(needs.link).offset
+    const name = (/** @type {number} */ at) => elf.toString("latin1", strings + at, elf.indexOf(0, strings + at))
+    // Each entry: version, count, file, aux, next; each aux: hash, flags, other, name, next.
+    for (let entry = needs.offset, n = 0; n < needs.info; n++) {
+      for (let aux = entry + u32(entry + 8), k = 0; k < u16(entry + 2); k++) {
+        versions.push(name(u32(aux + 8)))
+        aux += u32(aux + 12)
+      }
+      entry += u32(entry + 12)
+    }
+  }
+  return versions
+}
+
+/**
+ * The newest glibc symbol version an ELF file needs.
  * @param {string} file
  */
 export function glibcNeeded(file) {
-  const result = spawnSync("objdump", ["-T", file], { encoding: "utf8", maxBuffer: 64 << 20 })
-  if (result.status !== 0) fail(`objdump -T ${file} failed: ${result.error?.message ?? result.stderr}`)
-  const versions = [...new Set([...result.stdout.matchAll(/\bGLIBC_(\d+(?:\.\d+)+)\b/g)].map((m) => m[1]))]
+  const versions = [...new Set(neededVersions(file).flatMap((v) => /^GLIBC_(\d+(?:\.\d+)+)$/.exec(v)?.[1] ?? []))]
   if (versions.length === 0) fail(`${file} names no glibc symbol version`)
   return versions.sort(compareVersions)[versions.length - 1]
 }

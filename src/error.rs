@@ -37,6 +37,18 @@ pub struct BindingMismatch {
     pub actual: Option<String>,
 }
 
+/// The error of one entry of a batch (`err.errors` of a rejected batch).
+#[napi(object, js_name = "EntryError")]
+pub struct BindingEntryError {
+    /// The entry's index in the batch.
+    pub index: u32,
+    pub code: String,
+    pub message: String,
+    pub path: Option<String>,
+    pub mismatches: Vec<BindingMismatch>,
+    pub suggestion: Option<String>,
+}
+
 pub(crate) fn to_js_error(env: &Env, err: hashline::Error) -> Error {
     let build = || -> Result<Error> {
         let mut object =
@@ -64,6 +76,29 @@ pub(crate) fn to_js_error(env: &Env, err: hashline::Error) -> Error {
         }
         if !err.problems.is_empty() {
             object.set("problems", crate::check::problems(&err.problems))?;
+        }
+        if !err.entries.is_empty() {
+            let entries: Vec<BindingEntryError> = err
+                .entries
+                .iter()
+                .map(|(index, e)| BindingEntryError {
+                    index: *index as u32,
+                    code: e.code.as_str().to_owned(),
+                    message: e.message.clone(),
+                    path: e.path.clone(),
+                    mismatches: e
+                        .mismatches
+                        .iter()
+                        .map(|m| BindingMismatch {
+                            line: m.line as f64,
+                            expected: m.expected.clone(),
+                            actual: m.actual.clone(),
+                        })
+                        .collect(),
+                    suggestion: e.suggestion.clone(),
+                })
+                .collect();
+            object.set("errors", entries)?;
         }
         Ok(Error::from(object.to_unknown()))
     };

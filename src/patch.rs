@@ -100,6 +100,8 @@ pub struct PatchOptions {
     /// Folder that relative paths in the patch resolve against (default: the root).
     pub directory: Option<String>,
     pub allow_outside_root: Option<bool>,
+    /// Write the hunks' lines exactly as sent: no view prefix is removed.
+    pub literal: Option<bool>,
 }
 
 impl PatchOptions {
@@ -108,6 +110,7 @@ impl PatchOptions {
         Ok(PatchOptions {
             directory: o.string("directory")?,
             allow_outside_root: o.bool("allowOutsideRoot")?,
+            literal: o.bool("literal")?,
         })
     }
 }
@@ -185,9 +188,10 @@ impl Hashline {
             let options = PatchOptions::read(env, options)?;
             let directory = options.directory.map(PathBuf::from);
             let outside = options.allow_outside_root.unwrap_or(false);
+            let literal = options.literal.unwrap_or(false);
             let hl = Arc::clone(&self.inner);
             Ok(Call::new(signal, move |cancel: &hashline::Cancel| {
-                let plan = hl.plan_patch(&text, directory.as_deref(), outside)?;
+                let plan = hl.plan_patch(&text, directory.as_deref(), outside, literal)?;
                 cancel.check()?;
                 Ok(PatchPlan {
                     inner: Held::new(plan),

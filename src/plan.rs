@@ -21,6 +21,13 @@ impl Plan for hashline::EditPlan {
     }
 }
 
+impl Plan for hashline::BatchPlan {
+    type Result = hashline::BatchResult;
+    fn result(&self) -> &hashline::BatchResult {
+        hashline::BatchPlan::result(self)
+    }
+}
+
 impl Plan for hashline::PatchPlan {
     type Result = hashline::PatchResult;
     fn result(&self) -> &hashline::PatchResult {

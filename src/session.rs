@@ -55,6 +55,13 @@ impl From<&hashline::EditResult> for BindingEditResult {
 }
 
 #[napi(object, object_from_js = false)]
+pub struct StripResult {
+    pub text: String,
+    /// How many lines lost a view prefix (0: the text as sent).
+    pub stripped: u32,
+}
+
+#[napi(object, object_from_js = false)]
 pub struct TagResult {
     pub rev: String,
     pub total_lines: u32,
@@ -267,6 +274,31 @@ impl Hashline {
                     refs: tagged.refs.into(),
                 })
             }))
+        })
+    }
+
+    /// Removes view prefixes a model copied into the new content of a file
+    /// (a `write`) where the views this session showed prove them copies;
+    /// content whose prefixes nothing vouches for comes back as sent. Throws
+    /// `AMBIGUOUS_ECHO` for content in between; the same content sent again
+    /// for the same file then comes back as sent.
+    #[napi]
+    pub fn strip_view_prefixes(
+        &self,
+        env: Env,
+        #[napi(ts_arg_type = "string")] path: Unknown,
+        #[napi(ts_arg_type = "string")] text: Unknown,
+        #[napi(ts_arg_type = "CallOptions | undefined | null")] options: Option<Unknown>,
+    ) -> Result<StripResult> {
+        guard(&env, || {
+            let path = args::path(&env, Some(path))?;
+            let text = args::required_string(&env, Some(text), "text", "the text, as a string")?;
+            let outside = CallOptions::outside(&env, options)?;
+            let stripped = self.inner.strip_view_prefixes(&path, &text, outside)?;
+            Ok(StripResult {
+                text: stripped.text,
+                stripped: stripped.stripped as u32,
+            })
         })
     }
 

@@ -11,10 +11,14 @@ pub struct StoreCleared {
     pub files: f64,
     /// Bytes they held.
     pub bytes: f64,
+    /// Files named as the store's that hashline did not write (their
+    /// content does not prove it): left as they are.
+    pub skipped: f64,
 }
 
 /// Empties a store folder (a `storeDir`) of the versions kept there; nothing
-/// else in it is touched. A missing folder is already empty.
+/// else in it is touched, and files named as versions that hashline did not
+/// write are counted as skipped. A missing folder is already empty.
 #[napi]
 pub fn clear_store(env: Env, dir: String) -> Result<StoreCleared> {
     guard(&env, || {
@@ -27,6 +31,7 @@ pub fn clear_store(env: Env, dir: String) -> Result<StoreCleared> {
         Ok(StoreCleared {
             files: cleared.files as f64,
             bytes: cleared.bytes as f64,
+            skipped: cleared.skipped as f64,
         })
     })
 }

@@ -141,26 +141,3 @@ pub fn rev(env: Env, #[napi(ts_arg_type = "string")] text: Unknown) -> Result<St
         Ok(hashline::Document::from_text(&text).rev().to_owned())
     })
 }
-
-#[napi(object)]
-pub struct StripResult {
-    pub text: String,
-    /// How many lines lost a view prefix (0: text unchanged).
-    pub stripped: u32,
-}
-
-/// Removes echoed view prefixes (`12#A3F#9BC|`) from text, only when every non-empty line carries one.
-#[napi]
-pub fn strip_view_prefixes(
-    env: Env,
-    #[napi(ts_arg_type = "string")] text: Unknown,
-) -> Result<StripResult> {
-    guard(&env, || {
-        let text = args::required_string(&env, Some(text), "text", "the text, as a string")?;
-        let (text, stripped) = hashline::strip_view_prefixes_text(&text);
-        Ok(StripResult {
-            text,
-            stripped: stripped as u32,
-        })
-    })
-}

@@ -6,6 +6,7 @@
 //
 //   node bench/editbench/corpus.mjs             fetch what fixtures.json names, check every file
 //   node bench/editbench/corpus.mjs --discover  fetch CANDIDATES, choose files, rewrite fixtures.json
+//   node bench/editbench/corpus.mjs --discover-text  choose the text files (not code), rewrite fixtures-text.json
 //
 // Only the fixture list is committed; the sources live under bench/.cache/editbench.
 
@@ -20,6 +21,7 @@ import { rng } from './lib/rng.mjs'
 const HERE = dirname(fileURLToPath(import.meta.url))
 export const CACHE = join(HERE, '..', '.cache', 'editbench')
 export const FIXTURES = join(HERE, 'fixtures.json')
+export const TEXT_FIXTURES = join(HERE, 'fixtures-text.json')
 const CARGO_HOME = join(CACHE, 'cargo-home')
 
 /**
@@ -72,6 +74,24 @@ export const CANDIDATES = {
     undici: ['8.10.0', '8.11.0', '8.12.0', '8.12.4'],
     zod: ['4.5.0', '4.6.0', '4.6.4', '4.6.7'],
     marked: ['18.0.10', '18.1.0', '18.1.3', '18.2.1'],
+  },
+}
+
+/**
+ * Packages fetched for the text corpus only: the packages above ship little
+ * CSS and no CSV, so a few whose tarballs carry them (stylesheets, CSV
+ * examples and test data) join in --discover-text.
+ * @type {Record<'cargo' | 'pypi' | 'npm', Record<string, string[]>>}
+ */
+export const TEXT_CANDIDATES = {
+  cargo: {},
+  pypi: {
+    csvkit: ['1.5.0', '2.0.0', '2.1.0', '2.2.0'],
+    agate: ['1.12.0', '1.13.0', '1.14.1', '1.14.2'],
+  },
+  npm: {
+    'github-markdown-css': ['5.6.1', '5.7.0', '5.8.0', '5.9.0'],
+    'modern-normalize': ['1.1.0', '2.0.0', '3.0.0', '3.0.1'],
   },
 }
 
@@ -211,6 +231,80 @@ function sourceFiles(/** @type {string} */ root) {
   return out.sort()
 }
 
+/**
+ * Text that is not code, by kind: what a model also writes, and where a
+ * line that merely looks like a view prefix (`3rd party`, `10px solid`,
+ * `8am standup`) is ordinary content.
+ * @type {Record<string, string>}
+ */
+const TEXT_EXTENSIONS = {
+  '.md': 'markdown',
+  '.markdown': 'markdown',
+  '.rst': 'prose',
+  '.txt': 'prose',
+  '.css': 'css',
+  '.scss': 'css',
+  '.less': 'css',
+  '.csv': 'csv',
+  '.tsv': 'csv',
+  '.yml': 'yaml',
+  '.yaml': 'yaml',
+  '.json': 'data',
+  '.toml': 'data',
+  '.cfg': 'data',
+  '.ini': 'data',
+}
+/** Files without an extension that hold prose. */
+const PROSE_NAMES = /^(LICEN[CS]E|COPYING|AUTHORS|NOTICE|CHANGES|HISTORY|CONTRIBUTORS|README)(-[A-Z0-9]+)?$/
+
+/** The kinds of text the clean-up measure reports on, code first, in table order. */
+export const TEXT_KINDS = ['prose', 'markdown', 'css', 'csv', 'yaml', 'data']
+
+/** @param {string} path */
+export function textKindOf(path) {
+  const name = path.split('/').pop() ?? ''
+  if (PROSE_NAMES.test(name)) return 'prose'
+  const m = /(\.[a-z]+)$/.exec(name.toLowerCase())
+  return m ? TEXT_EXTENSIONS[m[1]] : undefined
+}
+
+/** Relative paths of the text files (not code) under `root`, the project's own dot-folders (`.github`) included. */
+function textFiles(/** @type {string} */ root) {
+  /** @type {string[]} */
+  const out = []
+  const walk = (/** @type {string} */ dir) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      if (entry.name === 'node_modules' || entry.name === 'target' || entry.name === '.git' || entry.name.startsWith('.cargo')) continue
+      const full = join(dir, entry.name)
+      if (entry.isDirectory()) walk(full)
+      else if (entry.isFile() && textKindOf(entry.name) && !/\.min\.[a-z]+$/.test(entry.name)) out.push(relative(root, full))
+    }
+  }
+  walk(root)
+  return out.sort()
+}
+
+/** Selection rules of the text corpus, applied in --discover-text. */
+export const TEXT_RULES = {
+  /** Changed files kept per version pair and kind. */
+  perPairKind: 3,
+  /** Files of one version kept per package and kind (for edits made of their own lines). */
+  singlesPerKind: 4,
+  /** The same for the kinds few packages ship (CSS, CSV), which no version pair changes much. */
+  singlesPerRareKind: 20,
+  minLines: 3,
+  maxLines: 3000,
+  maxHunks: 40,
+  maxChurn: 0.5,
+  maxLineChars: 1000,
+}
+
+/** @param {string} text */
+function looksLikeText(text) {
+  const lines = splitLines(text)
+  return lines.length >= TEXT_RULES.minLines && lines.length <= TEXT_RULES.maxLines && lines.every((l) => l.length <= TEXT_RULES.maxLineChars)
+}
+
 /** @param {string} text */
 function looksLikeSource(text) {
   const lines = splitLines(text)
@@ -276,6 +370,118 @@ function discover() {
   return files
 }
 
+/**
+ * Chooses the text files (not code) of every candidate package and writes
+ * fixtures-text.json: per consecutive version pair and kind, a few changed
+ * files (real edits of prose, Markdown, CSS, CSV, YAML and data files); per
+ * package and kind, a few files of its newest version (their own lines are
+ * the content of the edits made of them).
+ */
+function discoverText() {
+  /** @type {TextPair[]} */
+  const pairs = []
+  /** @type {TextSingle[]} */
+  const singles = []
+  for (const ecosystem of /** @type {const} */ (['cargo', 'pypi', 'npm'])) {
+    for (const [name, versions] of Object.entries({ ...CANDIDATES[ecosystem], ...TEXT_CANDIDATES[ecosystem] })) {
+      for (const v of versions) fetchVersion(ecosystem, name, v)
+      const eco = ecosystem
+      for (let i = 0; i + 1 < versions.length; i++) {
+        const [from, to] = [versions[i], versions[i + 1]]
+        const a = sourceRoot(ecosystem, name, from)
+        const b = sourceRoot(ecosystem, name, to)
+        const inB = new Set(textFiles(b))
+        /** @type {Record<string, TextPair[]>} */
+        const byKind = {}
+        for (const path of textFiles(a)) {
+          if (!inB.has(path)) continue
+          const before = canonical(readFileSync(join(a, path)))
+          const after = canonical(readFileSync(join(b, path)))
+          if (before === undefined || after === undefined || before === after) continue
+          if (!looksLikeText(before) || !looksLikeText(after)) continue
+          const oldLines = splitLines(before)
+          const hunks = diffLines(oldLines, splitLines(after))
+          const churn = hunks.reduce((s, h) => s + h.oldLen + h.newLen, 0) / oldLines.length
+          if (hunks.length === 0 || hunks.length > TEXT_RULES.maxHunks || churn > TEXT_RULES.maxChurn) continue
+          const kind = /** @type {string} */ (textKindOf(path))
+          ;(byKind[kind] ??= []).push({ ecosystem: eco, package: name, from, to, path, kind, before: digest(before), after: digest(after) })
+        }
+        for (const [kind, list] of Object.entries(byKind)) {
+          pairs.push(...rng(`text:${ecosystem}:${name}@${from}:${kind}`).shuffle(list).slice(0, TEXT_RULES.perPairKind).sort((p, q) => (p.path < q.path ? -1 : 1)))
+        }
+      }
+      const newest = versions[versions.length - 1]
+      const root = sourceRoot(ecosystem, name, newest)
+      /** @type {Record<string, TextSingle[]>} */
+      const byKind = {}
+      for (const path of textFiles(root)) {
+        const text = canonical(readFileSync(join(root, path)))
+        if (text === undefined || !looksLikeText(text)) continue
+        const kind = /** @type {string} */ (textKindOf(path))
+        ;(byKind[kind] ??= []).push({ ecosystem: eco, package: name, version: newest, path, kind, digest: digest(text) })
+      }
+      for (const [kind, list] of Object.entries(byKind)) {
+        const keep = kind === 'css' || kind === 'csv' ? TEXT_RULES.singlesPerRareKind : TEXT_RULES.singlesPerKind
+        singles.push(...rng(`text:${ecosystem}:${name}@${newest}:${kind}`).shuffle(list).slice(0, keep).sort((p, q) => (p.path < q.path ? -1 : 1)))
+      }
+      process.stderr.write(`${ecosystem} ${name}: text ${pairs.length} changed, ${singles.length} single so far\n`)
+    }
+  }
+  const doc = {
+    about:
+      'Text files that are not code (prose, Markdown, CSS, CSV, YAML, data) from the same registry packages as fixtures.json. ' +
+      'pairs: changed files between consecutive versions (before/after as in fixtures.json); singles: files of the newest version (digest of the canonical text). ' +
+      'Rebuild the sources with `node bench/editbench/corpus.mjs`; regenerate this list with `--discover-text`.',
+    rules: TEXT_RULES,
+    pairs,
+    singles,
+  }
+  writeFileSync(TEXT_FIXTURES, JSON.stringify(doc, null, 1) + '\n')
+  return doc
+}
+
+/**
+ * @typedef {{ ecosystem: Fixture['ecosystem'], package: string, from: string, to: string, path: string, kind: string, before: string, after: string }} TextPair
+ * @typedef {{ ecosystem: Fixture['ecosystem'], package: string, version: string, path: string, kind: string, digest: string }} TextSingle
+ * @typedef {TextSingle & { id: string, text: string }} SingleFile
+ */
+
+/** @returns {{ pairs: TextPair[], singles: TextSingle[] }} */
+export function readTextFixtures() {
+  const doc = JSON.parse(readFileSync(TEXT_FIXTURES, 'utf8'))
+  return { pairs: doc.pairs, singles: doc.singles }
+}
+
+/**
+ * The text corpus: the changed pairs as corpus files (their `language` is
+ * their kind) and the single files, fetched when missing and checked
+ * against their digests like the code fixtures.
+ * @param {{ pairs: TextPair[], singles: TextSingle[] }} fixtures
+ * @returns {{ pairs: CorpusFile[], singles: SingleFile[] }}
+ */
+export function loadTextCorpus(fixtures) {
+  const pairs = loadCorpus(fixtures.pairs.map((p) => ({ ...p, language: p.kind })))
+  const versions = new Set(fixtures.singles.map((f) => `${f.ecosystem}\t${f.package}\t${f.version}`))
+  for (const key of versions) {
+    const [ecosystem, name, version] = key.split('\t')
+    fetchVersion(ecosystem, name, version)
+  }
+  /** @type {string[]} */
+  const problems = []
+  /** @type {SingleFile[]} */
+  const singles = []
+  for (const f of fixtures.singles) {
+    const full = join(sourceRoot(f.ecosystem, f.package, f.version), f.path)
+    const text = existsSync(full) && statSync(full).isFile() ? canonical(readFileSync(full)) : undefined
+    const id = `${f.ecosystem}/${f.package}@${f.version}/${f.path}`
+    if (text === undefined) problems.push(`${id}: missing`)
+    else if (digest(text) !== f.digest) problems.push(`${id}: content differs from the fixture`)
+    else singles.push({ ...f, id, text })
+  }
+  if (problems.length > 0) throw new Error(`text corpus: ${problems.length} fixture(s) unusable:\n${problems.slice(0, 20).join('\n')}`)
+  return { pairs, singles }
+}
+
 /** @returns {Fixture[]} */
 export function readFixtures() {
   return JSON.parse(readFileSync(FIXTURES, 'utf8')).files
@@ -314,6 +520,15 @@ export function loadCorpus(fixtures) {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  if (process.argv.includes('--discover-text')) discoverText()
+  if (existsSync(TEXT_FIXTURES)) {
+    const text = loadTextCorpus(readTextFixtures())
+    /** @type {Record<string, number[]>} */
+    const byKind = {}
+    for (const f of text.pairs) (byKind[f.language] ??= [0, 0])[0]++
+    for (const f of text.singles) (byKind[f.kind] ??= [0, 0])[1]++
+    console.log(`text corpus: ${text.pairs.length} changed files, ${text.singles.length} single files; by kind [changed, single]: ${JSON.stringify(byKind)}`)
+  }
   const files = process.argv.includes('--discover') ? discover() : readFixtures()
   const corpus = loadCorpus(files)
   let hunks = 0

@@ -151,7 +151,7 @@ function chunk(rng, info, count) {
 }
 
 /** @param {Cell[]} cells @param {Step} step */
-function applyStep(cells, step) {
+export function applyStep(cells, step) {
   if (step.step === 'insert') cells.splice(step.at, 0, ...step.lines.map((text) => ({ orig: -1, text })))
   else if (step.step === 'delete') cells.splice(step.at, step.count)
   else cells[step.at] = { orig: /** @type {Cell} */ (cells[step.at]).orig, text: step.text }
@@ -163,7 +163,7 @@ function applyStep(cells, step) {
  * (for a range) is no longer contiguous.
  * @param {Cell[]} cells @param {string[]} lines @param {Op} op @returns {Expected}
  */
-function groundTruth(cells, lines, op) {
+export function groundTruth(cells, lines, op) {
   const positions = []
   for (let i = op.first; i <= op.last; i++) {
     const at = cells.findIndex((c) => c.orig === i)

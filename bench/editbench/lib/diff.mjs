@@ -129,3 +129,34 @@ export function applyHunks(oldLines, newLines, hunks) {
   }
   return out
 }
+
+/** Applies a unified diff (as the engine's plans carry it) to the text it was made from. */
+export function applyUnified(/** @type {string} */ text, /** @type {string} */ diff) {
+  const old = splitLines(text)
+  /** @type {string[]} */
+  const out = []
+  let at = 0
+  const lines = diff.split('\n')
+  for (let i = 0; i < lines.length; i++) {
+    const h = /^@@ -(\d+)(?:,(\d+))? \+\d+(?:,\d+)? @@/.exec(lines[i])
+    if (!h) continue
+    const start = Number(h[1]) - (h[2] === '0' ? 0 : 1)
+    while (at < start) out.push(old[at++])
+    for (i++; i < lines.length && !lines[i].startsWith('@@'); i++) {
+      const l = lines[i]
+      if (l.startsWith('\\')) continue
+      if (l.startsWith(' ')) {
+        if (old[at] !== l.slice(1)) throw new Error(`diff context does not match line ${at + 1}`)
+        out.push(old[at++])
+      } else if (l.startsWith('-')) {
+        if (old[at] !== l.slice(1)) throw new Error(`diff removal does not match line ${at + 1}`)
+        at++
+      } else if (l.startsWith('+')) out.push(l.slice(1))
+      else if (l === '' && i === lines.length - 1) break
+      else throw new Error(`unexpected diff line ${JSON.stringify(l)}`)
+    }
+    i--
+  }
+  while (at < old.length) out.push(old[at++])
+  return joinLines(out)
+}

@@ -64,11 +64,14 @@ export function contentString(/** @type {string[]} */ lines) {
  * @param {Change} change
  * @param {string[]} refs as the model copies them from the view of the old text, by 1-based line
  * @param {(text: string, request: any) => string} apply the engine
- * @param {{ blocks?: boolean }} [options] `blocks`: a hunk that replaces or
+ * @param {{ blocks?: boolean, natural?: boolean }} [options] `blocks`: a hunk that replaces or
  *   deletes exactly a block is sent as `replace_block`/`delete_block`, and
  *   one that inserts right after a block as `insert_after_block`, each
  *   citing the block's first line; `apply` must then know the file's name.
  *   The engine resolves the block, so each such op is checked against it.
+ *   `natural`: every hunk goes in its first form (a range, or an insert
+ *   after the line above it), as a model writes it before it knows what
+ *   a clean-up would make of it; nothing is re-expressed or checked.
  * @returns {HashlineEdit}
  */
 export function buildHashline(change, refs, apply, options = {}) {
@@ -116,7 +119,7 @@ export function buildHashline(change, refs, apply, options = {}) {
       }
     }
     const fit = candidates.find((op) => {
-      if (!mayBeCleanedUp(op)) return true
+      if (options.natural || !mayBeCleanedUp(op)) return true
       try {
         return apply(change.oldText, { operations: [hashlineOperation(op, refs)] }) === expected
       } catch {

@@ -25,7 +25,7 @@ import { binding } from '../appliers/hashline.mjs'
  * @typedef {'hashline' | 'hashline-short' | 'hashline-block' | 'str-min' | 'str-ctx2' | 'patch-ctx3' | 'patch-ref' | 'patch-ref1' | 'whole'} FormatId
  * @typedef {{ id: string, format: FormatId, applier: string, label: string }} Combo
  * @typedef {{ base: string, finalText: string, inter: string[], edits: Record<FormatId, Edit>, earlier?: Record<string, any>, earlierSpec?: Spec }} Variant
- * @typedef {{ outcome: 'correct' | 'rejected' | 'silent', rejected: number[], noted: boolean, output?: string, got?: string, flagged?: boolean }} TrialResult
+ * @typedef {{ outcome: 'correct' | 'rejected' | 'silent', rejected: number[], noted: boolean, output?: string, got?: string, flagged?: boolean, code?: string }} TrialResult
  * @typedef {Record<string, { applied: number, appliedMs: number, refused: number, refusedMs: number }>} Timing
  */
 
@@ -121,13 +121,14 @@ const enginePatchText = (/** @type {string} */ text, /** @type {string} */ patch
  * @param {{ full: string[], short: string[] }} refs
  * @param {Change} change
  * @param {string} path the file's name: block ops need its language
+ * @param {boolean} natural this project's edit with every hunk in its first form (see buildHashline)
  * @returns {Record<FormatId, Edit>}
  */
-function idealEdits(refs, change, path) {
+function idealEdits(refs, change, path, natural) {
   // The engine as the trials call it: with the file's name, so its parse judges echoes too.
   const engine = (/** @type {string} */ text, /** @type {any} */ request) => engineApply(text, request, path).text
   return {
-    hashline: buildHashline(change, refs.full, engine),
+    hashline: buildHashline(change, refs.full, engine, { natural }),
     'hashline-short': buildHashline(change, refs.short, engine),
     'hashline-block': buildHashline(change, refs.full, engine, { blocks: true }),
     'str-min': buildStrReplace(change, 0),
@@ -145,10 +146,15 @@ function intermediates(/** @type {string[]} */ oldLines, /** @type {Spec[]} */ f
 }
 
 export class Scenario {
-  /** @param {import('../corpus.mjs').CorpusFile} file @param {number} seed */
-  constructor(file, seed) {
+  /**
+   * @param {import('../corpus.mjs').CorpusFile} file @param {number} seed
+   * @param {{ natural?: boolean }} [options] `natural`: this project's edit sends every hunk in its first
+   *   form, never re-expressed to dodge a clean-up (the clean-up measure sends what a model would)
+   */
+  constructor(file, seed, options = {}) {
     this.file = file
     this.seed = seed
+    this.natural = options.natural ?? false
     this.path = file.path
     this.oldLines = splitLines(file.beforeText)
     const newLines = splitLines(file.afterText)
@@ -162,7 +168,7 @@ export class Scenario {
       base: file.beforeText,
       finalText: file.afterText,
       inter: intermediates(this.oldLines, [], this.specs),
-      edits: idealEdits(this.refs, this.change, this.path),
+      edits: idealEdits(this.refs, this.change, this.path, this.natural),
     }
     /** @type {Variant | null | undefined} */
     this._stale = undefined
@@ -200,9 +206,9 @@ export class Scenario {
       base: joinLines(applySpecs(this.oldLines, [earlier])),
       finalText: joinLines(applySpecs(this.oldLines, [earlier, ...rest])),
       inter: intermediates(this.oldLines, [earlier], rest),
-      edits: idealEdits(this.refs, change, this.path),
+      edits: idealEdits(this.refs, change, this.path, this.natural),
       earlier: {
-        hashline: hashlineRequest(buildHashline(earlierChange, this.refs.full, engineText)),
+        hashline: hashlineRequest(buildHashline(earlierChange, this.refs.full, engineText, { natural: this.natural })),
         'hashline-short': hashlineRequest(buildHashline(earlierChange, this.refs.short, engineText)),
         'hashline-block': hashlineRequest(buildHashline(earlierChange, this.refs.full, engineText)),
       },
@@ -219,23 +225,26 @@ export class Scenario {
    * calls start from the right text.
    * @param {Combo} combo @param {Variant} variant @param {Mistake[]} mistakes
    * @param {Timing} [timing] where to add the time of each applier call
+   * @param {{ literal?: boolean }} [options] `literal`: this project's request carries `literal: true` (write the content exactly)
    * @returns {TrialResult}
    */
-  trial(combo, variant, mistakes, timing) {
+  trial(combo, variant, mistakes, timing, options = {}) {
     const ideal = variant.edits[combo.format]
     const edit = mistakes.length > 0 ? inject(ideal, mistakes) : ideal
     const stale = variant.earlier !== undefined
     /** @type {(got: string) => TrialResult} */
     const judge = (got) => ({ outcome: got === variant.finalText ? 'correct' : 'silent', rejected: [], noted: false, got })
     if (edit.kind === 'hashline') {
+      /** @type {Record<string, any>} */
       const request = hashlineRequest(edit)
+      if (options.literal) request.literal = true
       try {
         const r = stale
-          ? engineAfterEarlierEdit(this.file.beforeText, variant.earlier?.[combo.format], request, this.path)
+          ? engineAfterEarlierEdit(this.file.beforeText, options.literal ? { ...variant.earlier?.[combo.format], literal: true } : variant.earlier?.[combo.format], request, this.path)
           : timed(timing, combo.id, () => engineApply(variant.base, request, this.path))
         return { ...judge(r.text), noted: /\nNote:/.test(r.output), output: r.output, flagged: r.flagged }
       } catch (err) {
-        return { outcome: 'rejected', rejected: [0], noted: false, output: String(/** @type {any} */ (err).message) }
+        return { outcome: 'rejected', rejected: [0], noted: false, output: String(/** @type {any} */ (err).message), code: /** @type {any} */ (err).code }
       }
     }
     if (edit.kind === 'str') {

@@ -27,8 +27,45 @@ import { pairTag } from './lean.mjs'
  * @typedef {import('./formats.mjs').HashlineEdit} HashlineEdit
  * @typedef {import('./refformats.mjs').RefFormat} RefFormat
  * @typedef {import('./refformats.mjs').Version} Version
- * @typedef {{ outcome: 'correct' | 'rejected' | 'silent', input: Record<string, number>, output: Record<string, number>, rejections: number }} SessionResult
+ * @typedef {{ outcome: 'correct' | 'rejected' | 'silent', input: Record<string, number>, output: Record<string, number>, rejections: number, resends: number }} SessionResult
+ * @typedef {{ mistakes: Mistake[], literal: boolean }} Attempt
+ * @typedef {{ outcome: 'correct' | 'rejected' | 'silent', rejected: number[], errors: string[], resent?: Array<{ error: string, literal: boolean }> }} Played
  */
+
+/**
+ * The refusal that asks only for the content again: the engine could not
+ * tell an echo from content. The model resends the same call without
+ * reading again: its echoes taken out if it made any, else with
+ * `literal: true` (write exactly this).
+ */
+export const ECHO_REFUSAL = 'AMBIGUOUS_ECHO'
+/** Resends after echo refusals, at most, before the call counts as refused. */
+const MAX_RESENDS = 2
+const ECHO_KINDS = new Set(['echo-prefix', 'echo-boundary'])
+
+/**
+ * Plays a call and, while the engine refuses it as an ambiguous echo, the
+ * model's resends: first without its echoes, then marked literal.
+ * @param {Mistake[]} mistakes @param {(a: Attempt) => { outcome: Played['outcome'], code?: string, output?: string }} send
+ * @returns {{ last: { outcome: Played['outcome'], code?: string, output?: string }, resent: Array<{ error: string, literal: boolean }> }}
+ */
+export function withResends(mistakes, send) {
+  /** @type {Attempt} */
+  let attempt = { mistakes, literal: false }
+  let last = send(attempt)
+  /** @type {Array<{ error: string, literal: boolean }>} */
+  const resent = []
+  while (last.outcome === 'rejected' && last.code === ECHO_REFUSAL && resent.length < MAX_RESENDS) {
+    const echoes = attempt.mistakes.some((m) => ECHO_KINDS.has(m.kind))
+    attempt = echoes ? { mistakes: attempt.mistakes.filter((m) => !ECHO_KINDS.has(m.kind)), literal: attempt.literal } : { mistakes: attempt.mistakes, literal: true }
+    resent.push({ error: last.output ?? '', literal: attempt.literal })
+    last = send(attempt)
+  }
+  return { last, resent }
+}
+
+/** What a model adds to a call to say "write exactly this". */
+const LITERAL_ARGUMENT = ',"literal":true'
 
 /** Lines a view shows at most; a longer file is read in pages. */
 export const PAGE = 2000
@@ -120,8 +157,10 @@ export class Session {
     const calls = this.idealCalls(id)
     let okTexts
     if (id === 'opencode') okTexts = calls.map(() => OPENCODE_OK)
-    else if (id === 'hashline') okTexts = [binding.applyEdits(this.shown.text, hashlineRequestOf(this.sc)).output]
-    else if (id === LEAN_CHOICE && engineLean) okTexts = [leanEngineEdit(this.path, this.shown.text, /** @type {HashlineEdit} */ (this.sc.ideal.edits.hashline), undefined).output]
+    // The result a success shows: an ideal edit the engine refuses as an
+    // ambiguous echo succeeds when resent literal (play() counts the refusal).
+    else if (id === 'hashline') okTexts = [orLiteral((literal) => binding.applyEdits(this.shown.text, { ...hashlineRequestOf(this.sc), ...(literal ? { literal } : {}) })).output]
+    else if (id === LEAN_CHOICE && engineLean) okTexts = [orLiteral((literal) => leanEngineEdit(this.path, this.shown.text, /** @type {HashlineEdit} */ (this.sc.ideal.edits.hashline), undefined, { literal })).output]
     else okTexts = [refFormat(id).ok(this.path, this.shown, this.after, this.sc.ideal.edits.hashline.units.length)]
     /** @type {Record<string, number[]>} */
     const callTokens = {}
@@ -156,19 +195,23 @@ export class Session {
   play(id, variant, mistakes) {
     const c = this.cost(id)
     const stale = variant.earlierSpec !== undefined
-    /** @type {{ outcome: 'correct' | 'rejected' | 'silent', rejected: number[], errors: string[] }} */
+    /** @type {Played} */
     let r
     if (id === 'opencode') {
       const t = !stale && mistakes.length === 0 ? { outcome: /** @type {const} */ ('correct'), rejected: [] } : this.sc.trial(STR_COMBO, variant, mistakes)
       r = { outcome: t.outcome, rejected: t.rejected, errors: t.rejected.map(() => OPENCODE_NOT_FOUND) }
     } else if (id === 'hashline') {
-      const key = `${stale}|${JSON.stringify(mistakes)}`
-      let t = this.engineTrials.get(key)
-      if (!t) {
-        t = !stale && mistakes.length === 0 ? { outcome: /** @type {const} */ ('correct'), rejected: [], noted: false, output: '' } : this.sc.trial(ENGINE_COMBO, variant, mistakes)
-        this.engineTrials.set(key, t)
-      }
-      r = { outcome: t.outcome, rejected: t.rejected, errors: t.rejected.map(() => t.output ?? '') }
+      const { last: t, resent } = withResends(mistakes, (a) => {
+        const key = `${stale}|${a.literal}|${JSON.stringify(a.mistakes)}`
+        let t = this.engineTrials.get(key)
+        if (!t) {
+          // The ideal edit in its first form may itself be refused or changed by a clean-up: it is sent too.
+          t = !stale && a.mistakes.length === 0 && !this.sc.natural ? { outcome: /** @type {const} */ ('correct'), rejected: [], noted: false, output: '' } : this.sc.trial(ENGINE_COMBO, variant, a.mistakes, undefined, { literal: a.literal })
+          this.engineTrials.set(key, t)
+        }
+        return t
+      })
+      r = { outcome: t.outcome, rejected: t.outcome === 'rejected' ? [0] : [], errors: t.outcome === 'rejected' ? [t.output ?? ''] : [], resent }
     } else if (id === LEAN_CHOICE && engineLean) r = this.playLeanEngine(variant, mistakes)
     else r = this.playRef(refFormat(id), variant, mistakes)
 
@@ -184,22 +227,34 @@ export class Session {
         inTokens += t.count(r.errors[k]) + c.read[e]
         outTokens += c.calls[e][Math.min(call, c.calls[e].length - 1)]
       })
+      // A resend after an echo refusal: the error, then the call again, without a read.
+      for (const s of r.resent ?? []) {
+        inTokens += t.count(s.error)
+        outTokens += c.calls[e].reduce((a, b) => a + b, 0) + (s.literal ? t.count(LITERAL_ARGUMENT) : 0)
+      }
       input[e] = inTokens
       output[e] = outTokens
     }
-    return { outcome: r.outcome, input, output, rejections: r.rejected.length }
+    return { outcome: r.outcome, input, output, rejections: r.rejected.length, resends: r.resent?.length ?? 0 }
   }
 
-  /** The chosen lean view's edit through the engine (once the binding has the lean view). */
+  /**
+   * The chosen lean view's edit through the engine (once the binding has the lean view).
+   * @returns {Played}
+   */
   playLeanEngine(/** @type {Variant} */ variant, /** @type {Mistake[]} */ mistakes) {
     const edit = /** @type {HashlineEdit} */ (variant.edits.hashline)
-    const sent = mistakes.length > 0 ? injectInto(edit, mistakes) : edit
-    try {
-      const r = leanEngineEdit(this.path, this.shown.text, sent, variant.earlier?.hashline)
-      return { outcome: r.text === variant.finalText ? /** @type {const} */ ('correct') : /** @type {const} */ ('silent'), rejected: [], errors: [] }
-    } catch (err) {
-      return { outcome: /** @type {const} */ ('rejected'), rejected: [0], errors: [String(/** @type {any} */ (err).message)] }
-    }
+    const { last, resent } = withResends(mistakes, (a) => {
+      const sent = a.mistakes.length > 0 ? injectInto(edit, a.mistakes) : edit
+      try {
+        const r = leanEngineEdit(this.path, this.shown.text, sent, variant.earlier?.hashline, { literal: a.literal })
+        return { outcome: r.text === variant.finalText ? /** @type {const} */ ('correct') : /** @type {const} */ ('silent') }
+      } catch (err) {
+        const e = /** @type {any} */ (err)
+        return { outcome: /** @type {const} */ ('rejected'), code: e.code, output: String(e.message) }
+      }
+    })
+    return { outcome: last.outcome, rejected: last.outcome === 'rejected' ? [0] : [], errors: last.outcome === 'rejected' ? [last.output ?? ''] : [], resent }
   }
 
   /** A ref format's edit through its modelled tool. */
@@ -215,6 +270,22 @@ export class Session {
 }
 
 /**
+ * A call made as sent, and again marked literal when the engine refuses it
+ * as an ambiguous echo.
+ * @template T
+ * @param {(literal: boolean) => T} call
+ * @returns {T}
+ */
+function orLiteral(call) {
+  try {
+    return call(false)
+  } catch (err) {
+    if (/** @type {any} */ (err)?.code !== 'AMBIGUOUS_ECHO') throw err
+    return call(true)
+  }
+}
+
+/**
  * The chosen lean view through the engine itself, driven as a host drives it:
  * a session in the lean view reads the file, makes the earlier edit of the
  * stale scenario (its ideal request, the refs copied from that first view),
@@ -223,8 +294,10 @@ export class Session {
  * @param {string} path the file's path in the project, as the model names it
  * @param {string} oldText @param {HashlineEdit} edit mistakes injected
  * @param {{ operations: Array<Record<string, string>> } | undefined} earlier the earlier edit's request, in full refs
+ * @param {{ literal?: boolean }} [options] `literal`: the requests carry `literal: true` (a model that was
+ *   refused an echo it did not make resends its edits so)
  */
-export function leanEngineEdit(path, oldText, edit, earlier) {
+export function leanEngineEdit(path, oldText, edit, earlier, options = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'editbench-lean-'))
   try {
     mkdirSync(dirname(join(dir, path)), { recursive: true })
@@ -241,7 +314,7 @@ export function leanEngineEdit(path, oldText, edit, earlier) {
     const ref = (/** @type {number} */ n, shift = 0) => `${Math.max(1, n + shift)}${tag(n)}`
     if (earlier) {
       const lean = (/** @type {string | undefined} */ full) => (full === undefined ? undefined : ref(Number(full.split('#')[0])))
-      session.edit(path, { operations: earlier.operations.map((o) => ({ ...o, ref: lean(o.ref), through: lean(o.through) })) })
+      session.edit(path, { operations: earlier.operations.map((o) => ({ ...o, ref: lean(o.ref), through: lean(o.through) })), ...(options.literal ? { literal: true } : {}) })
     }
     const operations = edit.units.map((u) => {
       /** @type {Record<string, string>} */
@@ -254,7 +327,7 @@ export function leanEngineEdit(path, oldText, edit, earlier) {
       }
       return o
     })
-    const r = session.edit(path, { operations })
+    const r = session.edit(path, { operations, ...(options.literal ? { literal: true } : {}) })
     return { text: readFileSync(join(dir, path), 'utf8'), output: r.output }
   } finally {
     rmSync(dir, { recursive: true, force: true })

@@ -7,7 +7,7 @@
 //! `introduced`.
 
 use crate::before::Before;
-use crate::cleanup::view_prefix_len;
+use crate::prefix::full_len;
 use crate::reference::Ref;
 use crate::report::Hunk;
 use crate::syntax::{broken, KeptTree, Language, Parsed};
@@ -53,7 +53,7 @@ fn conflict_marker(line: &str) -> bool {
 
 /// What is wrong with one written line, if anything.
 fn judge(line: &str) -> Option<(usize, usize, String)> {
-    if let Some(len) = view_prefix_len(line) {
+    if let Some(len) = full_len(line) {
         return Some((
             0,
             line[..len].chars().count(),

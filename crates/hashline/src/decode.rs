@@ -5,7 +5,8 @@
 use crate::error::{excerpt, Error, Result};
 use crate::request::{
     split_content, Field, OpKind, Operation, Place, Request, Side, Value, AFTER, BEFORE, CONTENT,
-    NEW_STRING, OLD_STRING, OP, OPERATIONS, OPERATION_FIELDS, REF, REPLACE_ALL, REV, THROUGH,
+    LITERAL, NEW_STRING, OLD_STRING, OP, OPERATIONS, OPERATION_FIELDS, REF, REPLACE_ALL, REV,
+    THROUGH,
 };
 
 impl Value {
@@ -40,8 +41,12 @@ impl Request {
         let old_string = fields.take(&OLD_STRING)?;
         let new_string = fields.take(&NEW_STRING)?;
         let replace_all = fields.take(&REPLACE_ALL)?;
-        fields
-            .reject_unknown("operations, rev, or the fallback oldString, newString, replaceAll")?;
+        // The fallback writes `newString` as sent already: `literal` is
+        // accepted with it and changes nothing.
+        let literal = flag(fields.take(&LITERAL)?, "the request", "literal")?;
+        fields.reject_unknown(
+            "operations, rev, literal, or the fallback oldString, newString, replaceAll",
+        )?;
         match (operations, old_string.is_some() || new_string.is_some()) {
             (Some(_), true) => Err(Error::invalid_request(
                 "Send either `operations` or `oldString`/`newString`, not both.",
@@ -69,7 +74,10 @@ impl Request {
                 let operations = items
                     .iter()
                     .enumerate()
-                    .map(|(i, item)| parse_operation(i + 1, item))
+                    .map(|(i, item)| {
+                        let op = parse_operation(i + 1, item)?;
+                        Ok(if literal { op.literal() } else { op })
+                    })
                     .collect::<Result<Vec<_>>>()?;
                 let rev = match rev {
                     None | Some(Value::Null) => None,
@@ -184,6 +192,7 @@ fn parse_operation(number: usize, value: &Value) -> Result<Operation> {
     let content = fields.take(&CONTENT)?;
     let after = fields.take(&AFTER)?;
     let before = fields.take(&BEFORE)?;
+    let literal = flag(fields.take(&LITERAL)?, &at, "literal")?;
     fields.reject_unknown(
         &OPERATION_FIELDS
             .iter()
@@ -334,7 +343,23 @@ fn parse_operation(number: usize, value: &Value) -> Result<Operation> {
         through,
         content,
         place,
+        literal,
     })
+}
+
+/// A yes-or-no field: a boolean, or `"true"`/`"false"` as models sometimes
+/// quote them; absent or null is no.
+fn flag(value: Option<&Value>, at: &str, name: &str) -> Result<bool> {
+    match value {
+        None | Some(Value::Null) => Ok(false),
+        Some(Value::Bool(b)) => Ok(*b),
+        Some(Value::String(s)) if s.trim().eq_ignore_ascii_case("true") => Ok(true),
+        Some(Value::String(s)) if s.trim().eq_ignore_ascii_case("false") => Ok(false),
+        Some(other) => Err(Error::invalid_request(format!(
+            "{at}: `{name}` must be true or false, not {}.",
+            other.type_name()
+        ))),
+    }
 }
 
 /// The fields of one object, taken out by name so that whatever is left

@@ -28,6 +28,10 @@ pub struct EditInput<'a> {
     pub exists: bool,
     /// Stored versions of the file, most recent first.
     pub history: &'a [Version],
+    /// Versions of other files the session showed (see `PlanContext`).
+    pub others: &'a [Version],
+    /// The text is one the caller holds (see `PlanContext`).
+    pub caller_text: bool,
     /// Strip echoed view prefixes and boundary echoes.
     pub cleanup: bool,
     /// Refuse lines no view showed.
@@ -81,6 +85,8 @@ impl<'a> EditInput<'a> {
             path,
             exists: true,
             history: &[],
+            others: &[],
+            caller_text: true,
             cleanup,
             seen_guard: false,
             syntax,
@@ -91,6 +97,17 @@ impl<'a> EditInput<'a> {
 }
 
 impl Request {
+    /// Whether some operation's content has a line in a view prefix's form,
+    /// which only the versions a session showed can tell from ordinary text.
+    pub(crate) fn may_hold_prefixes(&self) -> bool {
+        match self {
+            Request::Operations { operations, .. } => operations
+                .iter()
+                .any(|op| !op.literal && crate::prefix::any(&op.content)),
+            Request::Replace { .. } => false,
+        }
+    }
+
     /// Whether the request can apply to a file that does not exist yet.
     pub fn creates(&self) -> bool {
         match self {
@@ -173,6 +190,8 @@ fn plan_change(input: &EditInput<'_>, request: &Request) -> Result<Prepared> {
                 rev: &previous_rev,
                 path: input.path,
                 history: input.history,
+                others: input.others,
+                caller_text: input.caller_text,
                 cleanup: input.cleanup,
                 seen_guard: input.seen_guard,
                 // A text the session could not parse in time is judged
@@ -569,87 +588,87 @@ mod tests {
     }
 
     #[test]
-    fn content_made_only_of_both_neighbours_is_written_as_given_never_half_stripped() {
+    fn content_made_only_of_both_neighbours_is_refused_and_written_whole_when_literal() {
         let text = "a\nb\nc\n";
         let doc = Document::from_text(text);
-        let request = Request::Operations {
-            operations: vec![Operation::new(
-                OpKind::Replace,
-                Some(&Ref::of_line(&doc, 1).to_string()),
-                None,
-                "a\nc",
-            )],
+        let op = Operation::new(
+            OpKind::Replace,
+            Some(&Ref::of_line(&doc, 1).to_string()),
+            None,
+            "a\nc",
+        );
+        let request = |op: Operation| Request::Operations {
+            operations: vec![op],
             rev: None,
         };
-        let (out, edited) = apply_to_text(text, &request, true).unwrap();
+        let err = apply_to_text(text, &request(op.clone()), true).unwrap_err();
+        assert_eq!(err.code, ErrorCode::AmbiguousEcho);
+        assert!(err
+            .message
+            .contains("first content line \"a\" is the same as line 1"));
+        assert!(err
+            .message
+            .contains("last content line \"c\" is the same as line 3"));
+        let (out, _) = apply_to_text(text, &request(op.literal()), true).unwrap();
         assert_eq!(out, "a\na\nc\nc\n");
-        assert!(edited
-            .summary
-            .output
-            .contains("repeats line 1 just before it and was kept"));
-        assert!(edited
-            .summary
-            .output
-            .contains("repeats line 3 just after it and was kept"));
     }
 
     #[test]
-    fn a_blank_line_is_judged_by_the_spacing_the_whole_batch_leaves_around_it() {
-        // Two blank lines before each top-level line; a second op puts a
-        // line between the two that the first op's blank line follows.
+    fn a_repeated_blank_line_is_refused_whatever_the_batch_around_it_and_written_when_literal() {
         let text = "# c\n\n\nclass A:\n    pass\n\n\nclass B:\n    pass\n";
         let doc = Document::from_text(text);
         let r = |i| Ref::of_line(&doc, i).to_string();
-        let request = Request::Operations {
-            operations: vec![
-                Operation::new(OpKind::InsertBefore, Some(&r(2)), None, "import typing"),
-                Operation::new(OpKind::InsertAfter, Some(&r(2)), None, "\n@final"),
-            ],
-            rev: None,
+        let request = |literal: bool| {
+            let echo = Operation::new(OpKind::InsertAfter, Some(&r(2)), None, "\n@final");
+            Request::Operations {
+                operations: vec![
+                    Operation::new(OpKind::InsertBefore, Some(&r(2)), None, "import typing"),
+                    if literal { echo.literal() } else { echo },
+                ],
+                rev: None,
+            }
         };
-        let (out, _) = apply_to_text(text, &request, true).unwrap();
+        let err = apply_to_text(text, &request(false), true).unwrap_err();
+        assert_eq!(err.code, ErrorCode::AmbiguousEcho);
+        assert!(err
+            .message
+            .contains("its first content line (a blank line)"));
+        let (out, _) = apply_to_text(text, &request(true), true).unwrap();
         assert_eq!(
             out,
             "# c\n\nimport typing\n\n\n@final\nclass A:\n    pass\n\n\nclass B:\n    pass\n"
         );
-        // Alone, the same blank line would make three in a row: an echo.
-        let alone = Request::Operations {
-            operations: vec![Operation::new(
-                OpKind::InsertAfter,
-                Some(&r(2)),
-                None,
-                "\n@final",
-            )],
-            rev: None,
-        };
-        let (out, _) = apply_to_text(text, &alone, true).unwrap();
-        assert_eq!(
-            out,
-            "# c\n\n\n@final\nclass A:\n    pass\n\n\nclass B:\n    pass\n"
-        );
     }
 
     #[test]
-    fn a_blank_line_echoed_before_a_line_another_op_rewrites_is_judged_by_the_rewritten_line() {
+    fn a_blank_line_repeated_before_a_line_another_op_rewrites_is_judged_by_the_rewritten_line() {
         let text = "def a():\n    x = 1\n\n    y = 2\n\n\ndef b():\n    pass\n";
         let doc = Document::from_text(text);
         let r = |i| Ref::of_line(&doc, i).to_string();
-        let request = Request::Operations {
-            operations: vec![
-                Operation::new(OpKind::Replace, Some(&r(1)), None, "    x = 10\n\n"),
-                Operation::new(OpKind::Replace, Some(&r(3)), None, "    y = 20"),
-            ],
-            rev: None,
+        let request = |literal: bool| {
+            let first = Operation::new(OpKind::Replace, Some(&r(1)), None, "    x = 10\n\n");
+            Request::Operations {
+                operations: vec![
+                    if literal { first.literal() } else { first },
+                    Operation::new(OpKind::Replace, Some(&r(3)), None, "    y = 20"),
+                ],
+                rev: None,
+            }
         };
-        let (out, edited) = apply_to_text(text, &request, true).unwrap();
+        let err = apply_to_text(text, &request(false), true).unwrap_err();
+        assert_eq!(err.code, ErrorCode::AmbiguousEcho);
+        assert!(
+            err.message.contains(
+                "operation 1 (replace): its last content line (a blank line) is the same as line 3"
+            ),
+            "{}",
+            err.message
+        );
+        let (out, _) = apply_to_text(text, &request(true), true).unwrap();
         assert_eq!(
             out,
-            "def a():\n    x = 10\n\n    y = 20\n\n\ndef b():\n    pass\n"
+            "def a():\n    x = 10\n\n\n    y = 20\n\n\ndef b():\n    pass\n"
         );
-        assert!(edited
-            .summary
-            .output
-            .contains("dropped its last content line, a copy of line 3"));
     }
 
     #[test]

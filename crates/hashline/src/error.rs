@@ -49,6 +49,10 @@ pub enum ErrorCode {
     ContextAmbiguous,
     /// The edit breaks the file's parse and the session rejects such edits.
     SyntaxError,
+    /// Content holds what may be lines copied from a view (view prefixes,
+    /// a repeat of a neighbouring line) that the engine can neither prove
+    /// copies nor rule out: nothing is removed on a guess.
+    AmbiguousEcho,
     /// The request is malformed.
     InvalidRequest,
     /// Another input or output error.
@@ -61,7 +65,7 @@ pub enum ErrorCode {
 
 impl ErrorCode {
     /// Every code, for hosts that map them (exit codes, tables).
-    pub const ALL: [ErrorCode; 24] = [
+    pub const ALL: [ErrorCode; 25] = [
         ErrorCode::HashMismatch,
         ErrorCode::InvalidRef,
         ErrorCode::OutOfRange,
@@ -82,6 +86,7 @@ impl ErrorCode {
         ErrorCode::ContextNotFound,
         ErrorCode::ContextAmbiguous,
         ErrorCode::SyntaxError,
+        ErrorCode::AmbiguousEcho,
         ErrorCode::InvalidRequest,
         ErrorCode::Io,
         ErrorCode::Internal,
@@ -111,6 +116,7 @@ impl ErrorCode {
             ErrorCode::ContextNotFound => "CONTEXT_NOT_FOUND",
             ErrorCode::ContextAmbiguous => "CONTEXT_AMBIGUOUS",
             ErrorCode::SyntaxError => "SYNTAX_ERROR",
+            ErrorCode::AmbiguousEcho => "AMBIGUOUS_ECHO",
             ErrorCode::InvalidRequest => "INVALID_REQUEST",
             ErrorCode::Io => "IO",
             ErrorCode::Internal => "INTERNAL",
@@ -156,6 +162,9 @@ pub struct ErrorDetails {
     /// What the refused version would have broken (`SYNTAX_ERROR`), in
     /// that version's lines.
     pub problems: Vec<Problem>,
+    /// The error of each entry of a batch that failed, by the entry's
+    /// index (the message lists them all).
+    pub entries: Vec<(usize, Error)>,
 }
 
 impl Error {
@@ -169,6 +178,7 @@ impl Error {
             path: None,
             shown: Vec::new(),
             problems: Vec::new(),
+            entries: Vec::new(),
         }))
     }
 

@@ -27,6 +27,7 @@ pub const DEFAULT_MAX_FILE_BYTES: u64 = 16 << 20;
 /// engine makes. Together with the lock its writer holds on it, this is what
 /// proves a leftover dead and ours.
 const TEMP_SUFFIX: &str = ".hashline-tmp";
+const TRANSACTION_SUFFIX: &str = ".hashline-txn";
 const TEMP_PID: usize = 7;
 const TEMP_RANDOM: usize = 17;
 /// A file can only be locked once it exists, so a live writer's temporary
@@ -44,7 +45,7 @@ pub enum Base {
 }
 
 impl Base {
-    fn of(bytes: &[u8]) -> Base {
+    pub(crate) fn of(bytes: &[u8]) -> Base {
         Base::Bytes {
             len: bytes.len() as u64,
             digest: Sha1::digest(bytes).into(),
@@ -53,7 +54,7 @@ impl Base {
 
     /// Hashed as it streams in, so the checks before a write do not hold a
     /// second copy of a large file.
-    fn read(mut file: &fs::File) -> io::Result<Base> {
+    pub(crate) fn read(mut file: &fs::File) -> io::Result<Base> {
         file.rewind()?;
         let mut hasher = Sha1::new();
         let mut buffer = vec![0u8; 1 << 16];
@@ -73,11 +74,31 @@ impl Base {
     }
 }
 
+/// What a file was when it was read, beside its text: what an edit of it
+/// must find at write time, and how many names it has.
+#[derive(Debug, Clone)]
+pub struct Found {
+    pub base: Base,
+    pub links: u64,
+}
+
 /// A file read as text.
 #[derive(Debug)]
 pub struct Loaded {
     pub doc: Document,
     pub base: Base,
+    /// How many names the file has (hard links); 0 for a missing file.
+    pub links: u64,
+}
+
+impl Loaded {
+    /// What the file was, without its text.
+    pub fn found(&self) -> Found {
+        Found {
+            base: self.base.clone(),
+            links: self.links,
+        }
+    }
 }
 
 /// Reads `target` as a text document; `missing_ok` turns a missing file
@@ -91,6 +112,7 @@ pub fn load(target: &Target, max_bytes: u64, missing_ok: bool) -> Result<Loaded>
             Ok(Loaded {
                 doc: Document::from_bytes(b"")?,
                 base: Base::Missing,
+                links: 0,
             })
         } else {
             Err(
@@ -173,7 +195,21 @@ fn read_opened(file: &fs::File, display: &str, max_bytes: u64) -> Result<Loaded>
     if let Base::Bytes { digest, .. } = &base {
         doc.know_rev_from_digest(digest);
     }
-    Ok(Loaded { doc, base })
+    Ok(Loaded {
+        doc,
+        base,
+        links: link_count(&meta),
+    })
+}
+
+#[cfg(unix)]
+fn link_count(meta: &fs::Metadata) -> u64 {
+    std::os::unix::fs::MetadataExt::nlink(meta)
+}
+
+#[cfg(not(unix))]
+fn link_count(_meta: &fs::Metadata) -> u64 {
+    1
 }
 
 fn too_large(display: &str, size: u64, max_bytes: u64) -> Error {
@@ -223,7 +259,7 @@ fn check_kind(is_dir: bool, is_file: bool, display: &str) -> Result<()> {
 /// Options to open a file for reading that never wait: a pipe that took
 /// the file's place opens at once (or fails, opened for writing), and is
 /// then refused as not a file.
-fn reading(follow: FollowSymlinks) -> OpenOptions {
+pub(crate) fn reading(follow: FollowSymlinks) -> OpenOptions {
     let mut options = OpenOptions::new();
     options.read(true).follow(follow);
     #[cfg(unix)]
@@ -310,14 +346,14 @@ pub fn replace_atomically<T>(
 /// The metadata of the file to be replaced, once it is known the process
 /// may write it: the rename needs only the folder's permission, but the
 /// file's own must be honoured too, as an in-place write would.
-fn writable(dir: &Dir, name: &OsStr) -> io::Result<fs::Metadata> {
+pub(crate) fn writable(dir: &Dir, name: &OsStr) -> io::Result<fs::Metadata> {
     let mut options = reading(FollowSymlinks::No);
     options.read(false).write(true);
     dir.open_with(name, &options)?.into_std().metadata()
 }
 
 /// What the file's name holds at the moment of the check.
-enum Current {
+pub(crate) enum Current {
     Missing,
     File {
         file: fs::File,
@@ -328,7 +364,7 @@ enum Current {
 }
 
 impl Current {
-    fn read(dir: &Dir, name: &OsStr) -> io::Result<Current> {
+    pub(crate) fn read(dir: &Dir, name: &OsStr) -> io::Result<Current> {
         let file = match dir.open_with(name, &reading(FollowSymlinks::No)) {
             Ok(file) => file.into_std(),
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
@@ -352,7 +388,7 @@ impl Current {
         Ok(Current::File { file, base })
     }
 
-    fn is(&self, base: &Base) -> bool {
+    pub(crate) fn is(&self, base: &Base) -> bool {
         match self {
             Current::Missing => *base == Base::Missing,
             Current::File { base: now, .. } => now == base,
@@ -362,7 +398,7 @@ impl Current {
 }
 
 /// The folders a write creates, removed again unless the write succeeds.
-struct Folders<'a> {
+pub(crate) struct Folders<'a> {
     anchor: &'a Dir,
     /// The folder the file goes in, when it had to be created.
     made_dir: Option<Dir>,
@@ -372,7 +408,7 @@ struct Folders<'a> {
 }
 
 impl<'a> Folders<'a> {
-    fn make(anchor: &'a Dir, missing: &[OsString]) -> io::Result<Folders<'a>> {
+    pub(crate) fn make(anchor: &'a Dir, missing: &[OsString]) -> io::Result<Folders<'a>> {
         let mut folders = Folders {
             anchor,
             made_dir: None,
@@ -395,11 +431,11 @@ impl<'a> Folders<'a> {
         Ok(folders)
     }
 
-    fn dir(&self) -> &Dir {
+    pub(crate) fn dir(&self) -> &Dir {
         self.made_dir.as_ref().unwrap_or(self.anchor)
     }
 
-    fn keep(&mut self) {
+    pub(crate) fn keep(&mut self) {
         self.keep = true;
     }
 }
@@ -428,17 +464,7 @@ struct Temp<'a> {
 
 impl<'a> Temp<'a> {
     fn create(dir: &'a Dir, bytes: &[u8], old: Option<&fs::Metadata>) -> io::Result<Temp<'a>> {
-        let mut options = OpenOptions::new();
-        options
-            .write(true)
-            .read(true)
-            .create_new(true)
-            .follow(FollowSymlinks::No);
-        #[cfg(unix)]
-        {
-            use cap_std::fs::OpenOptionsExt;
-            options.mode(0o600);
-        }
+        let options = creating();
         for _ in 0..16 {
             let name = temp_name()?;
             let file = match dir.open_with(&name, &options) {
@@ -461,16 +487,7 @@ impl<'a> Temp<'a> {
     }
 
     fn fill(&mut self, bytes: &[u8], old: Option<&fs::Metadata>) -> io::Result<()> {
-        self.file.write_all(bytes)?;
-        // The owner first: changing it clears the setuid and setgid bits,
-        // which the mode then sets again.
-        if let Some(meta) = old {
-            keep_owner(&self.file, meta);
-        }
-        if let Some(permissions) = permissions(old) {
-            self.file.set_permissions(permissions)?;
-        }
-        self.file.sync_all()
+        fill(&mut self.file, bytes, old)
     }
 
     /// Gives the new version the file's name if nothing has it; false if
@@ -541,6 +558,75 @@ impl<'a> Temp<'a> {
     }
 }
 
+/// Writes a new version into `file`, gives it the old version's owner and
+/// mode (`old`, none for a new file) and flushes it to disk.
+fn fill(file: &mut fs::File, bytes: &[u8], old: Option<&fs::Metadata>) -> io::Result<()> {
+    file.write_all(bytes)?;
+    // The owner first: changing it clears the setuid and setgid bits,
+    // which the mode then sets again.
+    if let Some(meta) = old {
+        keep_owner(file, meta);
+    }
+    if let Some(permissions) = permissions(old) {
+        file.set_permissions(permissions)?;
+    }
+    file.sync_all()
+}
+
+/// Options that create a file of the user's alone, never through a link.
+fn creating() -> OpenOptions {
+    let mut options = OpenOptions::new();
+    options
+        .write(true)
+        .read(true)
+        .create_new(true)
+        .follow(FollowSymlinks::No);
+    #[cfg(unix)]
+    {
+        use cap_std::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    options
+}
+
+/// Writes the new version of a file of a transaction under `name` in `dir`
+/// (a name the transaction's journal gave beforehand, so no other file may
+/// have it), with the old version's owner and mode, flushed to disk.
+pub(crate) fn stage(
+    dir: &Dir,
+    name: &OsStr,
+    bytes: &[u8],
+    old: Option<&fs::Metadata>,
+) -> io::Result<fs::File> {
+    let mut file = dir.open_with(name, &creating())?.into_std();
+    if let Err(e) = fill(&mut file, bytes, old) {
+        let _ = dir.remove_file(name);
+        return Err(e);
+    }
+    Ok(file)
+}
+
+/// Writes `bytes` to a new file `name` in `dir` whole or not at all: into a
+/// temporary file first, flushed, then given the name if it is free. The
+/// file comes back open and locked, for as long as its writer keeps it, so
+/// that others can tell a live writer's file from a dead one's.
+pub(crate) fn write_locked(dir: &Dir, name: &OsStr, bytes: &[u8]) -> io::Result<fs::File> {
+    let temp = Temp::create(dir, bytes, None)?;
+    match rename::no_replace(dir, &temp.name, name) {
+        Ok(()) => {}
+        Err(e) if rename::unsupported(&e) => {
+            if dir.symlink_metadata(name).is_ok() {
+                return Err(io::ErrorKind::AlreadyExists.into());
+            }
+            dir.rename(&temp.name, dir, name)?;
+        }
+        Err(e) => return Err(e),
+    }
+    // A duplicate shares the open file and so its lock; the temporary
+    // name, now free, is what dropping `temp` removes.
+    temp.file.try_clone()
+}
+
 impl Drop for Temp<'_> {
     fn drop(&mut self) {
         let _ = self.dir.remove_file(&self.name);
@@ -549,7 +635,7 @@ impl Drop for Temp<'_> {
 
 /// Whether `name` in `dir` is `file` itself (not a link to it, not a file
 /// that replaced it).
-fn names(dir: &Dir, name: &OsStr, file: &fs::File) -> bool {
+pub(crate) fn names(dir: &Dir, name: &OsStr, file: &fs::File) -> bool {
     #[cfg(unix)]
     {
         use cap_std::fs::MetadataExt as _;
@@ -571,9 +657,27 @@ fn temp_name() -> io::Result<OsString> {
 }
 
 fn temp_name_of(pid: u32) -> io::Result<OsString> {
+    name_of(pid, TEMP_SUFFIX)
+}
+
+/// A name for a file of a transaction (a new version waiting for its
+/// file's name, or an old one kept until the transaction is done): shaped
+/// as a temporary file's but with a suffix of its own, since only the
+/// transaction's journal may tell when such a file is no longer needed, and
+/// the clean-up of dead temporary files must leave it alone.
+pub(crate) fn transaction_name() -> io::Result<OsString> {
+    name_of(std::process::id(), TRANSACTION_SUFFIX)
+}
+
+/// Whether `name` is one `transaction_name` makes.
+pub(crate) fn is_transaction_name(name: &OsStr) -> bool {
+    writer_of(name, TRANSACTION_SUFFIX).is_some()
+}
+
+fn name_of(pid: u32, suffix: &str) -> io::Result<OsString> {
     let mut random = [0u8; TEMP_RANDOM];
     getrandom::fill(&mut random).map_err(|e| io::Error::other(e.to_string()))?;
-    let mut name = String::with_capacity(1 + TEMP_PID + TEMP_RANDOM + TEMP_SUFFIX.len());
+    let mut name = String::with_capacity(1 + TEMP_PID + TEMP_RANDOM + suffix.len());
     name.push('.');
     name.extend(
         (0..TEMP_PID)
@@ -585,16 +689,20 @@ fn temp_name_of(pid: u32) -> io::Result<OsString> {
             .iter()
             .map(|b| char::from(TEMP_ALPHABET[usize::from(b & 31)])),
     );
-    name.push_str(TEMP_SUFFIX);
+    name.push_str(suffix);
     Ok(name.into())
 }
 
 /// The writer's process id, if `name` is a temporary file's name.
 fn temp_writer(name: &OsStr) -> Option<u64> {
+    writer_of(name, TEMP_SUFFIX)
+}
+
+fn writer_of(name: &OsStr, suffix: &str) -> Option<u64> {
     let body = name
         .to_str()?
         .strip_prefix('.')?
-        .strip_suffix(TEMP_SUFFIX)?
+        .strip_suffix(suffix)?
         .as_bytes();
     if body.len() != TEMP_PID + TEMP_RANDOM {
         return None;
@@ -644,7 +752,7 @@ fn starting(meta: &fs::Metadata, pid: u64) -> bool {
 /// gone), that is not a live writer's just created, and that still has
 /// that name once locked. Called while holding
 /// the folder lock; never touches `keep`, the file being written.
-fn remove_dead_temporaries(dir: &Dir, keep: &OsStr) {
+pub(crate) fn remove_dead_temporaries(dir: &Dir, keep: &OsStr) {
     let Ok(entries) = dir.entries() else {
         return;
     };
@@ -677,7 +785,12 @@ fn remove_dead_temporaries(dir: &Dir, keep: &OsStr) {
 /// if it changed since the check, it gets its name back and nothing is
 /// deleted. The name it moves to is not a temporary file's name, so that a
 /// version that cannot get its name back is never cleaned up as a leftover.
-pub fn remove_atomically(target: &Target, base: &Base, lock_timeout: Duration) -> Result<()> {
+pub fn remove_atomically<T>(
+    target: &Target,
+    base: &Base,
+    lock_timeout: Duration,
+    before_write: impl FnOnce() -> Result<T>,
+) -> Result<T> {
     let display = &target.display;
     let err = |e: io::Error| io_error(&e, display).with_path(display);
     let changed = || {
@@ -699,6 +812,7 @@ pub fn remove_atomically(target: &Target, base: &Base, lock_timeout: Duration) -
     if now != *base {
         return Err(changed());
     }
+    let out = before_write()?;
     let aside = aside_name().map_err(err)?;
     match rename::no_replace(dir, &place.name, &aside) {
         Ok(()) => {}
@@ -721,7 +835,7 @@ pub fn remove_atomically(target: &Target, base: &Base, lock_timeout: Duration) -
     }
     dir.remove_file(&aside).map_err(err)?;
     lock.sync();
-    Ok(())
+    Ok(out)
 }
 
 /// A name in the folder for a file being deleted.
@@ -730,19 +844,6 @@ fn aside_name() -> io::Result<OsString> {
     name.truncate(name.len() - TEMP_SUFFIX.len());
     name.push_str(".hashline-deleted");
     Ok(name.into())
-}
-
-/// Whether the file at `target` is still `base`, for a caller that checks
-/// several files before writing any of them.
-pub fn unchanged(target: &Target, base: &Base) -> Result<bool> {
-    let display = &target.display;
-    let place = &target.place;
-    if !place.missing.is_empty() {
-        return Ok(*base == Base::Missing);
-    }
-    Current::read(&place.dir, &place.name)
-        .map(|now| now.is(base))
-        .map_err(|e| io_error(&e, display).with_path(display))
 }
 
 /// The new version keeps the old one's owner and group where the process
@@ -781,7 +882,7 @@ fn permissions(old: Option<&fs::Metadata>) -> Option<fs::Permissions> {
 /// Renames within one folder that either trade two names or take a free
 /// one, in one step (renameat2 on Linux, renameatx_np on macOS).
 #[cfg(any(target_os = "linux", target_os = "android", target_vendor = "apple"))]
-mod rename {
+pub(crate) mod rename {
     use cap_std::fs::Dir;
     use rustix::fs::{renameat_with, RenameFlags};
     use std::ffi::OsStr;
@@ -805,7 +906,7 @@ mod rename {
 }
 
 #[cfg(not(any(target_os = "linux", target_os = "android", target_vendor = "apple")))]
-mod rename {
+pub(crate) mod rename {
     use cap_std::fs::Dir;
     use std::ffi::OsStr;
     use std::io;

@@ -1,6 +1,5 @@
 //! The lean view: `12ab content`, a line number and a two-letter pair tag.
-//! Its tag, the view style a session or call renders in, and the rule that
-//! recognises view prefixes echoed into new content.
+//! Its tag, and the view style a session or call renders in.
 //!
 //! The first letter of a pair tag comes from one half of the alphabet for
 //! even line numbers and from the other half for odd ones, so the tags of
@@ -16,7 +15,7 @@ use std::cell::Cell;
 /// The letters a pair tag starts with, by the parity of its line number.
 pub const PAIR_FIRST: [&[u8; 13]; 2] = [b"abcdefghijklm", b"nopqrstuvwxyz"];
 /// 13 first letters × 26 second letters.
-const PAIR_VALUES: u32 = 338;
+pub(crate) const PAIR_VALUES: u32 = 338;
 
 /// How views, edit results and rejections show refs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -108,76 +107,6 @@ pub(crate) fn one_off_hint(doc: &Document, reference: &Ref) -> String {
     )
 }
 
-/// A view prefix at the start of a line of content.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Prefix {
-    len: usize,
-    /// The line number of a lean prefix; `None` for a full one.
-    lean_line: Option<usize>,
-}
-
-/// After an optional marker (`>>> `, `+` or a space, as results and
-/// rejections show lines): `12ab` and a space or tab, the first letter of
-/// the line number's parity.
-fn lean_prefix(line: &str) -> Option<Prefix> {
-    let b = line.as_bytes();
-    let mut i = if line.starts_with(">>> ") {
-        4
-    } else {
-        usize::from(line.starts_with(['+', ' ']))
-    };
-    let digits = b[i..].iter().take_while(|c| c.is_ascii_digit()).count();
-    if digits == 0 || digits > 12 {
-        return None;
-    }
-    let number: usize = line[i..i + digits].parse().ok()?;
-    i += digits;
-    let tag = [*b.get(i)?, *b.get(i + 1)?];
-    if number == 0 || !fits_parity(number, tag) || !matches!(b.get(i + 2), Some(b' ' | b'\t')) {
-        return None;
-    }
-    Some(Prefix {
-        len: i + 3,
-        lean_line: Some(number),
-    })
-}
-
-/// The length of the view prefix of each line (`0` for an empty one), when
-/// every non-empty line carries one and, if any is lean, their line numbers
-/// rise strictly as copied view lines do; `None` otherwise. `full` measures
-/// a full prefix. Ordinals and units (`1st`, `2nd`, `10px `) fail the
-/// parity or the rising numbers and are left alone.
-pub(crate) fn prefix_lengths<'a>(
-    lines: impl IntoIterator<Item = &'a str>,
-    full: impl Fn(&str) -> Option<usize>,
-) -> Option<Vec<usize>> {
-    let mut lengths = Vec::new();
-    let mut any = false;
-    let mut any_lean = false;
-    let mut rising = true;
-    let mut last = 0;
-    for line in lines {
-        if line.is_empty() {
-            lengths.push(0);
-            continue;
-        }
-        let prefix = full(line)
-            .map(|len| Prefix {
-                len,
-                lean_line: None,
-            })
-            .or_else(|| lean_prefix(line))?;
-        any = true;
-        if let Some(n) = prefix.lean_line {
-            any_lean = true;
-            rising &= n > last;
-            last = n;
-        }
-        lengths.push(prefix.len);
-    }
-    (any && (!any_lean || rising)).then_some(lengths)
-}
-
 /// A lean tag as cited: exactly two ASCII letters, lower-cased.
 pub(crate) fn parse_pair(text: &str) -> Option<[u8; 2]> {
     match text.as_bytes() {
@@ -220,49 +149,6 @@ mod tests {
             assert!(fits_parity(n, pair_tag(n, "x")));
             assert!(!fits_parity(n + 1, pair_tag(n, "x")));
         }
-    }
-
-    #[test]
-    fn lean_and_full_prefixes_are_stripped_only_with_rising_numbers_and_parity() {
-        let full = |_: &str| None;
-        let lens = |lines: &[&str]| prefix_lengths(lines.iter().copied(), full);
-        assert_eq!(lens(&["3sh  x", "", "4ao }"]), Some(vec![4, 0, 4]));
-        assert_eq!(lens(&["+3sh\tx", ">>> 5nq y"]), Some(vec![5, 8]));
-        // Falling or repeated numbers are not copied view lines.
-        assert_eq!(lens(&["4ao }", "3sh x"]), None);
-        assert_eq!(lens(&["3sh x", "3sh x"]), None);
-        // Ordinals and units: `2nd` and `10px` fail parity, a lone `1st`
-        // has no separator after its letters.
-        assert_eq!(lens(&["2nd place"]), None);
-        assert_eq!(lens(&["1st place", "2nd place"]), None);
-        assert_eq!(lens(&["10px solid"]), None);
-        assert_eq!(lens(&["1st"]), None);
-        assert_eq!(lens(&["", ""]), None);
-    }
-
-    #[test]
-    fn the_echo_clean_up_strips_copied_lean_lines_and_leaves_ordinals_and_units() {
-        use crate::cleanup::{strip_view_prefixes, strip_view_prefixes_text};
-        let own = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-        assert_eq!(
-            strip_view_prefixes(&own(&["3sh     x();", "", "+4ao }"])),
-            Some(own(&["    x();", "", "}"]))
-        );
-        for content in [
-            &["1st place", "2nd place", "3rd place"][..],
-            &["2nd try"],
-            &["10px solid", "12px dotted"],
-            &["5nq a", "3sh b"],
-            &["1st"],
-        ] {
-            assert_eq!(strip_view_prefixes(&own(content)), None, "{content:?}");
-            let text = content.join("\n") + "\n";
-            assert_eq!(strip_view_prefixes_text(&text), (text.clone(), 0));
-        }
-        assert_eq!(
-            strip_view_prefixes_text("1ve fn main() {\r\n2ay \tx\r\n"),
-            ("fn main() {\r\n\tx\r\n".to_owned(), 2)
-        );
     }
 
     #[test]

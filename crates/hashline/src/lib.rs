@@ -42,6 +42,7 @@
 
 #![warn(missing_docs)]
 
+mod batch;
 mod before;
 mod cancel;
 mod check;
@@ -52,11 +53,13 @@ mod edit;
 mod error;
 mod file;
 mod hash;
+mod journal;
 mod lean;
 mod locate;
 mod lock;
 mod patch;
 mod plan;
+mod prefix;
 mod reference;
 mod reformat;
 mod reject;
@@ -71,6 +74,7 @@ mod session;
 mod store;
 mod syntax;
 mod text;
+mod transaction;
 mod view;
 
 #[cfg(any(test, feature = "internals"))]
@@ -78,9 +82,9 @@ pub mod internals;
 #[cfg(test)]
 mod tests;
 
+pub use batch::{BatchPlan, BatchResult};
 pub use cancel::Cancel;
 pub use check::{Problem, Severity};
-pub use cleanup::strip_view_prefixes_text;
 pub use edit::{apply_to_string, apply_to_text, Edited, TextEdit};
 pub use error::{excerpt, Error, ErrorCode, Mismatch, Result};
 pub use hash::{anchor_hash, line_hash, rev, Tag};
@@ -93,7 +97,8 @@ pub use request::{
 };
 pub use search::{SearchHit, SearchLine, SearchOptions, SearchResult, Skipped, SkippedFile};
 pub use session::{
-    EditPlan, EditResult, Hashline, Options, ReadResult, ShownLine, Tagged, MAX_RESULT_BYTES,
+    EditPlan, EditResult, Hashline, Options, ReadResult, ShownLine, Stripped, Tagged,
+    MAX_RESULT_BYTES,
 };
 pub use store::{clear as clear_store, Cleared, StoreLimits};
 pub use syntax::{Language, SyntaxCheck};

@@ -6,6 +6,7 @@
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::hash::{line_hash, Tag};
+use crate::prefix::Shown;
 use crate::reference::{Cited, Ref, EXPECTED_FORM};
 use crate::reject::{self, Subject};
 use crate::remap::{certain, LineMap};
@@ -27,6 +28,12 @@ pub struct PlanContext<'a> {
     /// Stored versions of this file, most recent first (may include the
     /// current one).
     pub history: &'a [Version],
+    /// Versions of other files the session showed: their shown lines may
+    /// vouch for view prefixes copied from them into this file.
+    pub others: &'a [Version],
+    /// The text is one the caller holds and showed whole (`apply_to_text`):
+    /// its lines vouch for view prefixes copied from it.
+    pub caller_text: bool,
     pub cleanup: bool,
     pub seen_guard: bool,
     /// The language the clean-up may parse the file in to judge echoes,
@@ -34,7 +41,16 @@ pub struct PlanContext<'a> {
     pub syntax: Option<(Language, Option<&'a Tree>)>,
 }
 
-impl PlanContext<'_> {
+impl<'a> PlanContext<'a> {
+    /// The versions whose shown lines may vouch for copied view prefixes.
+    pub(crate) fn shown(&self) -> Shown<'a> {
+        if self.caller_text {
+            Shown::text(self.doc)
+        } else {
+            Shown::new(self.history, self.others)
+        }
+    }
+
     /// What a rejection of this batch is about.
     pub(crate) fn subject(&self) -> Subject<'_> {
         Subject {
@@ -203,6 +219,20 @@ pub(crate) fn locate(
         }
     }
 
+    // The refs name lines of the current text that the model read (asked
+    // to see) after an older version where they also hold but whose lines
+    // cannot be followed here (a tag or HASH the change left as it was):
+    // the older version only doubts them, and a model that read again
+    // means what it read last; without this, it would be refused for ever.
+    // Lines an edit result showed unasked do not count, and an older
+    // version that places the refs elsewhere still disagrees (below).
+    if let Some(now) = current.filter(|now| {
+        readings.first().is_some_and(|r| !r.remapped)
+            && cited.iter().all(|c| now.showed(c.reference.line - 1))
+    }) {
+        unmappable.retain(|(v, _)| now.read_at == 0 || v.read_at > now.read_at);
+    }
+
     // Text nobody was shown cannot vouch for itself: if a version the
     // model was shown also holds these refs but cannot be mapped, the refs
     // may mean that version, and where they point now is unknown.
@@ -221,6 +251,38 @@ pub(crate) fn locate(
             unmappable.first(),
         ));
     };
+
+    // A lean ref carries 8.4 bits: a REV proves the model saw a version,
+    // not that line of it, so a lean ref is read only in a version where a
+    // view showed its line (a line known only from an earlier version,
+    // carried there by an edit, was never shown with that number). With no
+    // stored version at all (a text the caller holds, an engine that just
+    // started), nothing vouches for one.
+    let lean: Vec<&Cited> = cited.iter().filter(|c| c.reference.is_pair()).collect();
+    let shown_in = |r: &Reading<'_>| {
+        r.version
+            .is_some_and(|v| lean.iter().all(|c| v.showed(c.reference.line - 1)))
+    };
+    if !lean.is_empty() {
+        if !readings.iter().any(shown_in) {
+            if ctx.history.is_empty() {
+                return Err(reject::unvouched_lean_refs(
+                    &ctx.subject(),
+                    first.lines.clone(),
+                ));
+            }
+            let focus: Vec<usize> = first
+                .lines
+                .iter()
+                .zip(cited)
+                .filter(|(_, c)| c.reference.is_pair())
+                .map(|(&l, _)| l)
+                .collect();
+            return Err(reject::unseen_lines(&ctx.subject(), focus));
+        }
+        readings.retain(shown_in);
+    }
+    let first = &readings[0];
     if readings.iter().any(|r| r.lines != first.lines) {
         let focus: Vec<usize> = readings
             .iter()
@@ -232,12 +294,6 @@ pub(crate) fn locate(
     // A ref without ANCHOR cannot tell identical lines apart; accept one on
     // a repeated line only when a stored version vouches for the text read.
     let vouched = named.as_deref() == Some(ctx.rev) || readings.iter().any(|r| r.version.is_some());
-    if !vouched && cited.iter().any(|c| c.reference.is_pair()) {
-        return Err(reject::unvouched_lean_refs(
-            &ctx.subject(),
-            first.lines.clone(),
-        ));
-    }
     if !vouched && cited.iter().any(|c| c.reference.anchor().is_none()) {
         let counts = hash_counts(ctx.doc);
         let ambiguous: Vec<usize> = cited

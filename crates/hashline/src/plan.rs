@@ -2,17 +2,17 @@
 //! every operation at the lines its refs name (`locate`), cleans up echoes,
 //! collapses repeats and rejects conflicts, all before anything changes.
 
-use crate::cleanup::{
-    strip_view_prefixes, trim_boundary_echo, without, BlankLines, Echo, Echoes, Layout, Replaced,
-    RunningBalance,
-};
+use crate::cleanup::{without, Boundary, Echo, Echoes};
 use crate::error::{Error, ErrorCode, Result};
 use crate::locate::{locate, parse_refs, PlanContext};
+use crate::prefix::{self, Prefix, Verdict};
+use crate::reference::Ref;
 use crate::relocate::{lines_phrase, place, Placement, Relocated, Relocation};
 use crate::request::{OpKind, Operation};
 use crate::syntax::{block_at, EchoJudge, Language};
 use crate::text::{Document, Splice};
 use std::collections::HashSet;
+use std::fmt::Write as _;
 use std::ops::Range;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -39,25 +39,47 @@ struct Item {
     /// For a move (both the lines it takes out and the lines it puts in)
     /// and a copy (the lines it puts in): what it relocates.
     relocation: Option<Relocation>,
+    /// Its content is written exactly as sent.
+    literal: bool,
+    /// The view prefixes, proven copies, that its first and its last
+    /// content line carried.
+    prefixes: [Option<Prefix>; 2],
 }
 
 pub fn plan(ctx: &PlanContext<'_>, operations: &[Operation], rev: Option<&str>) -> Result<Planned> {
     let mut notes = Vec::new();
+    // What the clean-up removed, for a refusal that would otherwise hide it.
+    let mut cleaned = Vec::new();
     let mut contents: Vec<Vec<String>> = Vec::with_capacity(operations.len());
+    let mut edge_prefixes: Vec<[Option<Prefix>; 2]> = Vec::with_capacity(operations.len());
+    let mut doubtful_prefixes = Vec::new();
     for (i, op) in operations.iter().enumerate() {
-        match ctx
-            .cleanup
-            .then(|| strip_view_prefixes(&op.content))
-            .flatten()
-        {
-            Some(stripped) => {
-                notes.push(format!(
-                    "operation {}: removed the view prefixes (LINE#HASH#ANCHOR|) copied into its content.",
+        let verdict = if ctx.cleanup && !op.literal {
+            prefix::judge(&op.content, ctx.shown(), first_number(op))
+        } else {
+            Verdict::Literal
+        };
+        let edges = match &verdict {
+            Verdict::Strip(_) => [op.content.first(), op.content.last()]
+                .map(|line| line.and_then(|l| prefix::parse(l))),
+            _ => [None, None],
+        };
+        edge_prefixes.push(edges);
+        match verdict {
+            Verdict::Literal => contents.push(op.content.clone()),
+            Verdict::Strip(cut) => {
+                let note = format!(
+                    "operation {}: removed the view prefixes (LINEab or LINE#HASH#ANCHOR|) copied into its content; they name lines the views showed.",
                     i + 1
-                ));
-                contents.push(stripped);
+                );
+                cleaned.push(note.clone());
+                notes.push(note);
+                contents.push(prefix::strip(&op.content, &cut));
             }
-            None => contents.push(op.content.clone()),
+            Verdict::Ambiguous(doubts) => {
+                doubtful_prefixes.push((format!("operation {}'s content", i + 1), doubts));
+                contents.push(op.content.clone());
+            }
         }
     }
 
@@ -180,6 +202,8 @@ pub fn plan(ctx: &PlanContext<'_>, operations: &[Operation], rev: Option<&str>) 
                         anchor: None,
                         lines: Vec::new(),
                         relocation: Some(relocation.clone()),
+                        literal: true,
+                        prefixes: [None, None],
                     });
                 }
                 items.push(Item {
@@ -189,6 +213,8 @@ pub fn plan(ctx: &PlanContext<'_>, operations: &[Operation], rev: Option<&str>) 
                     anchor: Some(relocation.anchor),
                     lines,
                     relocation: Some(relocation),
+                    literal: true,
+                    prefixes: [None, None],
                 });
                 continue;
             }
@@ -200,42 +226,67 @@ pub fn plan(ctx: &PlanContext<'_>, operations: &[Operation], rev: Option<&str>) 
             anchor,
             lines: std::mem::take(&mut contents[i]),
             relocation: None,
+            literal: op.literal,
+            prefixes: edge_prefixes[i],
         });
     }
 
+    // Content is judged once every operation is placed: a request that is
+    // wrong in itself is told so first.
+    if !doubtful_prefixes.is_empty() {
+        return Err(prefix::ambiguous(
+            ctx.path,
+            &doubtful_prefixes,
+            "send it again with \"literal\": true on the operation (or on the whole request): it is then written exactly as sent",
+        ));
+    }
     if ctx.cleanup {
-        let balances = RunningBalance::new(ctx.doc);
         let judge = ctx
             .syntax
             .and_then(|(language, kept)| EchoJudge::new(language, ctx.doc, kept.cloned()));
-        let style = BlankLines::new(ctx.doc);
-        // Moved and copied lines are the file's own, taken as they are.
-        let own = |item: &Item| item.relocation.is_none();
-        let batch = Layout::new(
-            ctx.doc,
-            items
-                .iter()
-                .map(|i| (i.range.clone(), own(i).then_some(i.lines.as_slice())))
-                .collect(),
-        );
-        let context = EchoContext {
-            doc: ctx.doc,
-            balances: &balances,
-            judge: judge.as_ref(),
-            style: &style,
-            batch: &batch,
-        };
-        // Every echo is judged against the batch as sent, then dropped, so
-        // no judgement depends on the order of the others.
-        let echoes: Vec<Option<Vec<Echo>>> = items
+        // Every boundary is judged against the text as it is, then its
+        // echoes dropped, so no judgement depends on the order of the others.
+        let judged: Vec<(Boundary, Vec<Echo>)> = items
             .iter()
-            .enumerate()
-            .map(|(index, item)| own(item).then(|| echoes_of(&context, index, item)))
+            .map(|item| {
+                // Moved and copied lines are the file's own, taken as they are.
+                if item.literal || item.relocation.is_some() {
+                    return (Boundary::Kept, Vec::new());
+                }
+                let Range { start, end } = item.range;
+                let named = named_neighbours(ctx.doc, item);
+                let boundary = Echoes {
+                    given: &item.lines,
+                    range: item.range.clone(),
+                    before: start.checked_sub(1).map(|i| ctx.doc.line(i)),
+                    after: (end < ctx.doc.line_count()).then(|| ctx.doc.line(end)),
+                    named: &named,
+                }
+                .judge(judge.as_ref());
+                (boundary, named)
+            })
             .collect();
-        for (item, removed) in items.iter_mut().zip(echoes) {
-            if let Some(removed) = removed {
-                drop_echoes(ctx.doc, &removed, item, &mut notes);
+        let mut doubtful = String::new();
+        for (item, (boundary, named)) in items.iter_mut().zip(judged) {
+            match boundary {
+                Boundary::Kept => {}
+                Boundary::Dropped(echoes) => {
+                    let note = describe_drop(item, &echoes, &named);
+                    item.lines = without(&item.lines, &echoes);
+                    cleaned.push(note.clone());
+                    notes.push(note);
+                }
+                Boundary::Doubtful(echoes) => describe_doubt(&mut doubtful, item, &echoes),
             }
+        }
+        if !doubtful.is_empty() {
+            return Err(Error::new(
+                ErrorCode::AmbiguousEcho,
+                format!(
+                    "Edit rejected, nothing written: content repeats a line next to where it goes, and the engine cannot tell whether the repeat was copied by mistake:\n{doubtful}Nothing was removed. If a repeated line was copied by mistake, send the operation again without it; if both copies are meant, send it again with \"literal\": true on the operation, and its content is written exactly as sent."
+                ),
+            )
+            .with_path(ctx.path));
         }
     }
     let (items, collapsed) = collapse_identical(items);
@@ -264,14 +315,18 @@ pub fn plan(ctx: &PlanContext<'_>, operations: &[Operation], rev: Option<&str>) 
         } else {
             stays.join(" ")
         };
-        return Err(Error::new(
-            ErrorCode::NoChange,
-            format!(
-                "No changes to apply: the operations leave {} exactly as it is ({why}).",
-                ctx.path
-            ),
-        )
-        .with_path(ctx.path));
+        let mut message = format!(
+            "No changes to apply: the operations leave {} exactly as it is ({why}).",
+            ctx.path
+        );
+        if !cleaned.is_empty() {
+            let _ = write!(
+                message,
+                " That is after lines proven copied from the file were removed from the content: {} To write the content exactly as sent, add \"literal\": true.",
+                cleaned.join(" ")
+            );
+        }
+        return Err(Error::new(ErrorCode::NoChange, message).with_path(ctx.path));
     }
     let applied = operations_in(&items);
     let mut relocated = Vec::new();
@@ -332,111 +387,104 @@ fn block_of(
     block_at(language, ctx.doc, kept, first).map_err(refuse)
 }
 
-/// What judging an item's boundary echoes looks at.
-struct EchoContext<'a> {
-    doc: &'a Document,
-    balances: &'a RunningBalance<'a>,
-    judge: Option<&'a EchoJudge<'a>>,
-    style: &'a BlankLines<'a>,
-    batch: &'a Layout<'a>,
-}
-
-/// The lines just outside a range and its own first and last.
-struct Edges<'a> {
-    before: Option<&'a str>,
-    after: Option<&'a str>,
-    first: Option<&'a str>,
-    last: Option<&'a str>,
-}
-
-impl<'a> Edges<'a> {
-    fn of(doc: &'a Document, Range { start, end }: Range<usize>) -> Self {
-        Edges {
-            before: start.checked_sub(1).map(|i| doc.line(i)),
-            after: (end < doc.line_count()).then(|| doc.line(end)),
-            first: (start < end).then(|| doc.line(start)),
-            last: (start < end).then(|| doc.line(end - 1)),
-        }
+/// The line number, in the version the refs were read from, that the first
+/// line of an operation's content takes the place of, where the operation
+/// says so: a copied view gives its lines those numbers.
+fn first_number(op: &Operation) -> Option<usize> {
+    let cited = || Some(Ref::parse(op.reference.as_deref()?).ok()?.line);
+    match op.kind {
+        OpKind::Replace
+        | OpKind::ReplaceBlock
+        | OpKind::InsertBefore
+        | OpKind::InsertBeforeBlock => cited(),
+        OpKind::InsertAfter => cited().map(|n| n + 1),
+        OpKind::Prepend => Some(1),
+        _ => None,
     }
 }
 
-/// The boundary echoes to drop from the content of item `index`.
-fn echoes_of(context: &EchoContext<'_>, index: usize, item: &Item) -> Vec<Echo> {
-    let doc = context.doc;
+/// The boundaries of an item whose content line carried, proven a copy,
+/// the view prefix of the line just outside the range: the line before it
+/// for the first, the line after it for the last, as the text is now.
+fn named_neighbours(doc: &Document, item: &Item) -> Vec<Echo> {
     let Range { start, end } = item.range;
-    let Edges {
-        before,
-        after,
-        first,
-        last,
-    } = Edges::of(doc, start..end);
-    let replaced = Replaced {
-        first,
-        last,
-        balance: || context.balances.of(start..end),
+    let names = |prefix: Option<Prefix>, index: Option<usize>| {
+        prefix.zip(index).is_some_and(|(p, i)| {
+            p.line == i + 1
+                && Ref {
+                    line: p.line,
+                    tag: p.tag,
+                }
+                .matches(doc, i)
+        })
     };
-    let removed = trim_boundary_echo(&mut item.lines.clone(), before, replaced, after);
-    let echoes = Echoes {
-        given: &item.lines,
-        before,
-        after,
-        first,
-        last,
-        batch: context.batch,
-        index,
-    };
-    echoes
-        .judged(context.judge, context.style, &removed)
-        .unwrap_or(removed)
+    let mut named = Vec::new();
+    if names(item.prefixes[0], start.checked_sub(1)) {
+        named.push(Echo::Before);
+    }
+    if names(item.prefixes[1], (end < doc.line_count()).then_some(end)) {
+        named.push(Echo::After);
+    }
+    named
 }
 
-/// Drops the echoes `removed` from an item's content, and tells the model
-/// of every line dropped and every repeat kept.
-fn drop_echoes(doc: &Document, removed: &[Echo], item: &mut Item, notes: &mut Vec<String>) {
+/// The note for repeats dropped from an item's content as proven echoes:
+/// those in `named` carried the neighbour's ref, the others only the parse
+/// explains.
+fn describe_drop(item: &Item, echoes: &[Echo], named: &[Echo]) -> String {
     let Range { start, end } = item.range;
-    let edges = Edges::of(doc, start..end);
-    if !removed.is_empty() {
-        item.lines = without(&item.lines, removed);
-    }
-    for echo in removed {
-        let (which, line) = match echo {
-            Echo::Before => ("first", start),
-            Echo::After => ("last", end + 1),
+    let lines: Vec<String> = echoes
+        .iter()
+        .map(|echo| {
+            let (which, line, side) = match echo {
+                Echo::Before => ("first", start, "before"),
+                Echo::After => ("last", end + 1, "after"),
+            };
+            let why = if named.contains(echo) {
+                "it carried that line's ref"
+            } else {
+                "only without it does the file parse"
+            };
+            format!("its {which} content line, a copy of line {line} just {side} it ({why})")
+        })
+        .collect();
+    format!(
+        "operation {} ({}): dropped {}; the file's own line stays as it was.",
+        item.op,
+        item.kind,
+        lines.join(", and ")
+    )
+}
+
+/// One line of the refusal for repeats nothing proves echoes or content.
+fn describe_doubt(out: &mut String, item: &Item, echoes: &[Echo]) {
+    let Range { start, end } = item.range;
+    for echo in echoes {
+        let (which, line, text, side) = match echo {
+            Echo::Before => ("first", start, item.lines.first(), "before"),
+            Echo::After => ("last", end + 1, item.lines.last(), "after"),
         };
-        notes.push(format!(
-            "operation {} ({}): dropped its {which} content line, a copy of line {line} next to it, which stays as it was.",
-            item.op, item.kind
-        ));
-    }
-    // A repeat that could not be dropped safely (a blank line, or one that
-    // changes the bracket balance) is kept, but the model is told.
-    let kept = [
-        (
-            item.lines.first(),
-            edges.before,
-            edges.first,
-            "first",
-            "before",
-            start,
-        ),
-        (
-            item.lines.last(),
-            edges.after,
-            edges.last,
-            "last",
-            "after",
-            end + 1,
-        ),
-    ];
-    for (edge, neighbour, old_edge, which, side, line) in kept {
-        if let (Some(edge), Some(neighbour)) = (edge, neighbour) {
-            if edge == neighbour && old_edge != Some(neighbour) {
-                notes.push(format!(
-                    "operation {} ({}): its {which} content line repeats line {line} just {side} it and was kept; if it was meant as context, that line is now there twice.",
-                    item.op, item.kind
-                ));
+        let _ = writeln!(
+            out,
+            "  operation {} ({}): its {which} content line {} is the same as line {line}, just {side} {}.",
+            item.op,
+            item.kind,
+            quote(text.map_or("", String::as_str)),
+            if item.range.is_empty() {
+                "where it inserts"
+            } else {
+                "the lines it replaces"
             }
-        }
+        );
+    }
+}
+
+/// A line as a message shows it: quoted, or said to be blank.
+fn quote(line: &str) -> String {
+    if line.trim().is_empty() {
+        "(a blank line)".to_owned()
+    } else {
+        crate::error::excerpt(line)
     }
 }
 
@@ -604,6 +652,8 @@ mod tests {
             rev,
             path: "f.txt",
             history,
+            others: &[],
+            caller_text: false,
             cleanup: true,
             seen_guard: true,
             syntax: None,
@@ -802,7 +852,7 @@ mod tests {
                     _ => (line..end, None),
                 };
                 let lines = if kind == OpKind::Delete { vec![] } else { vec![content.to_string()] };
-                let item = Item { op: i + 1, kind, range, anchor, lines, relocation: None };
+                let item = Item { op: i + 1, kind, range, anchor, lines, relocation: None, literal: false, prefixes: [None, None] };
                 let repeat = items.iter().any(|k| {
                     (k.kind, &k.range, k.anchor, &k.lines) == (item.kind, &item.range, item.anchor, &item.lines)
                 });

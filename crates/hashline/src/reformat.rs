@@ -101,13 +101,11 @@ impl Hashline {
             relocated: &[],
         });
         let mut store = self.store();
-        let mut seen = summary.shown.clone();
+        store.record_all(&target.real, &rev, &doc, &summary.shown, false);
         if let Some(parent) = parent {
             let map = Arc::new(LineMap::proven(&parent.doc, &doc));
-            seen.extend(map.ranges(&store.seen(&target.real, &parent.rev)));
-            for range in seen.iter().cloned().chain(std::iter::once(0..0)) {
-                store.record(&target.real, &rev, &doc, range);
-            }
+            let known = map.ranges(&store.seen(&target.real, &parent.rev));
+            store.carry(&target.real, &rev, &doc, &known);
             store.link(
                 &target.real,
                 &rev,
@@ -116,10 +114,6 @@ impl Hashline {
                     map,
                 },
             );
-        } else {
-            for range in seen.iter().cloned().chain(std::iter::once(0..0)) {
-                store.record(&target.real, &rev, &doc, range);
-            }
         }
         Ok(Some(EditResult {
             output: summary.output,

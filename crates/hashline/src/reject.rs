@@ -45,12 +45,17 @@ pub(crate) fn stale_refs(
             continue;
         }
         let actual = (index < n).then(|| current_ref(ctx.doc, index));
-        let mut detail = match &actual {
-            Some(now) => format!(
+        let matches_now = c.reference.matches(ctx.doc, index);
+        let mut detail = match (&actual, unmappable) {
+            (Some(_), Some((version, _))) if matches_now => format!(
+                "operation {}: {} names line {} as it is now, and also line {} of REV {}, which was different; which of the two it means cannot be told.",
+                c.op, c.reference, c.reference.line, c.reference.line, version.rev
+            ),
+            (Some(now), _) => format!(
                 "operation {}: {} does not match; line {} is now {now}.",
                 c.op, c.reference, c.reference.line
             ),
-            None => format!(
+            (None, _) => format!(
                 "operation {}: {} names line {}, but the file has {n} lines.",
                 c.op, c.reference, c.reference.line
             ),
@@ -233,7 +238,7 @@ pub(crate) fn unvouched_lean_refs(ctx: &Subject<'_>, mut focus: Vec<usize>) -> E
             ctx,
             ErrorCode::HashMismatch,
             format!(
-                "Edit rejected, nothing written: lean refs need the version they were read from, and no view of {} read here holds this text. Read the file again (or pass rev), or cite the full refs below (REV {})",
+                "Edit rejected, nothing written: lean refs (like 12ab) hold only on lines a view made here showed, and no view made here showed {} (it is a text held by the caller, or this engine started after the view; a REV alone proves a version was seen, not which lines). Cite the full refs below (REV {}), or read the file again",
                 ctx.path, ctx.rev
             ),
             &focus,

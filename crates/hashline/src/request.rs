@@ -175,6 +175,9 @@ pub struct Operation {
     pub content: Vec<String>,
     /// Where a move or a copy puts its lines.
     pub place: Option<Place>,
+    /// Write the content exactly as sent: no clean-up of view prefixes or
+    /// repeated neighbour lines.
+    pub literal: bool,
 }
 
 /// Which side of the line it cites a place is on.
@@ -219,6 +222,7 @@ impl Operation {
             through: through.map(str::to_owned),
             content: split_content(content),
             place: None,
+            literal: false,
         }
     }
 
@@ -240,6 +244,15 @@ impl Operation {
                 side,
                 reference: place.to_owned(),
             }),
+            literal: false,
+        }
+    }
+
+    /// The same operation, its content to be written exactly as sent.
+    pub fn literal(self) -> Self {
+        Operation {
+            literal: true,
+            ..self
         }
     }
 }
@@ -366,8 +379,22 @@ pub(crate) const CONTENT: Field = Field {
     aliases: &["lines", "new_string", "newString", "replacement", "text"],
 };
 
+/// Write content exactly as sent, with no clean-up: for one operation, or
+/// for every operation of a request.
+pub(crate) const LITERAL: Field = Field {
+    name: "literal",
+    aliases: &[],
+};
+
 /// The fields of a request, in the order hosts document them.
-pub const REQUEST_FIELDS: &[Field] = &[REV, OPERATIONS, OLD_STRING, NEW_STRING, REPLACE_ALL];
+pub const REQUEST_FIELDS: &[Field] = &[
+    REV,
+    OPERATIONS,
+    LITERAL,
+    OLD_STRING,
+    NEW_STRING,
+    REPLACE_ALL,
+];
 
 /// The fields of one operation, in the order hosts document them.
-pub const OPERATION_FIELDS: &[Field] = &[OP, REF, THROUGH, CONTENT, AFTER, BEFORE];
+pub const OPERATION_FIELDS: &[Field] = &[OP, REF, THROUGH, CONTENT, AFTER, BEFORE, LITERAL];

@@ -101,6 +101,12 @@ impl Root {
         Ok(dir)
     }
 
+    /// The root folder's handle, for what the engine keeps in the root
+    /// itself (a transaction's journal).
+    pub(crate) fn dir(&self) -> io::Result<Arc<Dir>> {
+        self.handle()
+    }
+
     /// The root as it was named.
     pub fn path(&self) -> &Path {
         &self.path

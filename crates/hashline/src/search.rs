@@ -10,6 +10,7 @@
 
 use crate::cancel::Cancel;
 use crate::error::{Error, ErrorCode, Result};
+use crate::lean::ViewStyle;
 use crate::reference::Ref;
 use crate::session::Hashline;
 use crate::text::Document;
@@ -89,7 +90,7 @@ impl SearchOptions {
 pub struct SearchLine {
     /// 1-based.
     pub line: usize,
-    /// The line's ref.
+    /// The line's ref, in the session's view style, as the text shows it.
     pub reference: String,
     /// The line, cut at `MAX_LINE_CHARS` characters when longer.
     pub text: String,
@@ -257,8 +258,8 @@ impl Hashline {
         let mut hits = Vec::new();
         for file in &found {
             let seen = seen_ranges(&file.lines, options.context, file.doc.line_count());
-            self.remember(&file.real, file.doc.rev(), &file.doc, &seen);
-            hits.extend(file.hits(options.context));
+            self.remember(&file.real, file.doc.rev(), &file.doc, &seen, true);
+            hits.extend(file.hits(options.context, self.options.view));
         }
         let text = crate::lean::with_style(self.options.view, || {
             render(&found, options, more, &skipped, self.options.max_file_bytes)
@@ -432,23 +433,24 @@ struct FileHits {
 }
 
 impl FileHits {
-    fn hits(&self, context: usize) -> impl Iterator<Item = SearchHit> + '_ {
+    /// The hits as data, each line's ref in `style`, as the text shows it.
+    fn hits(&self, context: usize, style: ViewStyle) -> impl Iterator<Item = SearchHit> + '_ {
         let n = self.doc.line_count();
         self.lines.iter().map(move |&index| SearchHit {
             path: self.path.clone(),
             rev: self.doc.rev().to_owned(),
-            line: search_line(&self.doc, index),
+            line: search_line(&self.doc, index, style),
             before: (index.saturating_sub(context)..index)
-                .map(|i| search_line(&self.doc, i))
+                .map(|i| search_line(&self.doc, i, style))
                 .collect(),
             after: (index + 1..n.min(index + 1 + context))
-                .map(|i| search_line(&self.doc, i))
+                .map(|i| search_line(&self.doc, i, style))
                 .collect(),
         })
     }
 }
 
-fn search_line(doc: &Document, index: usize) -> SearchLine {
+fn search_line(doc: &Document, index: usize, style: ViewStyle) -> SearchLine {
     let line = doc.line(index);
     let (text, truncated) = match line.char_indices().nth(MAX_LINE_CHARS) {
         Some((cut, _)) => (line[..cut].to_owned(), true),
@@ -456,7 +458,11 @@ fn search_line(doc: &Document, index: usize) -> SearchLine {
     };
     SearchLine {
         line: index + 1,
-        reference: Ref::of_line(doc, index).to_string(),
+        reference: match style {
+            ViewStyle::Lean => Ref::pair_of_line(doc, index),
+            ViewStyle::Full => Ref::of_line(doc, index),
+        }
+        .to_string(),
         text,
         truncated,
     }
@@ -1012,9 +1018,16 @@ mod tests {
         for hit in &result.hits {
             let doc = Document::from_bytes(&fs::read(dir.path().join(&hit.path)).unwrap()).unwrap();
             let index = hit.line.line - 1;
+            // The session's view is lean: the data carries the ref the
+            // text shows.
             assert_eq!(
                 hit.line.reference,
-                Ref::of_line(&doc, index).to_string(),
+                Ref::pair_of_line(&doc, index).to_string(),
+                "{}",
+                hit.path
+            );
+            assert!(
+                result.text.contains(&format!("{} ", hit.line.reference)),
                 "{}",
                 hit.path
             );

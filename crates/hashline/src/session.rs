@@ -5,9 +5,8 @@
 use crate::check::Problem;
 use crate::edit::{prepare, EditInput, Edited};
 use crate::error::{Error, ErrorCode, Result};
-use crate::file::{
-    load, load_for_view, replace_atomically, Base, Loaded, Root, Target, DEFAULT_MAX_FILE_BYTES,
-};
+use crate::file::{load, load_for_view, Base, Found, Loaded, Root, Target, DEFAULT_MAX_FILE_BYTES};
+use crate::journal;
 use crate::lean::{with_style, ViewStyle};
 use crate::lock::{locked, DEFAULT_LOCK_TIMEOUT};
 use crate::reference::Ref;
@@ -16,9 +15,12 @@ use crate::request::Request;
 use crate::store::{Parent, Store, StoreLimits, Version};
 use crate::syntax::{KeptTree, SyntaxCheck, Trees};
 use crate::text::Document;
+use crate::transaction::{self, Change, Settings};
 use crate::view::{render, View};
 use parking_lot::lock_api::ArcMutexGuard;
 use parking_lot::RawMutex;
+use sha1::{Digest, Sha1};
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt::Write;
 use std::ops::Range;
@@ -164,8 +166,18 @@ impl EditPlan {
         &self.target
     }
 
-    pub(crate) fn base(&self) -> &Base {
-        &self.base
+    /// What the plan writes.
+    pub(crate) fn bytes(&self) -> Cow<'_, [u8]> {
+        self.new.file_bytes()
+    }
+
+    /// The change the plan makes, for a transaction.
+    pub(crate) fn change(&self) -> Change<'_> {
+        Change::Write {
+            target: &self.target,
+            base: &self.base,
+            bytes: self.bytes(),
+        }
     }
 }
 
@@ -183,6 +195,25 @@ pub struct Hashline {
     locks: Mutex<HashMap<PathBuf, Arc<parking_lot::Mutex<()>>>>,
     /// The parse trees of versions this session read or wrote.
     trees: Arc<Trees>,
+    /// The new contents (by file and SHA-1) whose view prefixes were too
+    /// doubtful to remove, most recent last: sent again, one is written as
+    /// it is.
+    refused: Mutex<Vec<(PathBuf, [u8; 20])>>,
+    /// What the recovery of changes other processes left unfinished did,
+    /// for the next result.
+    notes: Mutex<Vec<String>>,
+}
+
+/// How many refused contents a session remembers for a resend.
+const REFUSED_CONTENTS: usize = 16;
+
+/// A file's new content after the clean-up of copied view prefixes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stripped {
+    /// The content to write.
+    pub text: String,
+    /// How many lines lost a view prefix.
+    pub stripped: usize,
 }
 
 /// A panic while a lock was held leaves data that is still consistent
@@ -198,7 +229,7 @@ impl Hashline {
     pub fn new(options: Options) -> Result<Hashline> {
         static SESSIONS: AtomicU64 = AtomicU64::new(0);
         let root = Root::new(&options.root)?;
-        Ok(Hashline {
+        let session = Hashline {
             id: SESSIONS.fetch_add(1, Ordering::Relaxed),
             store: Mutex::new(match &options.store_dir {
                 Some(dir) => Store::persistent(options.store, dir.clone()),
@@ -208,7 +239,51 @@ impl Hashline {
             root,
             locks: Mutex::new(HashMap::new()),
             trees: Arc::default(),
-        })
+            refused: Mutex::new(Vec::new()),
+            notes: Mutex::new(Vec::new()),
+        };
+        session.recover();
+        Ok(session)
+    }
+
+    /// Finishes or undoes the changes of several files that processes
+    /// which died left in the root; what it did goes into the next result.
+    /// Run when the session opens and before each call that may write, so
+    /// that nothing is planned on a half-made change.
+    pub(crate) fn recover(&self) {
+        let notes = journal::recover(&self.root, self.options.lock_timeout);
+        if !notes.is_empty() {
+            lock(&self.notes).extend(notes);
+        }
+    }
+
+    /// Adds the notes of recoveries not told yet to a result's text.
+    pub(crate) fn tell_recoveries(&self, output: &mut String) {
+        let notes = std::mem::take(&mut *lock(&self.notes));
+        for note in notes {
+            if !output.is_empty() && !output.ends_with('\n') {
+                output.push('\n');
+            }
+            let _ = writeln!(output, "Note: {note}");
+        }
+    }
+
+    /// Applies changes of files whole or not at all, as one transaction;
+    /// `last_step` runs once every file is checked, before any is written.
+    pub(crate) fn transact<T>(
+        &self,
+        changes: &[Change<'_>],
+        last_step: impl FnOnce() -> Result<T>,
+    ) -> Result<T> {
+        transaction::commit(changes, &self.settings(), last_step)
+    }
+
+    /// What a transaction of this session needs.
+    pub(crate) fn settings(&self) -> Settings<'_> {
+        Settings {
+            root: &self.root,
+            lock_timeout: self.options.lock_timeout,
+        }
     }
 
     /// The root folder.
@@ -237,15 +312,16 @@ impl Hashline {
     }
 
     /// Records that `lines` of this version of the file at `real` (its
-    /// canonical path) were shown.
+    /// canonical path) were shown; `read` when the model asked for them.
     pub(crate) fn remember(
         &self,
         real: &Path,
         rev: &str,
         doc: &Arc<Document>,
         lines: &[Range<usize>],
+        read: bool,
     ) {
-        lock(&self.store).record_all(real, rev, doc, lines);
+        lock(&self.store).record_all(real, rev, doc, lines, read);
         if let Some(parse) = self.options.syntax.parse_of(&real.to_string_lossy(), None) {
             Trees::parse_later(&self.trees, real, rev, doc, parse.language);
         }
@@ -277,7 +353,9 @@ impl Hashline {
         let view =
             render(&doc, &display, offset, limit, style).map_err(|e| e.with_path(&display))?;
         let shown = view.start_line.saturating_sub(1)..view.end_line;
-        self.remember(&real, &view.rev, &doc, &[shown]);
+        self.remember(&real, &view.rev, &doc, &[shown], true);
+        let mut view = view;
+        self.tell_recoveries(&mut view.text);
         Ok(ReadResult {
             path: display,
             view,
@@ -312,7 +390,7 @@ impl Hashline {
                 })
             })
             .collect();
-        self.remember(&real, &rev, &doc, &seen);
+        self.remember(&real, &rev, &doc, &seen, true);
         Ok(Tagged {
             rev,
             total_lines: n,
@@ -320,10 +398,72 @@ impl Hashline {
         })
     }
 
+    /// Removes the view prefixes a model copied into `text`, the new
+    /// content of the file at `path` (a host's `write`), where the versions
+    /// this session showed, or the lines themselves, prove them copies.
+    /// Content whose prefixes nothing vouches for comes back as sent. Content
+    /// in between is refused with `AMBIGUOUS_ECHO`; the same content sent
+    /// again for the same file is then returned as sent, since sending it
+    /// again after that refusal is how a model says it means it.
+    pub fn strip_view_prefixes(
+        &self,
+        path: &str,
+        text: &str,
+        allow_outside: bool,
+    ) -> Result<Stripped> {
+        let target = self.target(path, allow_outside)?;
+        if !self.options.cleanup {
+            return Ok(Stripped {
+                text: text.to_owned(),
+                stripped: 0,
+            });
+        }
+        let key = (target.real.clone(), Sha1::digest(text.as_bytes()).into());
+        {
+            let mut refused = lock(&self.refused);
+            if let Some(at) = refused.iter().position(|k| *k == key) {
+                refused.remove(at);
+                return Ok(Stripped {
+                    text: text.to_owned(),
+                    stripped: 0,
+                });
+            }
+        }
+        let (history, others) = if crate::prefix::any(&[text]) {
+            let mut store = lock(&self.store);
+            (
+                store.versions(&target.real),
+                store.shown_elsewhere(&target.real),
+            )
+        } else {
+            (Vec::new(), Vec::new())
+        };
+        let stripped = crate::prefix::strip_text(
+            text,
+            &target.display,
+            crate::prefix::Shown::new(&history, &others),
+            "send the same content again: sent again after this refusal, it is written exactly as sent",
+        );
+        match stripped {
+            Ok((text, stripped)) => Ok(Stripped { text, stripped }),
+            Err(err) => {
+                let mut refused = lock(&self.refused);
+                if refused.len() == REFUSED_CONTENTS {
+                    refused.remove(0);
+                }
+                refused.push(key);
+                Err(err)
+            }
+        }
+    }
+
     /// Computes an edit without writing it.
     pub fn plan(&self, path: &str, request: &Request, allow_outside: bool) -> Result<EditPlan> {
+        self.recover();
         let target = self.target(path, allow_outside)?;
-        with_style(self.options.view, || self.plan_target(target, request))
+        let mut plan = with_style(self.options.view, || self.plan_target(target, request))?;
+        self.tell_recoveries(&mut plan.result.output);
+        Ok(plan)
     }
 
     /// The file at `target` as text (a missing one as empty text when
@@ -354,20 +494,35 @@ impl Hashline {
         self.trees.get(&target.real, doc.rev())
     }
 
-    fn plan_target(&self, target: Target, request: &Request) -> Result<EditPlan> {
+    pub(crate) fn plan_target(&self, target: Target, request: &Request) -> Result<EditPlan> {
         let loaded = self.load(&target, request.creates())?;
+        let found = loaded.found();
         let old = loaded.doc;
-        let (history, store_note, keeps_old) = {
+        let (history, others, store_note, keeps_old) = {
             let mut store = lock(&self.store);
             let history = store.versions(&target.real);
+            // Only content with lines in a view prefix's form needs the
+            // versions of other files, whose lines may vouch for them.
+            let others = if self.options.cleanup && request.may_hold_prefixes() {
+                store.shown_elsewhere(&target.real)
+            } else {
+                Vec::new()
+            };
             let keeps_old = store.keeps(old.text().len());
-            (history, store.take_damage_note(&target.real), keeps_old)
+            (
+                history,
+                others,
+                store.take_damage_note(&target.real),
+                keeps_old,
+            )
         };
         let input = EditInput {
             doc: &old,
             path: &target.display,
             exists: loaded.base != Base::Missing,
             history: &history,
+            others: &others,
+            caller_text: false,
             cleanup: self.options.cleanup,
             seen_guard: self.options.seen_guard,
             syntax: self.options.syntax,
@@ -390,7 +545,8 @@ impl Hashline {
         let edited = prepared
             .apply(old)
             .inspect_err(|err| debug_assert!(err.shown.is_empty(), "{err:?}"))?;
-        self.plan_edited(target, loaded.base, kept, edited, !history.is_empty())
+        let had_history = !history.is_empty();
+        self.plan_edited(target, found, kept, edited, had_history)
     }
 
     /// The plan for a new version, of the file at `target` when it was
@@ -399,7 +555,7 @@ impl Hashline {
     pub(crate) fn plan_edited(
         &self,
         target: Target,
-        base: Base,
+        found: Found,
         old: Option<Arc<Document>>,
         edited: Edited,
         had_history: bool,
@@ -416,6 +572,17 @@ impl Hashline {
             .with_path(&target.display));
         }
         let mut output = edited.summary.output;
+        if found.links > 1 {
+            let others = found.links - 1;
+            let _ = writeln!(
+                output,
+                "Note: {} is one of {} names of the same file (hard links). The edit gave this name a new file, as every write here does, so the other {} still {} the old version.",
+                target.display,
+                found.links,
+                if others == 1 { "name".to_owned() } else { format!("{others} names") },
+                if others == 1 { "holds" } else { "hold" },
+            );
+        }
         if had_history {
             output.push_str("Refs from earlier views of this file stay usable for lines outside the changed regions.\n");
         }
@@ -440,7 +607,7 @@ impl Hashline {
             new: Arc::new(edited.doc),
             tree: edited.tree,
             old,
-            base,
+            base: found.base,
             target,
         })
     }
@@ -454,7 +621,7 @@ impl Hashline {
         err: Error,
     ) -> Error {
         if !err.shown.is_empty() {
-            self.remember(&target.real, doc.rev(), doc, &err.shown);
+            self.remember(&target.real, doc.rev(), doc, &err.shown, false);
         }
         err
     }
@@ -489,17 +656,16 @@ impl Hashline {
         plan: &EditPlan,
         last_step: impl FnOnce(&EditResult) -> Result<T>,
     ) -> Result<T> {
-        let out = replace_atomically(
-            &plan.target,
-            &plan.base,
-            &plan.new.file_bytes(),
-            self.options.lock_timeout,
-            || last_step(&plan.result),
-        )?;
-        // The file is written: what follows only records it, and a bug
-        // there must not turn a written edit into an error.
-        let _ = catch_unwind(AssertUnwindSafe(|| self.record_write(plan)));
+        let out = self.transact(&[plan.change()], || last_step(&plan.result))?;
+        self.written(plan);
         Ok(out)
+    }
+
+    /// Records a plan that was written. The file is written: what follows
+    /// only records it, and a bug there must not turn a written edit into
+    /// an error.
+    pub(crate) fn written(&self, plan: &EditPlan) {
+        let _ = catch_unwind(AssertUnwindSafe(|| self.record_write(plan)));
     }
 
     fn record_write(&self, plan: &EditPlan) {
@@ -511,20 +677,19 @@ impl Hashline {
         if let Some(from) = &plan.remapped_from {
             store.touch(path, from);
         }
-        // Lines a view showed and the edit left alone stay seen in the new
-        // version, wherever they moved.
+        // Lines a view showed and the edit left alone stay known in the new
+        // version, wherever they moved; the lines the result shows are shown.
         let seen_before = store.seen(path, &plan.result.previous_rev);
         if let Some(old) = &plan.old {
             store.record(path, &plan.result.previous_rev, old, 0..0);
         }
-        let mut seen = plan.map.ranges(&seen_before);
-        seen.extend(plan.shown.iter().cloned());
-        if seen.is_empty() {
-            seen.push(0..0);
-        }
-        for range in seen {
-            store.record(path, &plan.result.rev, &plan.new, range);
-        }
+        store.record_all(path, &plan.result.rev, &plan.new, &plan.shown, false);
+        store.carry(
+            path,
+            &plan.result.rev,
+            &plan.new,
+            &plan.map.ranges(&seen_before),
+        );
         store.link(
             path,
             &plan.result.rev,
@@ -549,10 +714,24 @@ impl Hashline {
         allow_outside: bool,
         last_step: impl FnOnce(&EditResult) -> Result<T>,
     ) -> Result<T> {
+        self.recover();
         let target = self.target(path, allow_outside)?;
         let _guard = self.path_lock(&target)?;
-        let plan = with_style(self.options.view, || self.plan_target(target, request))?;
+        let mut plan = with_style(self.options.view, || self.plan_target(target, request))?;
+        self.tell_recoveries(&mut plan.result.output);
         self.write(&plan, last_step)
+    }
+
+    /// The locks of several files, taken in the order of their paths so
+    /// that two calls of this session never wait on each other.
+    pub(crate) fn path_locks(
+        &self,
+        targets: &[&Target],
+    ) -> Result<Vec<ArcMutexGuard<RawMutex, ()>>> {
+        let mut sorted: Vec<&Target> = targets.to_vec();
+        sorted.sort_by(|a, b| a.real.cmp(&b.real));
+        sorted.dedup_by(|a, b| a.real == b.real);
+        sorted.iter().map(|t| self.path_lock(t)).collect()
     }
 
     /// The lock of one file, for the edits of this session; waits at most

@@ -29,10 +29,11 @@ use std::sync::Arc;
 
 /// Versions of one file kept on disk; older ones are pruned.
 const DISK_VERSIONS_PER_FILE: usize = 16;
-const DISK_MAGIC: &str = "hashline-version 2";
-/// Versions written before texts were kept apart: ignored, and left to the
-/// byte cap to remove.
-const OLD_DISK_MAGIC: &str = "hashline-version 1";
+const DISK_MAGIC: &str = "hashline-version 3";
+/// Versions written before texts were kept apart, or before the time a
+/// version was last shown was kept: ignored, and left to the byte cap to
+/// remove.
+const OLD_DISK_MAGICS: [&str; 2] = ["hashline-version 1", "hashline-version 2"];
 const DISK_SUFFIX: &str = ".hlv";
 const TEXT_SUFFIX: &str = ".hlt";
 /// The store folder is swept for its byte cap once this share of the cap has
@@ -45,6 +46,10 @@ const SWEEP_SHARE: usize = 16;
 /// the folder; without a count shared between processes, each command-line
 /// call would have to sweep at its first write.
 const LEDGER: &str = "written-since-sweep";
+
+/// A file larger than this is no store file: the store keeps no text of
+/// this size, nor a header for one.
+const MAX_PROOF_BYTES: u64 = 1 << 36;
 
 /// The store folder's default byte cap.
 pub const DEFAULT_MAX_DISK_BYTES: u64 = 256 << 20;
@@ -81,6 +86,17 @@ pub struct Version {
     /// Lines (0-based, end exclusive) some view of this version displayed,
     /// sorted and merged (`add_ranges`), so that `saw` can search them.
     pub seen: Vec<Range<usize>>,
+    /// Lines a view of an earlier version displayed that the edits since
+    /// left as they were, at their numbers here: the model knows their text,
+    /// but no view showed them with these numbers and refs.
+    pub carried: Vec<Range<usize>>,
+    /// When a view the model asked for (a read, a search) last displayed
+    /// lines of this version, in microseconds since the Unix epoch (strictly
+    /// rising within a process; 0 for a version never read), so that a
+    /// version the model read later is known from one it read before, in
+    /// this process or another. Lines an edit result or a rejection shows
+    /// count as seen, but not as read: they come unasked.
+    pub read_at: u64,
     /// The version this one was made from by an edit, and where that edit
     /// moved each unchanged line: exactly, when this process made the edit;
     /// as a hint to be checked, when read back from disk.
@@ -94,7 +110,18 @@ pub struct Parent {
 }
 
 impl Version {
+    /// Whether the model knows line `index` of this version: a view showed
+    /// it, here or, unchanged, in an earlier version.
     pub fn saw(&self, index: usize) -> bool {
+        self.showed(index) || {
+            let at = self.carried.partition_point(|r| r.end <= index);
+            self.carried.get(at).is_some_and(|r| r.start <= index)
+        }
+    }
+
+    /// Whether a view of this version showed line `index`, with its number
+    /// and ref here.
+    pub fn showed(&self, index: usize) -> bool {
         let at = self.seen.partition_point(|r| r.end <= index);
         self.seen.get(at).is_some_and(|r| r.start <= index)
     }
@@ -112,6 +139,8 @@ pub struct Store {
     limits: StoreLimits,
     entries: Vec<Entry>,
     clock: u64,
+    /// The last time a version was read (`Version::read_at`).
+    read_clock: u64,
     /// Where versions are also written, so that a later process (a command
     /// line run per edit) can remap refs from an earlier one's view.
     dir: Option<PathBuf>,
@@ -130,6 +159,7 @@ impl Store {
             limits,
             entries: Vec::new(),
             clock: 0,
+            read_clock: 0,
             dir: None,
             loaded: HashSet::new(),
             damaged: HashMap::new(),
@@ -145,26 +175,52 @@ impl Store {
         }
     }
 
-    /// Records that `lines` of this version of `path` were displayed (an
-    /// empty range records the version alone).
+    /// Records that `lines` of this version of `path` were displayed,
+    /// unasked (an empty range records the version alone).
     pub fn record(&mut self, path: &Path, rev: &str, doc: &Arc<Document>, lines: Range<usize>) {
-        self.record_all(path, rev, doc, &[lines]);
+        self.record_all(path, rev, doc, &[lines], false);
+    }
+
+    /// Records that `lines` of this version of `path` hold text a view of an
+    /// earlier version showed, moved here unchanged by an edit.
+    pub fn carry(&mut self, path: &Path, rev: &str, doc: &Arc<Document>, lines: &[Range<usize>]) {
+        self.record_all(path, rev, doc, &[], false);
+        if let Some(entry) = self
+            .entries
+            .iter_mut()
+            .find(|e| e.version.rev == rev && e.path == path)
+        {
+            let before = entry.version.carried.clone();
+            add_ranges(&mut entry.version.carried, lines);
+            if entry.version.carried != before {
+                let index = self
+                    .entries
+                    .iter()
+                    .position(|e| e.version.rev == rev && e.path == path);
+                if let Some(index) = index {
+                    self.save(index);
+                }
+            }
+        }
     }
 
     /// Records several displayed ranges of one version at once, so that a
-    /// store on disk writes the version once rather than once per range.
+    /// store on disk writes the version once rather than once per range;
+    /// `read` when the model asked for the view.
     pub fn record_all(
         &mut self,
         path: &Path,
         rev: &str,
         doc: &Arc<Document>,
         ranges: &[Range<usize>],
+        read: bool,
     ) {
         if !self.keeps(doc.text().len()) {
             return;
         }
         self.clock += 1;
         let clock = self.clock;
+        let read_at = if read { self.stamp() } else { 0 };
         self.load(path);
         let index = match self
             .entries
@@ -174,11 +230,19 @@ impl Store {
             Some(index) => {
                 let entry = &mut self.entries[index];
                 entry.last_used = clock;
+                let read_before = entry.version.read_at;
+                entry.version.read_at = read_at.max(read_before);
                 let before = entry.version.seen.clone();
                 add_ranges(&mut entry.version.seen, ranges);
-                if entry.version.seen == before {
-                    let path = entry.path.clone();
-                    self.refresh(&path, rev);
+                // The time it was read matters on disk only beside another
+                // version of the file, to tell which one the model read last.
+                let alone = !self
+                    .entries
+                    .iter()
+                    .any(|e| e.path == path && e.version.rev != rev);
+                let entry = &self.entries[index];
+                if entry.version.seen == before && (alone || entry.version.read_at == read_before) {
+                    self.refresh(path, rev);
                     return;
                 }
                 index
@@ -192,7 +256,9 @@ impl Store {
                         rev: rev.to_owned(),
                         doc: Arc::clone(doc),
                         seen,
+                        carried: Vec::new(),
                         parent: None,
+                        read_at,
                     },
                     last_used: clock,
                 });
@@ -201,6 +267,16 @@ impl Store {
         };
         self.save(index);
         self.evict();
+    }
+
+    /// A time for a version shown now: the clock's, or one more than the
+    /// last given out if the clock has not moved on (or went back).
+    fn stamp(&mut self) -> u64 {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_micros() as u64);
+        self.read_clock = now.max(self.read_clock + 1);
+        self.read_clock
     }
 
     /// Writes the entry at `index` to disk, if this store has a folder.
@@ -335,6 +411,18 @@ impl Store {
         found.into_iter().map(|e| e.version.clone()).collect()
     }
 
+    /// The versions of files other than `path` kept in memory with lines
+    /// shown, most recently used first.
+    pub fn shown_elsewhere(&self, path: &Path) -> Vec<Version> {
+        let mut found: Vec<&Entry> = self
+            .entries
+            .iter()
+            .filter(|e| e.path != path && !e.version.seen.is_empty())
+            .collect();
+        found.sort_by_key(|e| std::cmp::Reverse(e.last_used));
+        found.into_iter().map(|e| e.version.clone()).collect()
+    }
+
     /// A note for the next result about `path`, once, if damaged versions of
     /// it were found on disk and ignored.
     pub fn take_damage_note(&mut self, path: &Path) -> Option<String> {
@@ -346,12 +434,17 @@ impl Store {
         })
     }
 
-    /// The lines shown of version `rev` of `path`.
+    /// The lines of version `rev` of `path` the model knows: shown there,
+    /// or carried there unchanged from an earlier version.
     pub fn seen(&self, path: &Path, rev: &str) -> Vec<Range<usize>> {
         self.entries
             .iter()
             .find(|e| e.path == path && e.version.rev == rev)
-            .map(|e| e.version.seen.clone())
+            .map(|e| {
+                let mut all = e.version.seen.clone();
+                add_ranges(&mut all, &e.version.carried);
+                all
+            })
             .unwrap_or_default()
     }
 
@@ -441,11 +534,12 @@ fn save(dir: &Path, path: &Path, version: &Version) -> std::io::Result<u64> {
         write_atomic(dir, &text_file, text.as_bytes())?;
         written += text.len() as u64;
     }
-    let seen: Vec<String> = version
-        .seen
-        .iter()
-        .map(|r| format!("{}-{}", r.start, r.end))
-        .collect();
+    let ranges = |list: &[Range<usize>]| -> String {
+        list.iter()
+            .map(|r| format!("{}-{}", r.start, r.end))
+            .collect::<Vec<_>>()
+            .join(",")
+    };
     let parent = match &version.parent {
         Some(p) => {
             let runs: Vec<String> = p
@@ -459,9 +553,11 @@ fn save(dir: &Path, path: &Path, version: &Version) -> std::io::Result<u64> {
         None => String::new(),
     };
     let header = format!(
-        "{DISK_MAGIC}\n{}\n{}\n{parent}\n",
+        "{DISK_MAGIC}\n{}\n{}\n{}\n{parent}\n{}\n",
         path.to_string_lossy(),
-        seen.join(",")
+        ranges(&version.seen),
+        ranges(&version.carried),
+        version.read_at
     );
     write_atomic(
         dir,
@@ -578,9 +674,52 @@ fn sweep(dir: &Path, max: u64) {
             break;
         }
         for file in files {
-            let _ = fs::remove_file(file);
+            if written_by_store(&file) {
+                let _ = fs::remove_file(file);
+            }
         }
         total = total.saturating_sub(bytes);
+    }
+}
+
+/// Whether `file`, named as a store file, is one the store wrote, as its
+/// content proves: a header starts with the magic line, a text hashes to
+/// the REV in its name, the ledger holds a count. Only such files are ever
+/// removed, so that a folder given as the store by mistake loses nothing
+/// of its own.
+fn written_by_store(file: &Path) -> bool {
+    let name = file
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    if name == LEDGER {
+        return read_owned(file, 64)
+            .and_then(|b| String::from_utf8(b).ok())
+            .is_some_and(|t| {
+                t.strip_suffix('\n')
+                    .is_some_and(|n| n.parse::<u64>().is_ok())
+            });
+    }
+    let Some((stem, suffix)) = name.rsplit_once('.') else {
+        return false;
+    };
+    let Some((key, file_rev)) = stem.split_once('-') else {
+        return false;
+    };
+    let hex = |t: &str, n: usize| t.len() == n && t.bytes().all(|b| b.is_ascii_hexdigit());
+    if !hex(key, 16) || !hex(file_rev, 8) {
+        return false;
+    }
+    match suffix {
+        "hlv" => read_owned(file, MAX_PROOF_BYTES).is_some_and(|header| {
+            std::iter::once(DISK_MAGIC)
+                .chain(OLD_DISK_MAGICS)
+                .any(|magic| header.starts_with(format!("{magic}\n").as_bytes()))
+        }),
+        "hlt" => read_owned(file, MAX_PROOF_BYTES)
+            .and_then(|text| String::from_utf8(text).ok())
+            .is_some_and(|text| rev(&text) == file_rev),
+        _ => false,
     }
 }
 
@@ -591,11 +730,16 @@ pub struct Cleared {
     pub files: usize,
     /// Bytes they held.
     pub bytes: u64,
+    /// Files named as the store's whose content does not prove the store
+    /// wrote them: left as they are.
+    pub skipped: usize,
 }
 
 /// Empties the store folder `dir` of the current user's versions (nothing
-/// else in it is touched). A folder that is missing is already empty; one
-/// that is not the user's is refused.
+/// else in it is touched: a file named as a version is removed only if its
+/// content proves the store wrote it, and counted as skipped otherwise). A
+/// folder that is missing is already empty; one that is not the user's is
+/// refused.
 pub fn clear(dir: &Path) -> std::io::Result<Cleared> {
     match fs::symlink_metadata(dir) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Cleared::default()),
@@ -609,15 +753,15 @@ pub fn clear(dir: &Path) -> std::io::Result<Cleared> {
         Ok(_) => {}
     }
     let mut cleared = Cleared::default();
-    for (file, meta) in store_files(dir, "") {
-        if fs::remove_file(&file).is_ok() {
-            cleared.files += 1;
-            cleared.bytes += meta.len();
-        }
-    }
     let ledger = dir.join(LEDGER);
-    if let Ok(meta) = fs::symlink_metadata(&ledger) {
-        if meta.is_file() && owned(&meta) && fs::remove_file(&ledger).is_ok() {
+    let ledger = fs::symlink_metadata(&ledger)
+        .ok()
+        .filter(|meta| meta.is_file() && owned(meta))
+        .map(|meta| (ledger, meta));
+    for (file, meta) in store_files(dir, "").into_iter().chain(ledger) {
+        if !written_by_store(&file) {
+            cleared.skipped += 1;
+        } else if fs::remove_file(&file).is_ok() {
             cleared.files += 1;
             cleared.bytes += meta.len();
         }
@@ -641,8 +785,11 @@ fn prune(dir: &Path, key: &str) {
     }
     files.sort_by_key(|(_, modified)| std::cmp::Reverse(*modified));
     for (file, _) in files.into_iter().skip(DISK_VERSIONS_PER_FILE) {
-        let _ = fs::remove_file(file.with_extension(&TEXT_SUFFIX[1..]));
-        let _ = fs::remove_file(file);
+        for file in [file.with_extension(&TEXT_SUFFIX[1..]), file] {
+            if written_by_store(&file) {
+                let _ = fs::remove_file(file);
+            }
+        }
     }
 }
 
@@ -685,7 +832,10 @@ fn read_version(file: &Path, wanted: &str, max_text: usize) -> Loaded {
     let Some(header) = read_owned(file, max) else {
         return Loaded::Ignored;
     };
-    if header.starts_with(OLD_DISK_MAGIC.as_bytes()) {
+    if OLD_DISK_MAGICS
+        .iter()
+        .any(|m| header.starts_with(m.as_bytes()))
+    {
         return Loaded::Ignored;
     }
     let text_file = file.with_extension(&TEXT_SUFFIX[1..]);
@@ -714,12 +864,14 @@ fn parse_version(file: &Path, header: &[u8], text: &[u8], wanted: &str) -> Optio
         .next()?
         .to_owned();
     let header = std::str::from_utf8(header).ok()?;
-    let mut parts = header.splitn(5, '\n');
+    let mut parts = header.splitn(7, '\n');
     if parts.next()? != DISK_MAGIC || parts.next()? != wanted {
         return None;
     }
     let seen_line = parts.next()?;
+    let carried_line = parts.next()?;
     let parent_line = parts.next()?;
+    let read_at = parts.next()?.parse().ok()?;
     if !parts.next()?.is_empty() {
         return None;
     }
@@ -729,23 +881,30 @@ fn parse_version(file: &Path, header: &[u8], text: &[u8], wanted: &str) -> Optio
     }
     let doc = Document::from_text(text);
     let lines = doc.line_count();
-    let listed = seen_line
-        .split(',')
-        .filter(|s| !s.is_empty())
-        .map(|r| {
-            let (a, b) = r.split_once('-')?;
-            let range: Range<usize> = a.parse().ok()?..b.parse().ok()?;
-            (range.start < range.end && range.end <= lines).then_some(range)
-        })
-        .collect::<Option<Vec<Range<usize>>>>()?;
-    let mut seen = Vec::new();
-    add_ranges(&mut seen, &listed);
+    let ranges = |line: &str| {
+        let listed = line
+            .split(',')
+            .filter(|s| !s.is_empty())
+            .map(|r| {
+                let (a, b) = r.split_once('-')?;
+                let range: Range<usize> = a.parse().ok()?..b.parse().ok()?;
+                (range.start < range.end && range.end <= lines).then_some(range)
+            })
+            .collect::<Option<Vec<Range<usize>>>>()?;
+        let mut merged = Vec::new();
+        add_ranges(&mut merged, &listed);
+        Some(merged)
+    };
+    let seen = ranges(seen_line)?;
+    let carried = ranges(carried_line)?;
     let parent = parse_parent(parent_line, lines)?;
     Some(Version {
         rev: file_rev,
         doc: Arc::new(doc),
         seen,
+        carried,
         parent,
+        read_at,
     })
 }
 
@@ -1024,16 +1183,21 @@ mod tests {
         // Versions other processes left, over the cap in all, used long ago.
         let old = |dir: &Path| {
             for i in 0..20 {
-                let stem = format!("{:016x}-OLD{i:05}", i);
-                fs::write(dir.join(format!("{stem}{TEXT_SUFFIX}")), "z".repeat(10_000)).unwrap();
-                fs::write(dir.join(format!("{stem}{DISK_SUFFIX}")), "x").unwrap();
+                let text = format!("{i}\n{}", "z".repeat(10_000));
+                let stem = format!("{:016x}-{}", i, rev(&text));
+                fs::write(dir.join(format!("{stem}{TEXT_SUFFIX}")), &text).unwrap();
+                fs::write(
+                    dir.join(format!("{stem}{DISK_SUFFIX}")),
+                    format!("{DISK_MAGIC}\n"),
+                )
+                .unwrap();
             }
         };
         let stored = |dir: &Path| disk_files(dir).iter().map(|(_, n)| n).sum::<u64>();
         let olds = |dir: &Path| {
             disk_files(dir)
                 .iter()
-                .filter(|(n, _)| n.contains("-OLD"))
+                .filter(|(n, _)| n.starts_with("00000000000000"))
                 .count()
         };
         let write = |i: usize| {
@@ -1089,6 +1253,32 @@ mod tests {
     }
 
     #[test]
+    fn files_named_as_versions_that_the_store_did_not_write_are_never_removed() {
+        let dir = tempfile::tempdir().unwrap();
+        let big = "x".repeat(100_000);
+        let mine = [
+            ("0123456789abcdef-0BADF00D.hlv", "my notes\n"),
+            ("0123456789abcdef-0BADF00D.hlt", big.as_str()),
+            ("fedcba9876543210-0BADF00D.hlt", "hashline-version 2\n"),
+        ];
+        for (name, text) in mine {
+            fs::write(dir.path().join(name), text).unwrap();
+        }
+        // Every write of a store far over its cap sweeps it.
+        for i in 0..5 {
+            let text = format!("{i}\n");
+            let p = PathBuf::from(format!("/r/{i}.txt"));
+            persistent(dir.path(), 1024).record(&p, &rev(&text), &doc(&text), 0..1);
+        }
+        let cleared = clear(dir.path()).unwrap();
+        assert_eq!(cleared.skipped, mine.len());
+        assert!(cleared.files > 0);
+        for (name, text) in mine {
+            assert_eq!(fs::read_to_string(dir.path().join(name)).unwrap(), text);
+        }
+    }
+
+    #[test]
     fn clear_removes_the_store_files_alone_and_counts_them() {
         let dir = tempfile::tempdir().unwrap();
         persistent(dir.path(), 1 << 30).record(Path::new("/r/a"), &rev("x\n"), &doc("x\n"), 0..1);
@@ -1102,7 +1292,14 @@ mod tests {
             .map(|e| e.metadata().unwrap().len())
             .sum();
         assert!(dir.path().join(LEDGER).exists());
-        assert_eq!(clear(dir.path()).unwrap(), Cleared { files: 5, bytes });
+        assert_eq!(
+            clear(dir.path()).unwrap(),
+            Cleared {
+                files: 5,
+                bytes,
+                skipped: 0
+            }
+        );
         assert_eq!(disk_files(dir.path()), [("notes.txt".to_owned(), 4)]);
         assert!(!dir.path().join(LEDGER).exists());
         assert_eq!(

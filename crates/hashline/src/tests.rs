@@ -1,6 +1,7 @@
 //! Property and scenario tests across modules: the reference model's
-//! invariants, line endings, stale refs against stored versions, the
-//! bounds of calls whose work could outgrow their input.
+//! invariants, line endings, stale refs against stored versions,
+//! transactions across files, the bounds of calls whose work could
+//! outgrow their input.
 
 mod bounds;
 mod invariants;
@@ -8,4 +9,6 @@ mod lean_refs;
 mod line_endings;
 mod model;
 mod moves;
+mod no_guess;
 mod stored_versions;
+mod transactions;

@@ -6,13 +6,15 @@ use super::*;
 use crate::check::Problem;
 use crate::edit::{finish, Change, Edited, Old};
 use crate::error::{Error, ErrorCode, Result};
-use crate::file::{remove_atomically, unchanged, Base, Target};
+use crate::file::{Base, Target};
 use crate::locate::locate_refs;
 use crate::locate::PlanContext;
+use crate::prefix::Shown;
 use crate::report::hunks;
 use crate::session::{EditPlan, Hashline};
 use crate::syntax::SyntaxCheck;
 use crate::text::{Document, Splice};
+use crate::transaction::Change as FileChangeStep;
 use std::collections::BTreeSet;
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
@@ -97,6 +99,17 @@ impl PatchPlan {
     pub fn result(&self) -> &PatchResult {
         &self.result
     }
+
+    /// What committing the patch changes, file by file.
+    pub(crate) fn changes(&self) -> Vec<FileChangeStep<'_>> {
+        self.steps
+            .iter()
+            .map(|step| match step {
+                Step::Write(edit) => edit.change(),
+                Step::Remove { target, base } => FileChangeStep::Remove { target, base },
+            })
+            .collect()
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -112,13 +125,6 @@ impl Step {
         match self {
             Step::Write(plan) => plan.target(),
             Step::Remove { target, .. } => target,
-        }
-    }
-
-    fn base(&self) -> &Base {
-        match self {
-            Step::Write(plan) => plan.base(),
-            Step::Remove { base, .. } => base,
         }
     }
 }
@@ -147,7 +153,7 @@ impl Hashline {
     /// std::fs::write(root.path().join("a.txt"), "one\ntwo\n").unwrap();
     /// let session = Hashline::new(Options::new(root.path())).unwrap();
     /// let patch = "*** Begin Patch\n*** Update File: a.txt\n@@\n one\n-two\n+2\n*** End Patch";
-    /// let plan = session.plan_patch(patch, None, false).unwrap();
+    /// let plan = session.plan_patch(patch, None, false, false).unwrap();
     /// session.commit_patch(&plan).unwrap();
     /// assert_eq!(std::fs::read_to_string(root.path().join("a.txt")).unwrap(), "one\n2\n");
     /// ```
@@ -156,6 +162,7 @@ impl Hashline {
         text: &str,
         directory: Option<&Path>,
         allow_outside: bool,
+        literal: bool,
     ) -> Result<PatchPlan> {
         let patch = parse(text)?;
         let resolve = |name: &str| match directory {
@@ -192,7 +199,7 @@ impl Hashline {
         let mut files = Vec::new();
         let mut errors = Vec::new();
         for (file, (target, dest)) in patch.files.iter().zip(targets) {
-            match self.plan_file(file, target, dest) {
+            match self.plan_file(file, target, dest, literal) {
                 Ok(planned) => {
                     steps.extend(planned.steps);
                     files.push(planned.result);
@@ -242,12 +249,19 @@ impl Hashline {
         })
     }
 
-    fn plan_file(&self, file: &FilePatch, target: Target, dest: Option<Target>) -> Result<Planned> {
+    fn plan_file(
+        &self,
+        file: &FilePatch,
+        target: Target,
+        dest: Option<Target>,
+        literal: bool,
+    ) -> Result<Planned> {
         let path = target.display.clone();
         let absolute = target.real.display().to_string();
         match &file.change {
             FileChange::Add { lines } => {
                 let loaded = self.load(&target, true)?;
+                let found = loaded.found();
                 let exists = loaded.base != Base::Missing;
                 let old = Arc::new(loaded.doc);
                 let splices = [Splice {
@@ -268,7 +282,7 @@ impl Hashline {
                 );
                 let edited = self.patched(&target, &old, &splices, headline, notes, false)?;
                 let history = !self.history(&target).is_empty();
-                let plan = self.plan_edited(target, loaded.base, Some(old), edited, history)?;
+                let plan = self.plan_edited(target, found, Some(old), edited, history)?;
                 let result = file_result(FileKind::Add, path, absolute, None, &plan, exists);
                 Ok(Planned {
                     steps: vec![Step::Write(Box::new(plan))],
@@ -323,9 +337,10 @@ impl Hashline {
                 move_to,
             } => {
                 let loaded = self.load(&target, false)?;
+                let found = loaded.found();
                 let old = Arc::new(loaded.doc);
                 let history = self.history(&target);
-                let placed = match self.place_hunks(&target, &old, &history, list) {
+                let placed = match self.place_hunks(&target, &old, &history, list, literal) {
                     Ok(placed) => placed,
                     Err(err) => return Err(self.after_rejection(&target, &old, err)),
                 };
@@ -349,8 +364,13 @@ impl Hashline {
                 let had_history = !history.is_empty();
                 match dest {
                     None => {
-                        let plan =
-                            self.plan_edited(target, loaded.base, Some(old), edited, had_history)?;
+                        let plan = self.plan_edited(
+                            target,
+                            found.clone(),
+                            Some(old),
+                            edited,
+                            had_history,
+                        )?;
                         let result =
                             file_result(FileKind::Update, path, absolute, None, &plan, true);
                         Ok(Planned {
@@ -362,14 +382,41 @@ impl Hashline {
                         let there = self.load(&dest, true)?;
                         let mut edited = edited;
                         if there.base != Base::Missing {
-                            edited.summary.output.push_str(&format!(
-                                "Note: {} existed and was replaced by the moved file.\n",
-                                dest.display
-                            ));
+                            let n = there.doc.line_count();
+                            edited.summary.output.push_str(&match n {
+                                0 => format!(
+                                    "Note: {} existed (empty) and was replaced by the moved file.\n",
+                                    dest.display
+                                ),
+                                _ => format!(
+                                    "Note: {} existed and was replaced by the moved file; its {} {} shown as removed.\n",
+                                    dest.display,
+                                    plural(n, "line", "lines"),
+                                    if n == 1 { "is" } else { "are" }
+                                ),
+                            });
+                            // The approval must show what the move destroys:
+                            // every line of the file it replaces.
+                            if n > 0 {
+                                let moved = &edited.doc;
+                                let lines = (0..moved.line_count())
+                                    .map(|i| moved.line(i).to_owned())
+                                    .collect();
+                                let replaced = self.patched(
+                                    &dest,
+                                    &there.doc,
+                                    &[Splice { range: 0..n, lines }],
+                                    String::new(),
+                                    Vec::new(),
+                                    false,
+                                )?;
+                                edited.summary.diff.push_str(&replaced.summary.diff);
+                                edited.summary.deletions += replaced.summary.deletions;
+                            }
                         }
                         let moved = Some((dest.display.clone(), dest.real.display().to_string()));
                         let plan =
-                            self.plan_edited(dest, there.base, Some(old), edited, had_history)?;
+                            self.plan_edited(dest, there.found(), Some(old), edited, had_history)?;
                         let result =
                             file_result(FileKind::Move, path, absolute, moved, &plan, true);
                         Ok(Planned {
@@ -396,6 +443,7 @@ impl Hashline {
         doc: &Document,
         history: &[crate::store::Version],
         list: &[Hunk],
+        literal: bool,
     ) -> Result<Placed> {
         let refs: Vec<Option<&str>> = list
             .iter()
@@ -411,6 +459,8 @@ impl Hashline {
                 rev: doc.rev(),
                 path: &target.display,
                 history,
+                others: &[],
+                caller_text: false,
                 cleanup: self.options().cleanup,
                 seen_guard: self.options().seen_guard,
                 syntax: None,
@@ -430,7 +480,8 @@ impl Hashline {
         } else {
             vec![None; list.len()]
         };
-        let mut placed = place(doc, &target.display, list, &anchors, self.options().cleanup)?;
+        let cleanup = (self.options().cleanup && !literal).then(|| Shown::new(history, &[]));
+        let mut placed = place(doc, &target.display, list, &anchors, cleanup)?;
         notes.append(&mut placed.notes);
         placed.notes = notes;
         Ok(placed)
@@ -484,54 +535,13 @@ impl Hashline {
                 "This patch was planned by another Hashline instance; only that one can commit it. Plan the patch again with this one.",
             ));
         }
-        let mut targets: Vec<&Target> = plan.steps.iter().map(Step::target).collect();
-        // Locks in path order, so two patches never wait on each other.
-        targets.sort_by(|a, b| a.real.cmp(&b.real));
-        targets.dedup_by(|a, b| a.real == b.real);
-        let _guards = targets
-            .iter()
-            .map(|t| self.path_lock(t))
-            .collect::<Result<Vec<_>>>()?;
-        let mut changed = Vec::new();
+        let targets: Vec<&Target> = plan.steps.iter().map(Step::target).collect();
+        let _guards = self.path_locks(&targets)?;
+        let out = self.transact(&plan.changes(), || last_step(&plan.result))?;
         for step in &plan.steps {
-            if !unchanged(step.target(), step.base())? {
-                changed.push(step.target().display.clone());
+            if let Step::Write(edit) = step {
+                self.written(edit);
             }
-        }
-        if !changed.is_empty() {
-            return Err(Error::new(
-                ErrorCode::BaseChanged,
-                format!(
-                    "Patch refused, nothing written: {} changed on disk after the patch was planned. Read {} again and redo the patch.",
-                    changed.join(", "),
-                    if changed.len() == 1 { "it" } else { "them" }
-                ),
-            )
-            .with_path(&changed[0]));
-        }
-        let out = last_step(&plan.result)?;
-        let mut done: Vec<&str> = Vec::new();
-        for step in &plan.steps {
-            let outcome = match step {
-                Step::Write(edit) => self.write(edit, |_| Ok(())),
-                Step::Remove { target, base } => {
-                    remove_atomically(target, base, self.options.lock_timeout)
-                }
-            };
-            if let Err(mut err) = outcome {
-                let written = if done.is_empty() {
-                    "nothing was written".to_owned()
-                } else {
-                    format!("already changed: {}", done.join(", "))
-                };
-                err.message = format!(
-                    "Patch stopped at {} ({written}): {}",
-                    step.target().display,
-                    err.message
-                );
-                return Err(err);
-            }
-            done.push(&step.target().display);
         }
         Ok(out)
     }

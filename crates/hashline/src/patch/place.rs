@@ -3,8 +3,8 @@
 //! exactly one place; and the rejection that shows the candidates.
 
 use super::*;
-use crate::cleanup::strip_view_prefixes;
 use crate::error::{list_numbers, Error, ErrorCode, Result};
+use crate::prefix::{self, Shown, Verdict};
 use crate::replace::{closest_lines, reindent};
 use crate::report::window;
 use crate::text::{Document, Splice};
@@ -166,32 +166,39 @@ enum Miss {
 
 /// Places `hunks` in `doc`, in order: each after the one before. `anchors`
 /// has the current line (0-based) of each hunk's `@@` ref, for hunks that
-/// have one. `strip` removes view prefixes a hunk copied from a read.
+/// have one. With `cleanup`, the versions the session showed, view prefixes
+/// a hunk copied from a read are removed where those versions, or the
+/// lines themselves, prove them copies (`prefix`).
 pub fn place(
     doc: &Document,
     path: &str,
     hunks: &[Hunk],
     anchors: &[Option<usize>],
-    strip: bool,
+    cleanup: Option<Shown<'_>>,
 ) -> Result<Placed> {
     let mut notes = Vec::new();
     let mut splices = Vec::new();
     let mut problems: Vec<(ErrorCode, String, Vec<usize>)> = Vec::new();
     let mut untold = 0;
     let index = LineIndex::new(doc, hunks.len());
+    let mut doubtful = Vec::new();
     let mut cursor = 0;
     for (k, original) in hunks.iter().enumerate() {
         let number = k + 1;
         let stripped;
-        let hunk = match strip.then(|| stripped_hunk(original)).flatten() {
-            Some(h) => {
+        let hunk = match cleanup.map(|shown| stripped_hunk(original, shown)) {
+            Some(Verdict::Strip(cut)) => {
                 notes.push(format!(
-                    "hunk {number}: removed the view prefixes (LINE#HASH#ANCHOR|) copied into its lines."
+                    "hunk {number}: removed the view prefixes (LINEab or LINE#HASH#ANCHOR|) copied into its lines; they name lines the views showed."
                 ));
-                stripped = h;
+                stripped = with_texts(original, &cut);
                 &stripped
             }
-            None => original,
+            Some(Verdict::Ambiguous(doubts)) => {
+                doubtful.push((format!("hunk {number}"), doubts));
+                original
+            }
+            Some(Verdict::Literal) | None => original,
         };
         let anchor = anchors.get(k).copied().flatten();
         match find(&index, hunk, cursor, anchor) {
@@ -215,6 +222,13 @@ pub fn place(
             Err(_) if problems.len() == DESCRIBED_MISSES => untold += 1,
             Err(miss) => problems.push(describe(doc, number, hunk, anchor, miss)),
         }
+    }
+    if !doubtful.is_empty() {
+        return Err(prefix::ambiguous(
+            path,
+            &doubtful,
+            "send the patch again with literal: true: its lines are then written exactly as sent",
+        ));
     }
     if problems.is_empty() {
         return Ok(Placed { splices, notes });
@@ -255,20 +269,24 @@ pub fn place(
     Err(err)
 }
 
-/// The hunk without view prefixes, when every non-empty line (and a text
-/// header) carries one; `None` otherwise.
-fn stripped_hunk(hunk: &Hunk) -> Option<Hunk> {
-    let texts: Vec<String> = hunk.lines.iter().map(|l| l.text().to_owned()).collect();
-    let clean = strip_view_prefixes(&texts)?;
-    Some(Hunk {
+/// What the engine makes of the view prefixes in a hunk's lines (a text
+/// header's included).
+fn stripped_hunk(hunk: &Hunk, shown: Shown<'_>) -> Verdict {
+    let texts: Vec<&str> = hunk.lines.iter().map(|l| l.text()).collect();
+    prefix::judge(&texts, shown, None)
+}
+
+/// The hunk with the cut of a `Strip` verdict applied to its lines.
+fn with_texts(hunk: &Hunk, cut: &[usize]) -> Hunk {
+    Hunk {
         lines: hunk
             .lines
             .iter()
-            .zip(clean)
-            .map(|(l, t)| l.with_text(t))
+            .zip(cut)
+            .map(|(l, &n)| l.with_text(l.text()[n..].to_owned()))
             .collect(),
         ..hunk.clone()
-    })
+    }
 }
 
 fn find(

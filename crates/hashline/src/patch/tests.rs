@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::error::{ErrorCode, Result};
+use crate::prefix::Shown;
 use crate::text::Document;
 use crate::Ref;
 
@@ -16,12 +17,27 @@ fn hunks_of(p: &Patch) -> &[Hunk] {
     }
 }
 
-/// Parses a one-file update patch and applies it to `text`.
+/// Parses a one-file update patch and applies it to `text`, as a session
+/// that showed every line of `text` would.
 fn apply(text: &str, body: &str) -> Result<String> {
     let p = parse(&patch(body))?;
     let doc = Document::from_text(text);
+    let shown = [crate::store::Version {
+        rev: doc.rev().to_owned(),
+        doc: std::sync::Arc::new(doc.clone()),
+        seen: std::iter::once(0..doc.line_count()).collect(),
+        carried: Vec::new(),
+        parent: None,
+        read_at: 1,
+    }];
     let hunks = hunks_of(&p);
-    let placed = place(&doc, "f.txt", hunks, &vec![None; hunks.len()], true)?;
+    let placed = place(
+        &doc,
+        "f.txt",
+        hunks,
+        &vec![None; hunks.len()],
+        Some(Shown::new(&shown, &[])),
+    )?;
     Ok(String::from_utf8(doc.splice(&placed.splices)?).unwrap())
 }
 
@@ -318,28 +334,28 @@ fn a_ref_header_anchors_the_hunk_at_exactly_that_line() {
     let text = "x\n}\nx\n}\n";
     let doc = Document::from_text(text);
     let p = parse(&patch("*** Update File: f\n@@ 3#AAA#BBB\n-x\n+y")).unwrap();
-    let placed = place(&doc, "f", hunks_of(&p), &[Some(2)], false).unwrap();
+    let placed = place(&doc, "f", hunks_of(&p), &[Some(2)], None).unwrap();
     assert_eq!(doc.splice(&placed.splices).unwrap(), b"x\n}\ny\n}\n");
     // Not the line after it: a hunk whose first line was left out must
     // not land one line lower.
-    let err = place(&doc, "f", hunks_of(&p), &[Some(1)], false).unwrap_err();
+    let err = place(&doc, "f", hunks_of(&p), &[Some(1)], None).unwrap_err();
     assert_eq!(err.code, ErrorCode::ContextNotFound);
     let a = Document::from_text("a\nb\nc\n");
     let dropped = parse(&patch("*** Update File: f\n@@ 1#AAA#BBB\n+A\n b")).unwrap();
-    let err = place(&a, "f", hunks_of(&dropped), &[Some(0)], false).unwrap_err();
+    let err = place(&a, "f", hunks_of(&dropped), &[Some(0)], None).unwrap_err();
     assert_eq!(err.code, ErrorCode::ContextNotFound, "{}", err.message);
     // A hunk of added lines only goes right below the line the ref names,
     // which may be the last line of the hunk before.
     let p = parse(&patch("*** Update File: f\n@@ 2#AAA#BBB\n+new")).unwrap();
-    let placed = place(&doc, "f", hunks_of(&p), &[Some(1)], false).unwrap();
+    let placed = place(&doc, "f", hunks_of(&p), &[Some(1)], None).unwrap();
     assert_eq!(doc.splice(&placed.splices).unwrap(), b"x\n}\nnew\nx\n}\n");
     let p = parse(&patch(
         "*** Update File: f\n@@ 1#AAA#BBB\n-x\n+X\n }\n@@ 2#AAA#BBB\n+new",
     ))
     .unwrap();
-    let placed = place(&doc, "f", hunks_of(&p), &[Some(0), Some(1)], false).unwrap();
+    let placed = place(&doc, "f", hunks_of(&p), &[Some(0), Some(1)], None).unwrap();
     assert_eq!(doc.splice(&placed.splices).unwrap(), b"X\n}\nnew\nx\n}\n");
-    let err = place(&doc, "f", hunks_of(&p), &[Some(0), Some(0)], false).unwrap_err();
+    let err = place(&doc, "f", hunks_of(&p), &[Some(0), Some(0)], None).unwrap_err();
     assert_eq!(err.code, ErrorCode::Conflict);
 }
 
@@ -446,7 +462,7 @@ mod session {
     }
 
     fn run(engine: &Hashline, body: &str) -> Result<PatchResult> {
-        let plan = engine.plan_patch(&patch(body), None, false)?;
+        let plan = engine.plan_patch(&patch(body), None, false, false)?;
         engine.commit_patch(&plan)
     }
 
@@ -535,6 +551,7 @@ mod session {
                 &patch("*** Update File: a.txt\n@@\n-a\n+A\n*** Update File: b.txt\n@@\n-b\n+B"),
                 None,
                 false,
+                false,
             )
             .unwrap();
         fs::write(dir.path().join("b.txt"), "b\nmore\n").unwrap();
@@ -550,6 +567,7 @@ mod session {
             .plan_patch(
                 &patch("*** Update File: a.txt\n@@\n-a\n+A\n*** Add File: b.txt\n+b"),
                 Some(&dir.path().join("sub")),
+                false,
                 false,
             )
             .unwrap();

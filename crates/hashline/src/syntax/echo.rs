@@ -38,15 +38,19 @@ impl<'a> EchoJudge<'a> {
         })
     }
 
-    /// How many error and missing nodes the parse of the document has with
-    /// lines `range` replaced by `lines`; `None` if it cannot be parsed, or
-    /// not within the judge's bound.
-    pub(crate) fn errors_with(&self, range: Range<usize>, lines: &[String]) -> Option<usize> {
-        let text = self.doc.text();
-        let deadline = *self
+    /// The judge's bound: one for all its parses.
+    fn deadline(&self) -> Deadline {
+        *self
             .deadline
-            .get_or_init(|| Deadline::after(parse_bound(text.len())));
-        let old = self
+            .get_or_init(|| Deadline::after(parse_bound(self.doc.text().len())))
+    }
+
+    /// The parse of the document as it is; `None` if it cannot be parsed
+    /// within the judge's bound.
+    fn old_tree(&self) -> Option<&Tree> {
+        let deadline = self.deadline();
+        let text = self.doc.text();
+        let tree = self
             .tree
             .get_or_init(|| {
                 self.kept
@@ -54,9 +58,23 @@ impl<'a> EchoJudge<'a> {
                     .or_else(|| self.language.parse_pieces(&[text], None, deadline).ok())
             })
             .as_ref()?;
-        if deadline.passed() {
-            return None;
-        }
+        (!deadline.passed()).then_some(tree)
+    }
+
+    /// How many error and missing nodes the parse of the document has as
+    /// it is; `None` if it cannot be parsed, or not within the judge's
+    /// bound.
+    pub(crate) fn errors_before(&self) -> Option<usize> {
+        self.old_tree().map(count_errors)
+    }
+
+    /// How many error and missing nodes the parse of the document has with
+    /// lines `range` replaced by `lines`; `None` if it cannot be parsed, or
+    /// not within the judge's bound.
+    pub(crate) fn errors_with(&self, range: Range<usize>, lines: &[String]) -> Option<usize> {
+        let old = self.old_tree()?;
+        let deadline = self.deadline();
+        let text = self.doc.text();
         let start_byte = self.doc.offset_of_line(range.start);
         let old_end_byte = self.doc.offset_of_line(range.end);
         let mut middle = String::with_capacity(lines.iter().map(|l| l.len() + 1).sum::<usize>());

@@ -108,6 +108,7 @@ fn an_edit_that_leaves_an_empty_last_line_keeps_it() {
                 through: None,
                 content: content.iter().map(|l| l.to_string()).collect(),
                 place: None,
+                literal: false,
             }],
             rev: None,
         };

@@ -99,9 +99,17 @@ fn lean_refs_on_text_no_stored_version_vouches_for_are_rejected_with_full_refs()
         "{}",
         err.message
     );
-    // The request's REV names the text: the refs are vouched for.
+    // A REV proves a version was seen, not which of its lines: the same
+    // refusal. The full ref it shows is accepted.
     let request = ops(
         vec![Operation::new(OpKind::Replace, Some(&cited), None, "B")],
+        Some(doc.rev()),
+    );
+    let err = apply_to_text(text, &request, true).unwrap_err();
+    assert_eq!(err.code, ErrorCode::HashMismatch);
+    let full = Ref::of_line(&doc, 1).to_string();
+    let request = ops(
+        vec![Operation::new(OpKind::Replace, Some(&full), None, "B")],
         Some(doc.rev()),
     );
     assert_eq!(apply_to_text(text, &request, true).unwrap().0, "a\nB\nc\n");

@@ -122,6 +122,7 @@ fn request(doc: &Document, ops: &[Op]) -> Request {
                 through,
                 content: op.content.clone(),
                 place: None,
+                literal: false,
             }
         })
         .collect();
@@ -291,6 +292,7 @@ fn a_stale_ref_after_an_edit_at_a_lone_cr_lands_on_its_own_line() {
             through: None,
             content: Vec::new(),
             place: None,
+            literal: false,
         }],
         rev: None,
     };
@@ -305,6 +307,7 @@ fn a_stale_ref_after_an_edit_at_a_lone_cr_lands_on_its_own_line() {
             through: None,
             content: vec!["C".into()],
             place: None,
+            literal: false,
         }],
         rev: None,
     };
@@ -320,6 +323,7 @@ fn a_stale_ref_after_an_edit_at_a_lone_cr_lands_on_its_own_line() {
             through: None,
             content: vec!["E".into()],
             place: None,
+            literal: false,
         }],
         rev: None,
     };

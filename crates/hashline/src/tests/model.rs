@@ -141,6 +141,7 @@ fn to_request(doc: &Document, planned: &[Planned]) -> Request {
                 p.content.clone()
             },
             place: None,
+            literal: false,
         })
         .collect();
     Request::Operations {

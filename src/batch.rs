@@ -1,0 +1,222 @@
+//! The binding of batches: edits of several files checked as a whole and
+//! written as one transaction.
+
+use crate::args::{self, CallOptions};
+use crate::error::guard;
+use crate::plan::Held;
+use crate::session::{BindingEditResult, Hashline};
+use crate::task::{Call, Running, Signal};
+use napi::bindgen_prelude::*;
+use napi_derive::napi;
+use std::sync::Arc;
+
+/// One entry of a batch: the file (`path`, or `filePath`) and its edit.
+#[napi(object, js_name = "BatchEntry")]
+pub struct BindingBatchEntry {
+    pub path: Option<String>,
+    pub file_path: Option<String>,
+    pub operations: Option<Vec<crate::args::BindingOperation>>,
+    /// The REV of the view the refs were copied from.
+    pub rev: Option<String>,
+    /// Fallback: exact text to replace (whitespace-tolerant if no exact match).
+    pub old_string: Option<String>,
+    pub new_string: Option<String>,
+    pub replace_all: Option<bool>,
+}
+
+#[napi(object, js_name = "BatchResult", object_from_js = false)]
+pub struct BindingBatchResult {
+    /// What the model should read: a line naming the files, then each file's part with fresh refs.
+    pub output: String,
+    /// Each file's result, in the order of the batch.
+    #[napi(ts_type = "Array<EditResult>")]
+    pub files: Vec<BindingEditResult>,
+}
+
+impl From<&hashline::BatchResult> for BindingBatchResult {
+    fn from(r: &hashline::BatchResult) -> Self {
+        BindingBatchResult {
+            output: r.output.clone(),
+            files: r.files.iter().map(BindingEditResult::from).collect(),
+        }
+    }
+}
+
+/// A batch checked against every file it names, nothing written yet.
+#[napi]
+pub struct BatchPlan {
+    inner: Held<hashline::BatchPlan>,
+}
+
+#[napi]
+impl BatchPlan {
+    #[napi(getter)]
+    pub fn output(&self) -> String {
+        self.inner.read(|r| r.output.clone())
+    }
+
+    #[napi(getter, ts_return_type = "Array<EditResult>")]
+    pub fn files(&self) -> Vec<BindingEditResult> {
+        self.inner
+            .read(|r| r.files.iter().map(BindingEditResult::from).collect())
+    }
+}
+
+/// A batch's result as a JS value, made while no file is written yet: if
+/// the conversion fails, the batch fails with every file as it was.
+fn result_to_js<'env>(
+    env: &'env Env,
+    result: &hashline::BatchResult,
+) -> hashline::Result<Unknown<'env>> {
+    BindingBatchResult::from(result)
+        .into_unknown(env)
+        .map_err(|e| {
+            hashline::Error::new(
+                hashline::ErrorCode::Internal,
+                format!(
+                    "The result of the batch could not be handed over ({}); nothing was written.",
+                    e.reason
+                ),
+            )
+        })
+}
+
+#[napi]
+impl Hashline {
+    /// Checks a batch of edits over several files and plans each, writing nothing; a rejection lists every failing entry in `err.errors`.
+    #[napi]
+    pub fn plan_batch(
+        &self,
+        env: Env,
+        #[napi(ts_arg_type = "Array<BatchEntry>")] batch: Option<Unknown>,
+        #[napi(ts_arg_type = "CallOptions | undefined | null")] options: Option<Unknown>,
+    ) -> Result<BatchPlan> {
+        guard(&env, || {
+            let batch = args::batch(&env, batch)?;
+            let outside = CallOptions::outside(&env, options)?;
+            Ok(BatchPlan {
+                inner: Held::new(self.inner.plan_batch(&batch, outside)?),
+            })
+        })
+    }
+
+    /// Writes a planned batch as one transaction: every file takes its new version, or none does.
+    #[napi(ts_return_type = "BatchResult")]
+    pub fn commit_batch<'env>(
+        &self,
+        env: &'env Env,
+        #[napi(ts_arg_type = "BatchPlan")] plan: Unknown,
+    ) -> Result<Unknown<'env>> {
+        guard(env, || {
+            let plan: ClassInstance<BatchPlan> = args::instance(
+                env,
+                Some(plan),
+                "commitBatch() takes a plan that planBatch() returned",
+            )?;
+            plan.inner.write(|plan| {
+                self.inner
+                    .commit_batch_with(plan, |result| result_to_js(env, result))
+            })
+        })
+    }
+
+    /// Plans and writes a batch in one step, as one transaction.
+    #[napi(ts_return_type = "BatchResult")]
+    pub fn apply_batch<'env>(
+        &self,
+        env: &'env Env,
+        #[napi(ts_arg_type = "Array<BatchEntry>")] batch: Option<Unknown>,
+        #[napi(ts_arg_type = "CallOptions | undefined | null")] options: Option<Unknown>,
+    ) -> Result<Unknown<'env>> {
+        guard(env, || {
+            let batch = args::batch(env, batch)?;
+            let outside = CallOptions::outside(env, options)?;
+            self.inner
+                .apply_batch_with(&batch, outside, |result| result_to_js(env, result))
+        })
+    }
+
+    /// `planBatch` on the thread pool.
+    #[napi(ts_return_type = "Promise<BatchPlan>")]
+    pub fn plan_batch_async(
+        &self,
+        env: Env,
+        #[napi(ts_arg_type = "Array<BatchEntry>")] batch: Option<Unknown>,
+        #[napi(ts_arg_type = "CallOptions & { signal?: AbortSignal } | undefined | null")]
+        options: Option<Unknown>,
+    ) -> Result<AsyncTask<Running<BatchPlan>>> {
+        guard(&env, || {
+            let signal = Signal::of_options(&env, options.as_ref())?;
+            let batch = args::batch(&env, batch)?;
+            let outside = CallOptions::outside(&env, options)?;
+            let hl = Arc::clone(&self.inner);
+            Ok(Call::new(signal, move |cancel: &hashline::Cancel| {
+                let plan = hl.plan_batch(&batch, outside)?;
+                cancel.check()?;
+                Ok(BatchPlan {
+                    inner: Held::new(plan),
+                })
+            }))
+        })?
+        .spawn(&env)
+    }
+
+    /// `commitBatch` on the thread pool. Its `signal` is looked at once
+    /// every file is checked, before the first is written: aborted by then,
+    /// the call stops (nothing written, `CANCELLED`); after that the batch
+    /// is written whole.
+    #[napi(ts_return_type = "Promise<BatchResult>")]
+    pub fn commit_batch_async(
+        &self,
+        env: Env,
+        #[napi(ts_arg_type = "BatchPlan")] plan: Unknown,
+        #[napi(ts_arg_type = "{ signal?: AbortSignal } | undefined | null")] options: Option<
+            Unknown,
+        >,
+    ) -> Result<AsyncTask<Running<BindingBatchResult>>> {
+        guard(&env, || {
+            let signal = Signal::of_options(&env, options.as_ref())?;
+            let plan: ClassInstance<BatchPlan> = args::instance(
+                &env,
+                Some(plan),
+                "commitBatchAsync() takes a plan that planBatch() or planBatchAsync() returned",
+            )?;
+            let plan = plan.inner.share();
+            let hl = Arc::clone(&self.inner);
+            Ok(Call::new(signal, move |cancel: &hashline::Cancel| {
+                plan.write(|plan| {
+                    hl.commit_batch_with(plan, |result| {
+                        cancel.check()?;
+                        Ok(BindingBatchResult::from(result))
+                    })
+                })
+            }))
+        })?
+        .spawn(&env)
+    }
+
+    /// `applyBatch` on the thread pool, stopped by its `signal` as
+    /// `commitBatchAsync` is.
+    #[napi(ts_return_type = "Promise<BatchResult>")]
+    pub fn apply_batch_async(
+        &self,
+        env: Env,
+        #[napi(ts_arg_type = "Array<BatchEntry>")] batch: Option<Unknown>,
+        #[napi(ts_arg_type = "CallOptions & { signal?: AbortSignal } | undefined | null")]
+        options: Option<Unknown>,
+    ) -> Result<AsyncTask<Running<BindingBatchResult>>> {
+        guard(&env, || {
+            let signal = Signal::of_options(&env, options.as_ref())?;
+            let batch = args::batch(&env, batch)?;
+            let outside = CallOptions::outside(&env, options)?;
+            let hl = Arc::clone(&self.inner);
+            Ok(Call::new(signal, move |cancel: &hashline::Cancel| {
+                hl.apply_batch_with(&batch, outside, |result| {
+                    cancel.check()?;
+                    Ok(BindingBatchResult::from(result))
+                })
+            }))
+        })?
+        .spawn(&env)
+    }
+}
