@@ -987,7 +987,7 @@ mod tests {
             let mut all = Vec::new();
             for batch in &batches {
                 let ranges: Vec<Range<usize>> = batch.iter().map(|&(s, l)| s..s + l).collect();
-                store.record_all(p, "R", &d, &ranges);
+                store.record_all(p, "R", &d, &ranges, true);
                 all.extend(ranges);
             }
             let version = &store.versions(p)[0];

@@ -222,11 +222,11 @@ fn a_patch_of_many_hunks_is_placed_without_a_pass_over_the_file_per_hunk() {
             ));
         }
         patch.push_str("*** End Patch\n");
-        let plan = hl.plan_patch(&patch, None, false).unwrap();
+        let plan = hl.plan_patch(&patch, None, false, false).unwrap();
         hl.commit_patch(&plan).unwrap();
         // Every hunk missing: the rejection tells the first few in full.
         let missing = patch.replace("-line ", "-gone ");
-        let err = hl.plan_patch(&missing, None, false).unwrap_err();
+        let err = hl.plan_patch(&missing, None, false, false).unwrap_err();
         (
             fs::read_to_string(root.join("a.txt")).unwrap(),
             err.message.clone(),
