@@ -109,3 +109,31 @@ pub(crate) fn to_js_error(env: &Env, err: hashline::Error) -> Error {
         )
     })
 }
+
+/// One error code as the engine declares it.
+#[napi(object, js_name = "ErrorCodeInfo")]
+pub struct BindingErrorCode {
+    /// The code, `HASH_MISMATCH` style (`err.code`).
+    pub code: String,
+    /// Its class: `stale`, `request`, `file`, `refused` or `other`.
+    pub class: String,
+    /// The exit status of a command that fails with it.
+    pub exit_status: u32,
+    /// What it means, one sentence.
+    pub description: String,
+}
+
+/// Every error code the engine raises, with its class and exit status:
+/// the one table hosts derive theirs from.
+#[napi]
+pub fn error_codes() -> Vec<BindingErrorCode> {
+    ErrorCode::ALL
+        .iter()
+        .map(|&code| BindingErrorCode {
+            code: code.as_str().to_owned(),
+            class: code.class().as_str().to_owned(),
+            exit_status: u32::from(code.class().exit_status()),
+            description: code.description().to_owned(),
+        })
+        .collect()
+}
