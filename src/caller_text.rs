@@ -20,11 +20,13 @@ pub fn format_view(
         let text =
             args::required_string(&env, Some(text), "text", "the text to show, as a string")?;
         let o = FormatViewOptions::read(&env, options)?;
-        let offset = args::count(o.offset, "options.offset", 1.0)?;
-        let limit = args::count(o.limit, "options.limit", 1.0)?;
+        let view_options = hashline::FormatViewOptions {
+            offset: args::count(o.offset, "options.offset", 1.0)?,
+            limit: args::count(o.limit, "options.limit", 1.0)?,
+            view: options::view(o.view.as_deref(), "options.view")?.unwrap_or_default(),
+        };
         let path = o.path.as_deref().unwrap_or("text");
-        let style = options::view(o.view.as_deref(), "options.view")?.unwrap_or_default();
-        Ok(hashline::format_view(text, path, offset, limit, style)?
+        Ok(hashline::format_view_with(text, path, &view_options)?
             .text
             .into())
     })

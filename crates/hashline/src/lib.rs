@@ -102,33 +102,41 @@ pub use session::{
 };
 pub use store::{clear as clear_store, Cleared, StoreLimits};
 pub use syntax::{Language, SyntaxCheck};
-pub use view::{View, ViewStyle};
+pub use view::{FormatViewOptions, View, ViewStyle};
 
-/// A tagged view of `text` (a file's content held by the caller), lines
-/// `offset..offset + limit` (1-based offset; the whole text by default),
-/// in the given style.
+/// A tagged view of `text` (a file's content held by the caller), the
+/// whole text in the lean style.
 ///
 /// ```
-/// use hashline::{format_view, ViewStyle};
+/// use hashline::{format_view, format_view_with, FormatViewOptions, ViewStyle};
 ///
-/// let full = format_view("a\nb\n", "notes.txt", None, None, ViewStyle::Full).unwrap();
-/// assert!(full.text.starts_with("notes.txt REV:"));
-/// assert!(full.text.contains("|b\n"));
-/// let lean = format_view("a\nb\n", "notes.txt", None, None, ViewStyle::Lean).unwrap();
+/// let lean = format_view("a\nb\n", "notes.txt").unwrap();
+/// assert!(lean.text.starts_with("notes.txt REV:"));
 /// assert!(lean.text.lines().nth(2).unwrap().ends_with(" b"));
+/// let options = FormatViewOptions {
+///     offset: Some(2),
+///     view: ViewStyle::Full,
+///     ..Default::default()
+/// };
+/// let full = format_view_with("a\nb\n", "notes.txt", &options).unwrap();
+/// assert!(full.text.contains("|b\n"));
+/// assert!(!full.text.contains("|a\n"));
 /// ```
-pub fn format_view(
+pub fn format_view(text: impl Into<String>, path: &str) -> Result<View> {
+    format_view_with(text, path, &FormatViewOptions::default())
+}
+
+/// A tagged view of the lines of `text` that `options` name, in its style.
+pub fn format_view_with(
     text: impl Into<String>,
     path: &str,
-    offset: Option<usize>,
-    limit: Option<usize>,
-    style: ViewStyle,
+    options: &FormatViewOptions,
 ) -> Result<View> {
     view::render(
         &Document::from_string(text.into()),
         path,
-        offset,
-        limit,
-        style,
+        options.offset,
+        options.limit,
+        options.view,
     )
 }

@@ -36,6 +36,18 @@ impl ViewStyle {
     }
 }
 
+/// What a view of text held by the caller shows: lines `offset..offset +
+/// limit` (1-based; the first 2,000 lines by default), in `view`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct FormatViewOptions {
+    /// The first line to show, 1-based.
+    pub offset: Option<usize>,
+    /// How many lines to show.
+    pub limit: Option<usize>,
+    /// The style of the view.
+    pub view: ViewStyle,
+}
+
 /// A tagged view of some lines of a document.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct View {
