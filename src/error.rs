@@ -137,3 +137,26 @@ pub fn error_codes() -> Vec<BindingErrorCode> {
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_table_of_codes_lists_every_engine_code_once_with_its_class_and_exit_status() {
+        let table = error_codes();
+        assert_eq!(table.len(), ErrorCode::ALL.len());
+        for (row, code) in table.iter().zip(ErrorCode::ALL) {
+            assert_eq!(row.code, code.as_str());
+            assert_eq!(row.class, code.class().as_str());
+            assert_eq!(row.exit_status, u32::from(code.class().exit_status()));
+            assert!(!row.description.is_empty(), "{}", row.code);
+        }
+        let status = |name: &str| table.iter().find(|r| r.code == name).unwrap().exit_status;
+        assert_eq!(status("HASH_MISMATCH"), 1);
+        assert_eq!(status("AMBIGUOUS_ECHO"), 2);
+        assert_eq!(status("NOT_UTF8"), 3);
+        assert_eq!(status("OUTSIDE_ROOT"), 4);
+        assert_eq!(status("LOCKED"), 5);
+    }
+}
