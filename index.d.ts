@@ -214,6 +214,24 @@ export interface EntryError {
   suggestion?: string
 }
 
+/** One error code as the engine declares it. */
+export interface ErrorCodeInfo {
+  /** The code, `HASH_MISMATCH` style (`err.code`). */
+  code: string
+  /** Its class: `stale`, `request`, `file`, `refused` or `other`. */
+  class: string
+  /** The exit status of a command that fails with it. */
+  exitStatus: number
+  /** What it means, one sentence. */
+  description: string
+}
+
+/**
+ * Every error code the engine raises, with its class and exit status:
+ * the one table hosts derive theirs from.
+ */
+export declare function errorCodes(): Array<ErrorCodeInfo>
+
 /** A tagged view of text the caller holds. */
 export declare function formatView(text: string, options?: FormatViewOptions | undefined | null): string
 

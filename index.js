@@ -842,6 +842,7 @@ module.exports.PatchPlan = nativeBinding.PatchPlan
 module.exports.anchorHash = nativeBinding.anchorHash
 module.exports.applyEdits = nativeBinding.applyEdits
 module.exports.clearStore = nativeBinding.clearStore
+module.exports.errorCodes = nativeBinding.errorCodes
 module.exports.formatView = nativeBinding.formatView
 module.exports.lineHash = nativeBinding.lineHash
 module.exports.parseRef = nativeBinding.parseRef

@@ -1,8 +1,9 @@
 //! The binding of batches: edits of several files checked as a whole and
 //! written as one transaction.
 
-use crate::args::{self, CallOptions};
+use crate::args;
 use crate::error::guard;
+use crate::options::CallOptions;
 use crate::plan::Held;
 use crate::session::{BindingEditResult, Hashline};
 use crate::task::{Call, Running, Signal};
@@ -15,7 +16,9 @@ use std::sync::Arc;
 pub struct BindingBatchEntry {
     pub path: Option<String>,
     pub file_path: Option<String>,
-    pub operations: Option<Vec<crate::args::BindingOperation>>,
+    // Named here: this module's types are made before `request`'s.
+    #[napi(ts_type = "Array<Operation>")]
+    pub operations: Option<Vec<crate::request::BindingOperation>>,
     /// The REV of the view the refs were copied from.
     pub rev: Option<String>,
     /// Fallback: exact text to replace (whitespace-tolerant if no exact match).
@@ -95,7 +98,12 @@ impl Hashline {
             let batch = args::batch(&env, batch)?;
             let outside = CallOptions::outside(&env, options)?;
             Ok(BatchPlan {
-                inner: Held::new(self.inner.plan_batch(&batch, outside)?),
+                inner: Held::new(self.inner.plan_batch_with(
+                    &batch,
+                    &hashline::CallOptions {
+                        allow_outside: outside,
+                    },
+                )?),
             })
         })
     }
@@ -115,7 +123,7 @@ impl Hashline {
             )?;
             plan.inner.write(|plan| {
                 self.inner
-                    .commit_batch_with(plan, |result| result_to_js(env, result))
+                    .commit_batch_then(plan, |result| result_to_js(env, result))
             })
         })
     }
@@ -131,8 +139,13 @@ impl Hashline {
         guard(env, || {
             let batch = args::batch(env, batch)?;
             let outside = CallOptions::outside(env, options)?;
-            self.inner
-                .apply_batch_with(&batch, outside, |result| result_to_js(env, result))
+            self.inner.apply_batch_then(
+                &batch,
+                &hashline::CallOptions {
+                    allow_outside: outside,
+                },
+                |result| result_to_js(env, result),
+            )
         })
     }
 
@@ -151,7 +164,12 @@ impl Hashline {
             let outside = CallOptions::outside(&env, options)?;
             let hl = Arc::clone(&self.inner);
             Ok(Call::new(signal, move |cancel: &hashline::Cancel| {
-                let plan = hl.plan_batch(&batch, outside)?;
+                let plan = hl.plan_batch_with(
+                    &batch,
+                    &hashline::CallOptions {
+                        allow_outside: outside,
+                    },
+                )?;
                 cancel.check()?;
                 Ok(BatchPlan {
                     inner: Held::new(plan),
@@ -185,7 +203,7 @@ impl Hashline {
             let hl = Arc::clone(&self.inner);
             Ok(Call::new(signal, move |cancel: &hashline::Cancel| {
                 plan.write(|plan| {
-                    hl.commit_batch_with(plan, |result| {
+                    hl.commit_batch_then(plan, |result| {
                         cancel.check()?;
                         Ok(BindingBatchResult::from(result))
                     })
@@ -211,10 +229,16 @@ impl Hashline {
             let outside = CallOptions::outside(&env, options)?;
             let hl = Arc::clone(&self.inner);
             Ok(Call::new(signal, move |cancel: &hashline::Cancel| {
-                hl.apply_batch_with(&batch, outside, |result| {
-                    cancel.check()?;
-                    Ok(BindingBatchResult::from(result))
-                })
+                hl.apply_batch_then(
+                    &batch,
+                    &hashline::CallOptions {
+                        allow_outside: outside,
+                    },
+                    |result| {
+                        cancel.check()?;
+                        Ok(BindingBatchResult::from(result))
+                    },
+                )
             }))
         })?
         .spawn(&env)

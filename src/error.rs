@@ -109,3 +109,54 @@ pub(crate) fn to_js_error(env: &Env, err: hashline::Error) -> Error {
         )
     })
 }
+
+/// One error code as the engine declares it.
+#[napi(object, js_name = "ErrorCodeInfo")]
+pub struct BindingErrorCode {
+    /// The code, `HASH_MISMATCH` style (`err.code`).
+    pub code: String,
+    /// Its class: `stale`, `request`, `file`, `refused` or `other`.
+    pub class: String,
+    /// The exit status of a command that fails with it.
+    pub exit_status: u32,
+    /// What it means, one sentence.
+    pub description: String,
+}
+
+/// Every error code the engine raises, with its class and exit status:
+/// the one table hosts derive theirs from.
+#[napi]
+pub fn error_codes() -> Vec<BindingErrorCode> {
+    ErrorCode::ALL
+        .iter()
+        .map(|&code| BindingErrorCode {
+            code: code.as_str().to_owned(),
+            class: code.class().as_str().to_owned(),
+            exit_status: u32::from(code.class().exit_status()),
+            description: code.description().to_owned(),
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_table_of_codes_lists_every_engine_code_once_with_its_class_and_exit_status() {
+        let table = error_codes();
+        assert_eq!(table.len(), ErrorCode::ALL.len());
+        for (row, code) in table.iter().zip(ErrorCode::ALL) {
+            assert_eq!(row.code, code.as_str());
+            assert_eq!(row.class, code.class().as_str());
+            assert_eq!(row.exit_status, u32::from(code.class().exit_status()));
+            assert!(!row.description.is_empty(), "{}", row.code);
+        }
+        let status = |name: &str| table.iter().find(|r| r.code == name).unwrap().exit_status;
+        assert_eq!(status("HASH_MISMATCH"), 1);
+        assert_eq!(status("AMBIGUOUS_ECHO"), 2);
+        assert_eq!(status("NOT_UTF8"), 3);
+        assert_eq!(status("OUTSIDE_ROOT"), 4);
+        assert_eq!(status("LOCKED"), 5);
+    }
+}

@@ -1,9 +1,10 @@
 //! The binding of patches (`*** Begin Patch`) and of files rewritten after
 //! a write: checked and planned, then written, as edits are.
 
-use crate::args::{self, Fields};
+use crate::args;
 use crate::check::{problems, BindingProblem};
 use crate::error::guard;
+use crate::options::{PatchOptions, ReformattedOptions};
 use crate::plan::Held;
 use crate::session::{BindingEditResult, Hashline};
 use crate::task::{Call, Running, Signal};
@@ -94,48 +95,6 @@ impl PatchPlan {
     }
 }
 
-#[napi(object)]
-#[derive(Default)]
-pub struct PatchOptions {
-    /// Folder that relative paths in the patch resolve against (default: the root).
-    pub directory: Option<String>,
-    pub allow_outside_root: Option<bool>,
-    /// Write the hunks' lines exactly as sent: no view prefix is removed.
-    pub literal: Option<bool>,
-}
-
-impl PatchOptions {
-    fn read(env: &Env, value: Option<Unknown>) -> hashline::Result<Self> {
-        let o = Fields::read(env, value, "options")?;
-        Ok(PatchOptions {
-            directory: o.string("directory")?,
-            allow_outside_root: o.bool("allowOutsideRoot")?,
-            literal: o.bool("literal")?,
-        })
-    }
-}
-
-#[napi(object)]
-#[derive(Default)]
-pub struct ReformattedOptions {
-    /// The REV before the edit: the result shows every change since then.
-    pub since: Option<String>,
-    /// The result's first sentence (default: "PATH changed after it was written").
-    pub headline: Option<String>,
-    pub allow_outside_root: Option<bool>,
-}
-
-impl ReformattedOptions {
-    fn read(env: &Env, value: Option<Unknown>) -> hashline::Result<Self> {
-        let o = Fields::read(env, value, "options")?;
-        Ok(ReformattedOptions {
-            since: o.string("since")?,
-            headline: o.string("headline")?,
-            allow_outside_root: o.bool("allowOutsideRoot")?,
-        })
-    }
-}
-
 impl From<&hashline::PatchResult> for BindingPatchResult {
     fn from(result: &hashline::PatchResult) -> Self {
         BindingPatchResult {
@@ -186,12 +145,14 @@ impl Hashline {
                 "the patch text, *** Begin Patch … *** End Patch",
             )?;
             let options = PatchOptions::read(env, options)?;
-            let directory = options.directory.map(PathBuf::from);
-            let outside = options.allow_outside_root.unwrap_or(false);
-            let literal = options.literal.unwrap_or(false);
+            let options = hashline::PatchOptions {
+                directory: options.directory.map(PathBuf::from),
+                allow_outside: options.allow_outside_root.unwrap_or(false),
+                literal: options.literal.unwrap_or(false),
+            };
             let hl = Arc::clone(&self.inner);
             Ok(Call::new(signal, move |cancel: &hashline::Cancel| {
-                let plan = hl.plan_patch(&text, directory.as_deref(), outside, literal)?;
+                let plan = hl.plan_patch_with(&text, &options)?;
                 cancel.check()?;
                 Ok(PatchPlan {
                     inner: Held::new(plan),
@@ -214,7 +175,7 @@ impl Hashline {
                 "commitPatch() takes a plan that planPatch() returned",
             )?;
             plan.inner.write(|plan| {
-                self.inner.commit_patch_with(plan, |result| {
+                self.inner.commit_patch_then(plan, |result| {
                     BindingPatchResult::from(result)
                         .into_unknown(env)
                         .map_err(|e| {
@@ -255,7 +216,7 @@ impl Hashline {
             let hl = Arc::clone(&self.inner);
             Ok(Call::new(signal, move |cancel: &hashline::Cancel| {
                 plan.write(|plan| {
-                    hl.commit_patch_with(plan, |result| {
+                    hl.commit_patch_then(plan, |result| {
                         cancel.check()?;
                         Ok(BindingPatchResult::from(result))
                     })
@@ -306,16 +267,15 @@ impl Hashline {
             let written =
                 args::required_string(env, Some(written), "written", "the REV the edit wrote")?;
             let o = ReformattedOptions::read(env, options)?;
+            let options = hashline::ReformatOptions {
+                since: o.since,
+                headline: o.headline,
+                allow_outside: o.allow_outside_root.unwrap_or(false),
+            };
             let hl = Arc::clone(&self.inner);
             Ok(Call::new(signal, move |_| {
                 Ok(hl
-                    .reformatted(
-                        &path,
-                        &written,
-                        o.since.as_deref(),
-                        o.headline.as_deref(),
-                        o.allow_outside_root.unwrap_or(false),
-                    )?
+                    .reformatted_with(&path, &written, &options)?
                     .as_ref()
                     .map(BindingEditResult::from))
             }))

@@ -1,56 +1,15 @@
 //! The binding of search: options in, structured hits and the text for the
 //! model out.
 
-use crate::args::{count, required_string, Fields};
+use crate::args::{count, required_string};
 use crate::error::guard;
 use crate::list::List;
+use crate::options::BindingSearchOptions;
 use crate::session::Hashline;
 use crate::task::{Call, Running, Signal};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use std::sync::Arc;
-
-#[napi(object, js_name = "SearchOptions")]
-#[derive(Default)]
-pub struct BindingSearchOptions {
-    /// File or folder to search (or several), relative to the root or absolute inside it (default: the root).
-    pub path: Option<Either<String, Vec<String>>>,
-    /// Globs a file must match to be searched, gitignore syntax relative to the root (`*.ts`, `src/**/*.rs`); a leading `!` excludes.
-    pub include: Option<Either<String, Vec<String>>>,
-    /// Globs of files and folders not to search.
-    pub exclude: Option<Either<String, Vec<String>>>,
-    pub ignore_case: Option<bool>,
-    /// Take the pattern literally, not as a regular expression.
-    pub fixed_strings: Option<bool>,
-    /// Match whole words only.
-    pub word: Option<bool>,
-    /// Show the lines that do not match.
-    pub invert: Option<bool>,
-    /// Also search hidden files and folders (default false; `.git` only when named).
-    pub hidden: Option<bool>,
-    /// Hits shown at most (default 100); the search stops once more are found.
-    pub max_results: Option<f64>,
-    /// Lines shown before and after each hit (default 0).
-    pub context: Option<f64>,
-}
-
-impl BindingSearchOptions {
-    fn read(env: &Env, value: Option<Unknown>) -> hashline::Result<Self> {
-        let o = Fields::read(env, value, "options")?;
-        Ok(BindingSearchOptions {
-            path: Some(Either::B(o.strings("path")?)),
-            include: Some(Either::B(o.strings("include")?)),
-            exclude: Some(Either::B(o.strings("exclude")?)),
-            ignore_case: o.bool("ignoreCase")?,
-            fixed_strings: o.bool("fixedStrings")?,
-            word: o.bool("word")?,
-            invert: o.bool("invert")?,
-            hidden: o.bool("hidden")?,
-            max_results: o.number("maxResults")?,
-            context: o.number("context")?,
-        })
-    }
-}
 
 /// The strings of a list option; the reader already dropped blank ones.
 fn list(value: Option<Either<String, Vec<String>>>) -> Vec<String> {

@@ -1,12 +1,13 @@
 //! The `Hashline` class: a session over one root, and the edit plans it
 //! makes. Arguments are read by `args`, errors mapped by `error`.
 
-use crate::args::{self, CallOptions, HashlineOptions, ReadOptions};
+use crate::args;
 use crate::check;
 use crate::error::guard;
+use crate::js_string::Text;
 use crate::list::List;
+use crate::options::{self, CallOptions, HashlineOptions, ReadOptions};
 use crate::plan::Held;
-use crate::string::Text;
 use crate::task::{Call, Running, Signal};
 use hashline::ErrorCode;
 use napi::bindgen_prelude::*;
@@ -69,6 +70,10 @@ pub struct TagResult {
     #[napi(ts_type = "Array<string | undefined | null>")]
     pub refs: List<Option<String>>,
 }
+
+/// What `commit` says when given anything but an `EditPlan` this addon
+/// made, something shaped like one included.
+const COMMIT_TAKES: &str = "commit() takes a plan that plan() returned";
 
 /// An edit computed and checked but not written.
 #[napi]
@@ -148,10 +153,10 @@ impl Hashline {
             opts.cleanup = o.cleanup.unwrap_or(true);
             opts.seen_guard = o.seen_guard.unwrap_or(true);
             opts.store_dir = o.store_dir.map(Into::into);
-            if let Some(view) = args::view(o.view.as_deref(), "options.view")? {
+            if let Some(view) = options::view(o.view.as_deref(), "options.view")? {
                 opts.view = view;
             }
-            if let Some(syntax) = args::syntax(o.syntax.as_deref(), "options.syntax")? {
+            if let Some(syntax) = options::syntax(o.syntax.as_deref(), "options.syntax")? {
                 opts.syntax = syntax;
             }
             if let Some(max) = args::count(o.store_max_bytes, "options.storeMaxBytes", 0.0)? {
@@ -209,13 +214,16 @@ impl Hashline {
             let offset = args::count(o.offset, "options.offset", 1.0)?;
             let limit = args::count(o.limit, "options.limit", 1.0)?;
             let outside = o.allow_outside_root.unwrap_or(false);
-            let style = args::view(o.view.as_deref(), "options.view")?;
+            let style = options::view(o.view.as_deref(), "options.view")?;
+            let read_options = hashline::ReadOptions {
+                offset,
+                limit,
+                allow_outside: outside,
+                view: style,
+            };
             let hl = Arc::clone(&self.inner);
             Ok(Call::new(signal, move |_| {
-                let read = match style {
-                    Some(style) => hl.read_in(&path, offset, limit, outside, style)?,
-                    None => hl.read(&path, offset, limit, outside)?,
-                };
+                let read = hl.read_with(&path, &read_options)?;
                 Ok(ReadView {
                     text: read.view.text.into(),
                     path: read.path,
@@ -267,7 +275,13 @@ impl Hashline {
             let outside = CallOptions::outside(env, options)?;
             let hl = Arc::clone(&self.inner);
             Ok(Call::new(signal, move |_| {
-                let tagged = hl.tag(&path, &shown, outside)?;
+                let tagged = hl.tag_with(
+                    &path,
+                    &shown,
+                    &hashline::CallOptions {
+                        allow_outside: outside,
+                    },
+                )?;
                 Ok(TagResult {
                     rev: tagged.rev,
                     total_lines: tagged.total_lines as u32,
@@ -294,7 +308,13 @@ impl Hashline {
             let path = args::path(&env, Some(path))?;
             let text = args::required_string(&env, Some(text), "text", "the text, as a string")?;
             let outside = CallOptions::outside(&env, options)?;
-            let stripped = self.inner.strip_view_prefixes(&path, &text, outside)?;
+            let stripped = self.inner.strip_view_prefixes_with(
+                &path,
+                &text,
+                &hashline::CallOptions {
+                    allow_outside: outside,
+                },
+            )?;
             Ok(StripResult {
                 text: stripped.text,
                 stripped: stripped.stripped as u32,
@@ -342,7 +362,13 @@ impl Hashline {
             let hl = Arc::clone(&self.inner);
             Ok(Call::new(signal, move |_| {
                 Ok(EditPlan {
-                    inner: Held::new(hl.plan(&path, &request, outside)?),
+                    inner: Held::new(hl.plan_with(
+                        &path,
+                        &request,
+                        &hashline::CallOptions {
+                            allow_outside: outside,
+                        },
+                    )?),
                 })
             }))
         })
@@ -356,10 +382,10 @@ impl Hashline {
         #[napi(ts_arg_type = "EditPlan")] plan: Unknown,
     ) -> Result<Unknown<'env>> {
         guard(env, || {
-            let plan = args::plan(env, Some(plan))?;
+            let plan = args::instance::<EditPlan>(env, Some(plan), COMMIT_TAKES)?;
             plan.inner.write(|plan| {
                 self.inner
-                    .commit_with(plan, |result| result_to_js(env, result))
+                    .commit_then(plan, |result| result_to_js(env, result))
             })
         })
     }
@@ -378,11 +404,13 @@ impl Hashline {
     ) -> Result<AsyncTask<Running<BindingEditResult>>> {
         guard(&env, || {
             let signal = Signal::of_options(&env, options.as_ref())?;
-            let plan = args::plan(&env, Some(plan))?.inner.share();
+            let plan = args::instance::<EditPlan>(&env, Some(plan), COMMIT_TAKES)?
+                .inner
+                .share();
             let hl = Arc::clone(&self.inner);
             Ok(Call::new(signal, move |cancel: &hashline::Cancel| {
                 plan.write(|plan| {
-                    hl.commit_with(plan, |result| {
+                    hl.commit_then(plan, |result| {
                         cancel.check()?;
                         Ok(BindingEditResult::from(result))
                     })
@@ -405,8 +433,14 @@ impl Hashline {
             let path = args::path(env, path)?;
             let request = args::request(env, request)?;
             let outside = CallOptions::outside(env, options)?;
-            self.inner
-                .edit_with(&path, &request, outside, |result| result_to_js(env, result))
+            self.inner.edit_then(
+                &path,
+                &request,
+                &hashline::CallOptions {
+                    allow_outside: outside,
+                },
+                |result| result_to_js(env, result),
+            )
         })
     }
 
@@ -428,10 +462,17 @@ impl Hashline {
             let outside = CallOptions::outside(&env, options)?;
             let hl = Arc::clone(&self.inner);
             Ok(Call::new(signal, move |cancel: &hashline::Cancel| {
-                hl.edit_with(&path, &request, outside, |result| {
-                    cancel.check()?;
-                    Ok(BindingEditResult::from(result))
-                })
+                hl.edit_then(
+                    &path,
+                    &request,
+                    &hashline::CallOptions {
+                        allow_outside: outside,
+                    },
+                    |result| {
+                        cancel.check()?;
+                        Ok(BindingEditResult::from(result))
+                    },
+                )
             }))
         })?
         .spawn(&env)

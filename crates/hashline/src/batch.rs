@@ -6,9 +6,8 @@
 
 use crate::error::{Error, Result};
 use crate::file::Target;
-use crate::lean::with_style;
 use crate::request::{Request, Value};
-use crate::session::{EditPlan, EditResult, Hashline};
+use crate::session::{CallOptions, EditPlan, EditResult, Hashline};
 use crate::transaction::Change;
 use std::fmt::Write;
 
@@ -154,14 +153,19 @@ impl Hashline {
     ///     ])])),
     /// ]);
     /// let batch = Value::Array(vec![append("a.txt", "b"), append("new.txt", "c")]);
-    /// let plan = session.plan_batch(&batch, false).unwrap();
+    /// let plan = session.plan_batch(&batch).unwrap();
     /// session.commit_batch(&plan).unwrap();
     /// assert_eq!(std::fs::read_to_string(root.path().join("a.txt")).unwrap(), "a\nb\n");
     /// assert_eq!(std::fs::read_to_string(root.path().join("new.txt")).unwrap(), "c\n");
     /// ```
-    pub fn plan_batch(&self, batch: &Value, allow_outside: bool) -> Result<BatchPlan> {
+    pub fn plan_batch(&self, batch: &Value) -> Result<BatchPlan> {
+        self.plan_batch_with(batch, &CallOptions::default())
+    }
+
+    /// `plan_batch`, with the call's options.
+    pub fn plan_batch_with(&self, batch: &Value, options: &CallOptions) -> Result<BatchPlan> {
         self.recover();
-        let (targets, entries) = self.batch_targets(batch, allow_outside)?;
+        let (targets, entries) = self.batch_targets(batch, options.allow_outside)?;
         self.plan_entries(targets, entries)
     }
 
@@ -169,12 +173,12 @@ impl Hashline {
     /// before any is written, and either all take their new version or
     /// none does.
     pub fn commit_batch(&self, plan: &BatchPlan) -> Result<BatchResult> {
-        self.commit_batch_with(plan, |result| Ok(result.clone()))
+        self.commit_batch_then(plan, |result| Ok(result.clone()))
     }
 
     /// `commit_batch`, with a last step that runs once every file is
-    /// checked and before any is written, as in `commit_with`.
-    pub fn commit_batch_with<T>(
+    /// checked and before any is written, as in `commit_then`.
+    pub fn commit_batch_then<T>(
         &self,
         plan: &BatchPlan,
         last_step: impl FnOnce(&BatchResult) -> Result<T>,
@@ -191,19 +195,24 @@ impl Hashline {
 
     /// Plans and writes a batch in one step, holding the locks of its
     /// files across both, as `edit` does for one file.
-    pub fn apply_batch(&self, batch: &Value, allow_outside: bool) -> Result<BatchResult> {
-        self.apply_batch_with(batch, allow_outside, |result| Ok(result.clone()))
+    pub fn apply_batch(&self, batch: &Value) -> Result<BatchResult> {
+        self.apply_batch_with(batch, &CallOptions::default())
     }
 
-    /// `apply_batch`, with a last step as in `commit_with`.
-    pub fn apply_batch_with<T>(
+    /// `apply_batch`, with the call's options.
+    pub fn apply_batch_with(&self, batch: &Value, options: &CallOptions) -> Result<BatchResult> {
+        self.apply_batch_then(batch, options, |result| Ok(result.clone()))
+    }
+
+    /// `apply_batch_with`, with a last step as in `commit_then`.
+    pub fn apply_batch_then<T>(
         &self,
         batch: &Value,
-        allow_outside: bool,
+        options: &CallOptions,
         last_step: impl FnOnce(&BatchResult) -> Result<T>,
     ) -> Result<T> {
         self.recover();
-        let (targets, entries) = self.batch_targets(batch, allow_outside)?;
+        let (targets, entries) = self.batch_targets(batch, options.allow_outside)?;
         let held: Vec<&Target> = targets.iter().flatten().collect();
         let _guards = self.path_locks(&held)?;
         let plan = self.plan_entries(targets, entries)?;
@@ -298,7 +307,7 @@ impl Hashline {
                 }
                 (None, Ok(_)) => continue,
             };
-            match with_style(self.options.view, || self.plan_target(target, &e.request)) {
+            match self.plan_target(target, &e.request) {
                 Ok(plan) => plans.push(plan),
                 Err(err) => failed.push((index, Some(e.path), err)),
             }
@@ -360,7 +369,7 @@ mod tests {
             entry("alias.txt", "y"),
             entry("../out.txt", "z"),
         ]);
-        let err = hl.apply_batch(&batch, false).unwrap_err();
+        let err = hl.apply_batch(&batch).unwrap_err();
         let listed: Vec<(usize, ErrorCode)> =
             err.entries.iter().map(|(i, e)| (*i, e.code)).collect();
         assert_eq!(

@@ -6,7 +6,7 @@
 
 use std::ops::Range;
 
-use crate::text::Document;
+use crate::document::Document;
 
 /// The lines of the version an edit replaced.
 pub(crate) trait Before {

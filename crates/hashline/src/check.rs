@@ -1,46 +1,17 @@
 //! Problems an edit brought into a file, judged on the lines it wrote, so
-//! that a host can show them the way an editor shows diagnostics. Today the
-//! engine judges what it can without knowing the language: refs copied into
-//! the file, and merge conflict markers. A syntax check per language (a
-//! parser run on the old and the new text, reporting the errors the new one
-//! has and the old one had not) belongs here too, behind the same
-//! `introduced`.
+//! that a host can show them the way an editor shows diagnostics: refs
+//! copied into the file, merge conflict markers, and a parse the edit broke
+//! (the parser run on the old and the new text, reporting the errors the
+//! new one has and the old one had not).
 
 use crate::before::Before;
+use crate::document::Document;
 use crate::prefix::full_len;
+use crate::problem::{Problem, Severity};
 use crate::reference::Ref;
 use crate::report::Hunk;
-use crate::syntax::{broken, KeptTree, Language, Parsed};
-use crate::text::Document;
+use crate::syntax::{broken, KeptTree, Parsed};
 use foldhash::HashSet;
-
-/// How bad a problem is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Severity {
-    /// The file no longer compiles or parses.
-    Error,
-    /// Worth a look; the file still works.
-    Warning,
-}
-
-/// A problem a change brought into the file, with where it is.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Problem {
-    /// 0-based line of the new version.
-    pub line: usize,
-    /// 0-based character offsets in that line, end exclusive.
-    pub column: usize,
-    /// End of the problem in that line (exclusive).
-    pub end_column: usize,
-    /// How bad it is.
-    pub severity: Severity,
-    /// What is wrong, for the model.
-    pub message: String,
-    /// The line's ref, for an edit that fixes it.
-    pub reference: String,
-    /// For a parse the edit broke, the language it was parsed as.
-    pub syntax: Option<Language>,
-}
 
 /// Conflict markers as `git merge` writes them: seven characters, then the
 /// end of the line or a space and a label.

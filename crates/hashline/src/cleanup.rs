@@ -8,6 +8,8 @@
 //! itself started with all make rules that are right most of the time, and
 //! the rest of the time they would drop a line the model meant or keep one
 //! it copied by mistake.
+//!
+//! Specified in `docs/format.md` §7.
 
 use crate::syntax::EchoJudge;
 use std::ops::Range;
@@ -151,8 +153,8 @@ impl Echoes<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::document::Document;
     use crate::syntax::Language;
-    use crate::text::Document;
 
     fn owned(lines: &[&str]) -> Vec<String> {
         lines.iter().map(|l| (*l).to_owned()).collect()

@@ -1,6 +1,8 @@
 //! Turns the loosely typed values hosts hand over (whatever the model sent)
 //! into a typed `Request`, or an error the model can act on: every alias of
 //! the request format is accepted, and nothing else is guessed at.
+//!
+//! Specified in `docs/format.md` §5.
 
 use crate::error::{excerpt, Error, Result};
 use crate::request::{

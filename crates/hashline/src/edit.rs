@@ -4,10 +4,12 @@
 use std::fmt::Write as _;
 
 use crate::before::{Before, Taken};
-use crate::check::{introduced, Introduced, Problem};
-use crate::error::{Error, ErrorCode, Result};
-use crate::locate::PlanContext;
+use crate::check::{introduced, Introduced};
+use crate::document::{Document, Splice};
+use crate::error::{plural, Error, ErrorCode, Result};
 use crate::plan::plan;
+use crate::plan::PlanContext;
+use crate::problem::Problem;
 use crate::relocate::Relocated;
 use crate::remap::LineMap;
 use crate::replace::{create, replace};
@@ -15,7 +17,7 @@ use crate::report::{hunks, success, window, Hunk, SuccessInput, Summary};
 use crate::request::{OpKind, Request};
 use crate::store::Version;
 use crate::syntax::{KeptTree, Parsed, SyntaxCheck};
-use crate::text::{Document, Splice};
+use crate::view::ViewStyle;
 
 /// One document to edit, and what the edit may rely on.
 pub struct EditInput<'a> {
@@ -43,6 +45,8 @@ pub struct EditInput<'a> {
     /// A note about the store for the result, whatever it is (damaged
     /// versions that were ignored).
     pub store_note: Option<&'a str>,
+    /// The style the result and any rejection show lines and refs in.
+    pub style: ViewStyle,
 }
 
 /// A new version of a document, computed and described, not yet written.
@@ -74,11 +78,14 @@ pub(crate) struct Change {
     pub notes: Vec<String>,
     pub remapped_from: Option<String>,
     pub relocated: Vec<Relocated>,
+    /// The style the result shows lines and refs in.
+    pub style: ViewStyle,
 }
 
 impl<'a> EditInput<'a> {
     /// The input for text a caller holds: no file behind it and no stored
-    /// versions, so every line may be cited.
+    /// versions, so every line may be cited. Its results show full refs,
+    /// which hold on their own, since no stored view vouches for lean ones.
     pub fn text(doc: &'a Document, path: &'a str, cleanup: bool, syntax: SyntaxCheck) -> Self {
         EditInput {
             doc,
@@ -92,6 +99,7 @@ impl<'a> EditInput<'a> {
             syntax,
             old_tree: None,
             store_note: None,
+            style: ViewStyle::Full,
         }
     }
 }
@@ -174,13 +182,6 @@ fn plan_change(input: &EditInput<'_>, request: &Request) -> Result<Prepared> {
         .with_path(input.path));
     }
     let previous_rev = doc.rev().to_owned();
-    let plural = |n: usize, one: &str, many: &str| {
-        if n == 1 {
-            format!("{n} {one}")
-        } else {
-            format!("{n} {many}")
-        }
-    };
     let mut remapped_from = None;
     let mut relocated = Vec::new();
     let (new, headline, notes): (NewText, String, Vec<String>) = match request {
@@ -203,6 +204,7 @@ fn plan_change(input: &EditInput<'_>, request: &Request) -> Result<Prepared> {
                         .parse_of(input.path, None)
                         .map(|p| (p.language, kept.as_ref().and_then(|t| t.as_ref().ok()))),
                 },
+                style: input.style,
             };
             let planned = plan(&ctx, operations, rev.as_deref())?;
             remapped_from = planned.from.clone();
@@ -233,7 +235,7 @@ fn plan_change(input: &EditInput<'_>, request: &Request) -> Result<Prepared> {
             new_string,
             replace_all,
         } => {
-            let replaced = replace(doc, old_string, new_string, *replace_all)
+            let replaced = replace(doc, old_string, new_string, *replace_all, input.style)
                 .map_err(|e| e.with_path(input.path))?;
             let headline = format!(
                 "Replaced {} in {}",
@@ -269,6 +271,7 @@ fn plan_change(input: &EditInput<'_>, request: &Request) -> Result<Prepared> {
             notes,
             remapped_from,
             relocated,
+            style: input.style,
         },
         parsed,
         store_note: input.store_note.map(str::to_owned),
@@ -339,6 +342,7 @@ pub(crate) fn finish(
         notes,
         remapped_from,
         relocated,
+        style,
     } = change;
     let replaced;
     let (old, previous_rev): (&dyn Before, String) = match &old {
@@ -385,12 +389,13 @@ pub(crate) fn finish(
         headline,
         notes: &notes,
         relocated: &relocated,
+        style,
     });
     let map = LineMap::from_changes(
         old.line_count(),
         hunks.iter().map(|h| (h.old.clone(), h.new.clone())),
     );
-    tell_broken_parse(&mut summary, &new_doc, &problems);
+    tell_broken_parse(&mut summary, &new_doc, &problems, style);
     Ok(Edited {
         doc: new_doc,
         rev: new_rev,
@@ -404,7 +409,12 @@ pub(crate) fn finish(
 }
 
 /// The lines of the parse an edit broke, with refs, after the result.
-fn tell_broken_parse(summary: &mut Summary, new: &Document, problems: &[Problem]) {
+fn tell_broken_parse(
+    summary: &mut Summary,
+    new: &Document,
+    problems: &[Problem],
+    style: ViewStyle,
+) {
     let broken: Vec<&Problem> = problems.iter().filter(|p| p.syntax.is_some()).collect();
     let Some(language) = broken.first().and_then(|p| p.syntax) else {
         return;
@@ -412,7 +422,7 @@ fn tell_broken_parse(summary: &mut Summary, new: &Document, problems: &[Problem]
     let mut lines: Vec<usize> = broken.iter().map(|p| p.line).collect();
     lines.sort_unstable();
     lines.dedup();
-    let (window, shown) = window(new, &lines, 1);
+    let (window, shown) = window(new, &lines, 1, style);
     let _ = writeln!(
         summary.output,
         "Syntax: the file parsed as {} before this edit and no longer does; fix it with another edit:",

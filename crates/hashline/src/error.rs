@@ -1,126 +1,144 @@
 //! Error codes shared by every layer: hosts map `code` to their own error type
 //! and show `message` to the model as-is, so the message is the repair kit.
+//!
+//! Specified in `docs/format.md` §9.
 
 use std::fmt;
 
-use crate::check::Problem;
+use crate::problem::Problem;
 use std::ops::Range;
 
-/// The stable code of an error, the same in every host (`err.code`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ErrorCode {
-    /// A ref no longer matches its line and cannot be proven moved.
-    HashMismatch,
-    /// A ref is not of the form `LINE#HASH#ANCHOR`.
-    InvalidRef,
-    /// A ref points past the end of the file.
-    OutOfRange,
-    /// Operations of one batch overlap or are unordered.
-    Conflict,
-    /// The request leaves the file as it is.
-    NoChange,
-    /// The batch cites lines no view showed.
-    UnseenLines,
-    /// The file does not exist.
-    NotFound,
-    /// The path is a folder or another kind of non-file.
-    NotAFile,
-    /// The file is not UTF-8.
-    NotUtf8,
-    /// The file holds a NUL byte.
-    Binary,
-    /// The file is larger than the limit.
-    TooLarge,
-    /// The path leads outside the root.
-    OutsideRoot,
-    /// The system refused access.
-    Permission,
-    /// The file changed between plan and commit.
-    BaseChanged,
-    /// Another write held a lock for longer than the lock timeout.
-    Locked,
-    /// The fallback's `oldString` is not in the file.
-    OldStringNotFound,
-    /// The fallback's `oldString` matches more than once.
-    OldStringAmbiguous,
-    /// A patch hunk whose lines are nowhere in the file.
-    ContextNotFound,
-    /// A patch hunk whose lines fit more than one place.
-    ContextAmbiguous,
-    /// The edit breaks the file's parse and the session rejects such edits.
-    SyntaxError,
-    /// Content holds what may be lines copied from a view (view prefixes,
-    /// a repeat of a neighbouring line) that the engine can neither prove
-    /// copies nor rule out: nothing is removed on a guess.
-    AmbiguousEcho,
-    /// The request is malformed.
-    InvalidRequest,
-    /// Another input or output error.
-    Io,
-    /// A bug: a panic caught at the host boundary.
-    Internal,
-    /// The host stopped the call before it wrote anything.
-    Cancelled,
+/// Declares the error codes once: each code's name, its text as hosts show
+/// it, its class and what it means.
+macro_rules! error_codes {
+    ($($code:ident = $text:literal, $class:ident, $meaning:literal;)+) => {
+        /// The stable code of an error, the same in every host (`err.code`).
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum ErrorCode {
+            $(
+                #[doc = $meaning]
+                $code,
+            )+
+        }
+
+        impl ErrorCode {
+            /// Every code, for hosts that map them (exit codes, tables).
+            pub const ALL: &'static [ErrorCode] = &[$(ErrorCode::$code),+];
+
+            /// The code as hosts show it, `HASH_MISMATCH` style.
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $(ErrorCode::$code => $text,)+
+                }
+            }
+
+            /// What kind of failure the code is.
+            pub fn class(self) -> ErrorClass {
+                match self {
+                    $(ErrorCode::$code => ErrorClass::$class,)+
+                }
+            }
+
+            /// What the code means, one sentence.
+            pub fn description(self) -> &'static str {
+                match self {
+                    $(ErrorCode::$code => $meaning,)+
+                }
+            }
+        }
+    };
 }
 
-impl ErrorCode {
-    /// Every code, for hosts that map them (exit codes, tables).
-    pub const ALL: [ErrorCode; 25] = [
-        ErrorCode::HashMismatch,
-        ErrorCode::InvalidRef,
-        ErrorCode::OutOfRange,
-        ErrorCode::Conflict,
-        ErrorCode::NoChange,
-        ErrorCode::UnseenLines,
-        ErrorCode::NotFound,
-        ErrorCode::NotAFile,
-        ErrorCode::NotUtf8,
-        ErrorCode::Binary,
-        ErrorCode::TooLarge,
-        ErrorCode::OutsideRoot,
-        ErrorCode::Permission,
-        ErrorCode::BaseChanged,
-        ErrorCode::Locked,
-        ErrorCode::OldStringNotFound,
-        ErrorCode::OldStringAmbiguous,
-        ErrorCode::ContextNotFound,
-        ErrorCode::ContextAmbiguous,
-        ErrorCode::SyntaxError,
-        ErrorCode::AmbiguousEcho,
-        ErrorCode::InvalidRequest,
-        ErrorCode::Io,
-        ErrorCode::Internal,
-        ErrorCode::Cancelled,
-    ];
+error_codes! {
+    HashMismatch = "HASH_MISMATCH", Stale,
+        "A ref no longer matches its line and cannot be proven moved.";
+    InvalidRef = "INVALID_REF", Request,
+        "A ref is not of the form `LINE#HASH#ANCHOR` or `LINEab`.";
+    OutOfRange = "OUT_OF_RANGE", Request,
+        "A ref or offset points past the end of the file.";
+    Conflict = "CONFLICT", Request,
+        "Operations of one batch overlap or are unordered.";
+    NoChange = "NO_CHANGE", Request,
+        "The request leaves the file as it is.";
+    UnseenLines = "UNSEEN_LINES", Stale,
+        "The batch cites lines no view showed.";
+    NotFound = "NOT_FOUND", File,
+        "The file does not exist.";
+    NotAFile = "NOT_A_FILE", File,
+        "The path is a folder or another kind of non-file.";
+    NotUtf8 = "NOT_UTF8", File,
+        "The file is not UTF-8.";
+    Binary = "BINARY", File,
+        "The file holds a NUL byte.";
+    TooLarge = "TOO_LARGE", File,
+        "The file is larger than the limit.";
+    OutsideRoot = "OUTSIDE_ROOT", Refused,
+        "The path leads outside the root.";
+    Permission = "PERMISSION", Refused,
+        "The system refused access.";
+    BaseChanged = "BASE_CHANGED", Stale,
+        "The file changed between plan and commit.";
+    Locked = "LOCKED", Other,
+        "Another write held a lock for longer than the lock timeout.";
+    OldStringNotFound = "OLD_STRING_NOT_FOUND", Request,
+        "The fallback's `oldString` is not in the file.";
+    OldStringAmbiguous = "OLD_STRING_AMBIGUOUS", Request,
+        "The fallback's `oldString` matches more than once.";
+    ContextNotFound = "CONTEXT_NOT_FOUND", Request,
+        "A patch hunk whose lines are nowhere in the file.";
+    ContextAmbiguous = "CONTEXT_AMBIGUOUS", Request,
+        "A patch hunk whose lines fit more than one place.";
+    SyntaxError = "SYNTAX_ERROR", Request,
+        "The edit breaks the file's parse and the session rejects such edits.";
+    AmbiguousEcho = "AMBIGUOUS_ECHO", Request,
+        "Content holds what may be lines copied from a view (view prefixes, a repeat of a neighbouring line) that the engine can neither prove copies nor rule out: nothing is removed on a guess.";
+    InvalidRequest = "INVALID_REQUEST", Request,
+        "The request is malformed.";
+    Io = "IO", Other,
+        "Another input or output error.";
+    Internal = "INTERNAL", Other,
+        "A bug: a panic caught at the host boundary.";
+    Cancelled = "CANCELLED", Other,
+        "The host stopped the call before it wrote anything.";
+}
 
-    /// The code as hosts show it, `HASH_MISMATCH` style.
+/// What kind of failure an error code is; hosts that sort failures (the
+/// command line's exit status) go by it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ErrorClass {
+    /// The refs or the plan no longer fit the file: read it again.
+    Stale,
+    /// The request cannot be applied as sent.
+    Request,
+    /// The file cannot be edited (missing, not text, too large).
+    File,
+    /// Access to the path was refused.
+    Refused,
+    /// Any other failure.
+    Other,
+}
+
+impl ErrorClass {
+    /// The class as hosts show it, lowercase.
     pub fn as_str(self) -> &'static str {
         match self {
-            ErrorCode::HashMismatch => "HASH_MISMATCH",
-            ErrorCode::InvalidRef => "INVALID_REF",
-            ErrorCode::OutOfRange => "OUT_OF_RANGE",
-            ErrorCode::Conflict => "CONFLICT",
-            ErrorCode::NoChange => "NO_CHANGE",
-            ErrorCode::UnseenLines => "UNSEEN_LINES",
-            ErrorCode::NotFound => "NOT_FOUND",
-            ErrorCode::NotAFile => "NOT_A_FILE",
-            ErrorCode::NotUtf8 => "NOT_UTF8",
-            ErrorCode::Binary => "BINARY",
-            ErrorCode::TooLarge => "TOO_LARGE",
-            ErrorCode::OutsideRoot => "OUTSIDE_ROOT",
-            ErrorCode::Permission => "PERMISSION",
-            ErrorCode::BaseChanged => "BASE_CHANGED",
-            ErrorCode::Locked => "LOCKED",
-            ErrorCode::OldStringNotFound => "OLD_STRING_NOT_FOUND",
-            ErrorCode::OldStringAmbiguous => "OLD_STRING_AMBIGUOUS",
-            ErrorCode::ContextNotFound => "CONTEXT_NOT_FOUND",
-            ErrorCode::ContextAmbiguous => "CONTEXT_AMBIGUOUS",
-            ErrorCode::SyntaxError => "SYNTAX_ERROR",
-            ErrorCode::AmbiguousEcho => "AMBIGUOUS_ECHO",
-            ErrorCode::InvalidRequest => "INVALID_REQUEST",
-            ErrorCode::Io => "IO",
-            ErrorCode::Internal => "INTERNAL",
-            ErrorCode::Cancelled => "CANCELLED",
+            ErrorClass::Stale => "stale",
+            ErrorClass::Request => "request",
+            ErrorClass::File => "file",
+            ErrorClass::Refused => "refused",
+            ErrorClass::Other => "other",
+        }
+    }
+
+    /// The exit status of a command that failed with an error of this
+    /// class.
+    pub fn exit_status(self) -> u8 {
+        match self {
+            ErrorClass::Stale => 1,
+            ErrorClass::Request => 2,
+            ErrorClass::File => 3,
+            ErrorClass::Refused => 4,
+            ErrorClass::Other => 5,
         }
     }
 }
@@ -245,6 +263,11 @@ pub fn excerpt(value: &str) -> String {
     }
 }
 
+/// `n` and the noun for it: `1 line`, `2 lines`.
+pub(crate) fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 /// Numbers listed in a message, at most a few, then how many more.
 pub fn list_numbers(numbers: &[usize]) -> String {
     const MAX_LISTED: usize = 10;
@@ -257,4 +280,30 @@ pub fn list_numbers(numbers: &[usize]) -> String {
         shown.push(format!("and {} more", numbers.len() - MAX_LISTED));
     }
     shown.join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_code_is_listed_once_with_the_exit_status_of_its_class() {
+        let mut names: Vec<&str> = ErrorCode::ALL.iter().map(|c| c.as_str()).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), 25);
+        assert_eq!(ErrorCode::ALL.len(), 25);
+        for (code, status) in [
+            (ErrorCode::HashMismatch, 1),
+            (ErrorCode::BaseChanged, 1),
+            (ErrorCode::AmbiguousEcho, 2),
+            (ErrorCode::InvalidRequest, 2),
+            (ErrorCode::TooLarge, 3),
+            (ErrorCode::Permission, 4),
+            (ErrorCode::Locked, 5),
+            (ErrorCode::Cancelled, 5),
+        ] {
+            assert_eq!(code.class().exit_status(), status, "{code}");
+        }
+    }
 }

@@ -5,11 +5,11 @@
 //! sandbox resolved (a folder handle and a name), or, for a view, opened
 //! by the sandbox's quick way; never by a path that may follow a link.
 
+use crate::document::Document;
 use crate::error::{Error, ErrorCode, Result};
 use crate::lock::{try_lock, FolderLock};
 use crate::sandbox::io_error;
 pub use crate::sandbox::{Root, Target};
-use crate::text::Document;
 use cap_fs_ext::{FollowSymlinks, OpenOptionsFollowExt};
 use cap_std::fs::{Dir, OpenOptions};
 use sha1::{Digest, Sha1};

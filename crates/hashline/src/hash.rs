@@ -1,5 +1,13 @@
-//! The three digests of the reference format: a line's HASH, its ANCHOR
-//! (the line with its neighbours) and a document's REV.
+//! The digests of the reference format: a line's HASH, its ANCHOR (the
+//! line with its neighbours), a document's REV, and the lean view's pair
+//! tag.
+//!
+//! The first letter of a pair tag comes from one half of the alphabet for
+//! even line numbers and from the other half for odd ones, so the tags of
+//! neighbouring lines always differ: a line number typed one off never
+//! validates, even in a run of identical lines no content hash tells apart.
+//!
+//! Specified in `docs/format.md` §2.
 
 use sha1::{Digest, Sha1};
 use std::fmt;
@@ -72,6 +80,30 @@ pub fn rev(canonical: &str) -> String {
     hex::encode_upper(&Sha1::digest(canonical.as_bytes())[..4])
 }
 
+/// The letters a pair tag starts with, by the parity of its line number.
+pub const PAIR_FIRST: [&[u8; 13]; 2] = [b"abcdefghijklm", b"nopqrstuvwxyz"];
+/// 13 first letters × 26 second letters.
+pub(crate) const PAIR_VALUES: u32 = 338;
+
+/// The pair tag of line `line_number` (1-based) holding `text`: the first 32
+/// bits of SHA-1 over the hashed text, big-endian, modulo 338, spelled as a
+/// first letter of the line number's parity (value / 26) and a second letter
+/// (value % 26).
+pub fn pair_tag(line_number: usize, text: &str) -> [u8; 2] {
+    let digest = Sha1::digest(hashed_text(text).as_bytes());
+    let v = u32::from_be_bytes([digest[0], digest[1], digest[2], digest[3]]) % PAIR_VALUES;
+    [
+        PAIR_FIRST[line_number % 2][(v / 26) as usize],
+        b'a' + (v % 26) as u8,
+    ]
+}
+
+/// Whether `tag` (lowercase) could be the pair tag of some line numbered
+/// `line_number`: its first letter is of the number's parity.
+pub fn fits_parity(line_number: usize, tag: [u8; 2]) -> bool {
+    PAIR_FIRST[line_number % 2].contains(&tag[0]) && tag[1].is_ascii_lowercase()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -121,5 +153,35 @@ mod tests {
         assert!(Tag::parse("G00").is_none());
         assert!(Tag::parse("+12").is_none());
         assert!(Tag::from_bits(0x1000).is_none());
+    }
+
+    #[test]
+    fn pair_tags_equal_the_reference_function_of_the_benchmark() {
+        // Computed once with bench/editbench/lib/lean.mjs `pairTag`.
+        for (n, line, tag) in [
+            (1, "fn main() {", "ve"),
+            (2, "    let x = 1;", "ay"),
+            (3, "    println!(\"{x}\");", "sh"),
+            (4, "}", "ao"),
+            (5, "", "no"),
+            (6, "", "ao"),
+            (10, "}", "ao"),
+            (11, "}", "no"),
+            (12, "x = 1 \t ", "dz"),
+            (12, "x = 1", "dz"),
+            (1_234_567, "é ünïcode", "ze"),
+            (8, "  return total;", "mk"),
+        ] {
+            assert_eq!(pair_tag(n, line), tag.as_bytes(), "{n} {line:?}");
+        }
+    }
+
+    #[test]
+    fn neighbouring_lines_never_share_a_pair_tag() {
+        for n in 1..200 {
+            assert_ne!(pair_tag(n, "}"), pair_tag(n + 1, "}"));
+            assert!(fits_parity(n, pair_tag(n, "x")));
+            assert!(!fits_parity(n + 1, pair_tag(n, "x")));
+        }
     }
 }

@@ -16,7 +16,7 @@
 //! let session = Hashline::new(Options::new(root.path())).unwrap();
 //!
 //! // A view gives every line its ref.
-//! let read = session.read("a.txt", None, None, false).unwrap();
+//! let read = session.read("a.txt").unwrap();
 //! let line = read.view.text.lines().find(|l| l.starts_with('2')).unwrap();
 //! let two = line.split(' ').next().unwrap(); // `2` and its two-letter tag
 //!
@@ -31,7 +31,7 @@
 //!     ])]),
 //! )]))
 //! .unwrap();
-//! session.edit("a.txt", &request, false).unwrap();
+//! session.edit("a.txt", &request).unwrap();
 //! assert_eq!(std::fs::read_to_string(root.path().join("a.txt")).unwrap(), "one\n2\n");
 //! ```
 //!
@@ -49,17 +49,17 @@ mod check;
 mod cleanup;
 mod decode;
 mod diff;
+mod document;
 mod edit;
 mod error;
 mod file;
 mod hash;
 mod journal;
-mod lean;
-mod locate;
 mod lock;
 mod patch;
 mod plan;
 mod prefix;
+mod problem;
 mod reference;
 mod reformat;
 mod reject;
@@ -73,7 +73,6 @@ mod search;
 mod session;
 mod store;
 mod syntax;
-mod text;
 mod transaction;
 mod view;
 
@@ -84,52 +83,60 @@ mod tests;
 
 pub use batch::{BatchPlan, BatchResult};
 pub use cancel::Cancel;
-pub use check::{Problem, Severity};
+pub use document::Document;
 pub use edit::{apply_to_string, apply_to_text, Edited, TextEdit};
-pub use error::{excerpt, Error, ErrorCode, Mismatch, Result};
-pub use hash::{anchor_hash, line_hash, rev, Tag};
-pub use lean::{pair_tag, ViewStyle};
-pub use patch::{paths as patch_paths, FileKind, FileResult, PatchPlan, PatchResult};
+pub use error::{excerpt, Error, ErrorClass, ErrorCode, Mismatch, Result};
+pub use hash::{anchor_hash, line_hash, pair_tag, rev, Tag};
+pub use patch::{paths as patch_paths, FileKind, FileResult, PatchOptions, PatchPlan, PatchResult};
+pub use problem::{Problem, Severity};
 pub use reference::{Ref, RefTag};
+pub use reformat::ReformatOptions;
 pub use report::Summary;
 pub use request::{
     Field, OpKind, Operation, Place, Request, Side, Value, OPERATION_FIELDS, REQUEST_FIELDS,
 };
 pub use search::{SearchHit, SearchLine, SearchOptions, SearchResult, Skipped, SkippedFile};
 pub use session::{
-    EditPlan, EditResult, Hashline, Options, ReadResult, ShownLine, Stripped, Tagged,
-    MAX_RESULT_BYTES,
+    CallOptions, EditPlan, EditResult, Hashline, Options, ReadOptions, ReadResult, ShownLine,
+    Stripped, Tagged, MAX_RESULT_BYTES,
 };
 pub use store::{clear as clear_store, Cleared, StoreLimits};
 pub use syntax::{Language, SyntaxCheck};
-pub use text::Document;
-pub use view::View;
+pub use view::{FormatViewOptions, View, ViewStyle};
 
-/// A tagged view of `text` (a file's content held by the caller), lines
-/// `offset..offset + limit` (1-based offset; the whole text by default),
-/// in the given style.
+/// A tagged view of `text` (a file's content held by the caller), the
+/// whole text in the lean style.
 ///
 /// ```
-/// use hashline::{format_view, ViewStyle};
+/// use hashline::{format_view, format_view_with, FormatViewOptions, ViewStyle};
 ///
-/// let full = format_view("a\nb\n", "notes.txt", None, None, ViewStyle::Full).unwrap();
-/// assert!(full.text.starts_with("notes.txt REV:"));
-/// assert!(full.text.contains("|b\n"));
-/// let lean = format_view("a\nb\n", "notes.txt", None, None, ViewStyle::Lean).unwrap();
+/// let lean = format_view("a\nb\n", "notes.txt").unwrap();
+/// assert!(lean.text.starts_with("notes.txt REV:"));
 /// assert!(lean.text.lines().nth(2).unwrap().ends_with(" b"));
+/// let options = FormatViewOptions {
+///     offset: Some(2),
+///     view: ViewStyle::Full,
+///     ..Default::default()
+/// };
+/// let full = format_view_with("a\nb\n", "notes.txt", &options).unwrap();
+/// assert!(full.text.contains("|b\n"));
+/// assert!(!full.text.contains("|a\n"));
 /// ```
-pub fn format_view(
+pub fn format_view(text: impl Into<String>, path: &str) -> Result<View> {
+    format_view_with(text, path, &FormatViewOptions::default())
+}
+
+/// A tagged view of the lines of `text` that `options` name, in its style.
+pub fn format_view_with(
     text: impl Into<String>,
     path: &str,
-    offset: Option<usize>,
-    limit: Option<usize>,
-    style: ViewStyle,
+    options: &FormatViewOptions,
 ) -> Result<View> {
     view::render(
         &Document::from_string(text.into()),
         path,
-        offset,
-        limit,
-        style,
+        options.offset,
+        options.limit,
+        options.view,
     )
 }

@@ -12,7 +12,14 @@ mod place;
 #[cfg(test)]
 mod tests;
 
-pub use apply::{FileKind, FileResult, PatchPlan, PatchResult};
+pub use apply::{FileKind, FileResult, PatchOptions, PatchPlan, PatchResult};
+
+use crate::view::ViewStyle;
+
+/// The style a patch's results and rejections show lines in: a hunk is
+/// anchored by the full ref after its `@@`, so the refs it is shown are
+/// full ones it can cite there.
+const STYLE: ViewStyle = ViewStyle::Full;
 pub use parse::paths;
 pub(crate) use parse::*;
 pub(crate) use place::*;

@@ -3,17 +3,68 @@
 //! collapses repeats and rejects conflicts, all before anything changes.
 
 use crate::cleanup::{without, Boundary, Echo, Echoes};
+use crate::document::{Document, Splice};
 use crate::error::{Error, ErrorCode, Result};
-use crate::locate::{locate, parse_refs, PlanContext};
-use crate::prefix::{self, Prefix, Verdict};
+use crate::prefix::{self, Prefix, Shown, Verdict};
 use crate::reference::Ref;
+use crate::reject::Subject;
 use crate::relocate::{lines_phrase, place, Placement, Relocated, Relocation};
 use crate::request::{OpKind, Operation};
+use crate::store::Version;
 use crate::syntax::{block_at, EchoJudge, Language};
-use crate::text::{Document, Splice};
+use crate::view::ViewStyle;
+use locate::{locate, parse_refs};
 use std::collections::HashSet;
 use std::fmt::Write as _;
 use std::ops::Range;
+use tree_sitter::Tree;
+
+pub(crate) mod locate;
+
+/// What the plan needs to know besides the operations.
+pub struct PlanContext<'a> {
+    pub doc: &'a Document,
+    pub rev: &'a str,
+    /// The path as the model knows it, for messages.
+    pub path: &'a str,
+    /// Stored versions of this file, most recent first (may include the
+    /// current one).
+    pub history: &'a [Version],
+    /// Versions of other files the session showed: their shown lines may
+    /// vouch for view prefixes copied from them into this file.
+    pub others: &'a [Version],
+    /// The text is one the caller holds and showed whole (`apply_to_text`):
+    /// its lines vouch for view prefixes copied from it.
+    pub caller_text: bool,
+    pub cleanup: bool,
+    pub seen_guard: bool,
+    /// The language the clean-up may parse the file in to judge echoes,
+    /// and the file's tree if the session kept it.
+    pub syntax: Option<(Language, Option<&'a Tree>)>,
+    /// The style rejections show lines and refs in.
+    pub style: ViewStyle,
+}
+
+impl<'a> PlanContext<'a> {
+    /// The versions whose shown lines may vouch for copied view prefixes.
+    pub(crate) fn shown(&self) -> Shown<'a> {
+        if self.caller_text {
+            Shown::text(self.doc)
+        } else {
+            Shown::new(self.history, self.others)
+        }
+    }
+
+    /// What a rejection of this batch is about.
+    pub(crate) fn subject(&self) -> Subject<'_> {
+        Subject {
+            doc: self.doc,
+            path: self.path,
+            rev: self.rev,
+            style: self.style,
+        }
+    }
+}
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Planned {
@@ -657,6 +708,7 @@ mod tests {
             cleanup: true,
             seen_guard: true,
             syntax: None,
+            style: ViewStyle::Full,
         }
     }
 
@@ -665,7 +717,7 @@ mod tests {
     }
 
     fn r(doc: &Document, line: usize) -> Option<String> {
-        Some(current_ref(doc, line - 1))
+        Some(current_ref(doc, line - 1, ViewStyle::Full))
     }
 
     fn run(doc: &Document, ops: &[Operation]) -> Result<Planned> {
@@ -746,14 +798,14 @@ mod tests {
         assert_eq!(err.mismatches.len(), 2);
         assert_eq!(
             err.mismatches[0].actual.as_deref(),
-            Some(current_ref(&doc, 1).as_str())
+            Some(current_ref(&doc, 1, ViewStyle::Full).as_str())
         );
         assert!(err
             .message
             .starts_with("Edit rejected, nothing written: 2 refs no longer match f.txt"));
         assert!(err
             .message
-            .contains(&format!(">>> {}|B", current_ref(&doc, 1))));
+            .contains(&format!(">>> {}|B", current_ref(&doc, 1, ViewStyle::Full))));
     }
 
     #[test]
@@ -763,7 +815,7 @@ mod tests {
         assert_eq!(err.code, ErrorCode::InvalidRef);
         assert_eq!(
             err.suggestion.as_deref(),
-            Some(current_ref(&doc, 1).as_str())
+            Some(current_ref(&doc, 1, ViewStyle::Full).as_str())
         );
     }
 
@@ -785,7 +837,10 @@ mod tests {
         let doc = Document::from_text("x\na\nb\nc\nb\n");
         let err = run(&doc, &[op(OpKind::Delete, r(&old, 2), None, "")]).unwrap_err();
         assert_eq!(err.code, ErrorCode::HashMismatch);
-        let moved = format!("is at line 3 now ({})", current_ref(&doc, 2));
+        let moved = format!(
+            "is at line 3 now ({})",
+            current_ref(&doc, 2, ViewStyle::Full)
+        );
         assert!(err.message.contains(&moved), "{}", err.message);
 
         let twice = Document::from_text("a\nb\nc\na\nb\nc\n");

@@ -15,13 +15,15 @@
 //! for a line number's parity (8.4 bits), a full prefix's HASH and ANCHOR
 //! 24 bits; a tag that several shown versions give that line number counts
 //! for less, since any of them would have matched.
+//!
+//! Specified in `docs/format.md` §7.
 
+use crate::document::Document;
 use crate::error::{excerpt, Error, ErrorCode};
 use crate::hash::{anchor_hash, hashed_text, line_hash, Tag};
-use crate::lean::{fits_parity, pair_tag, PAIR_VALUES};
+use crate::hash::{fits_parity, pair_tag, PAIR_VALUES};
 use crate::reference::{Ref, RefTag};
 use crate::store::Version;
-use crate::text::Document;
 use std::collections::HashSet;
 use std::fmt::Write as _;
 

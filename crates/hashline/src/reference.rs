@@ -1,10 +1,11 @@
 //! Line references, full `LINE#HASH#ANCHOR` or lean `LINEab`: parsing what
 //! models copy (tolerantly) and formatting what they are shown (strictly).
+//!
+//! Specified in `docs/format.md` §3.
 
+use crate::document::Document;
 use crate::error::{excerpt, Error, ErrorCode, Result};
-use crate::hash::{anchor_hash, line_hash, Tag};
-use crate::lean::{pair_tag, parse_pair};
-use crate::text::Document;
+use crate::hash::{anchor_hash, line_hash, pair_tag, Tag};
 use std::fmt;
 
 pub const EXPECTED_FORM: &str =
@@ -203,6 +204,16 @@ fn parse_lean(s: &str) -> Option<Ref> {
 pub(crate) struct Cited {
     pub op: usize,
     pub reference: Ref,
+}
+
+/// A lean tag as cited: exactly two ASCII letters, lower-cased.
+pub(crate) fn parse_pair(text: &str) -> Option<[u8; 2]> {
+    match text.as_bytes() {
+        [a, b] if a.is_ascii_alphabetic() && b.is_ascii_alphabetic() => {
+            Some([a.to_ascii_lowercase(), b.to_ascii_lowercase()])
+        }
+        _ => None,
+    }
 }
 
 #[cfg(test)]

@@ -6,12 +6,12 @@
 
 use crate::check::introduced;
 use crate::diff::diff_lines;
+use crate::document::Document;
 use crate::error::Result;
 use crate::remap::LineMap;
 use crate::report::{success, Hunk, SuccessInput};
 use crate::session::{EditResult, Hashline};
 use crate::store::Parent;
-use crate::text::Document;
 use std::sync::Arc;
 
 /// The changed regions between two texts, as the bounded line diff finds
@@ -27,6 +27,19 @@ fn diff_hunks(old: &Document, new: &Document) -> Vec<Hunk> {
         .collect()
 }
 
+/// What the result of `reformatted` describes.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ReformatOptions {
+    /// The REV the result describes the change against (default: the
+    /// version written).
+    pub since: Option<String>,
+    /// The first sentence of the result (default: the path "changed after
+    /// it was written").
+    pub headline: Option<String>,
+    /// Allow a path outside the root (the host asked its user).
+    pub allow_outside: bool,
+}
+
 impl Hashline {
     /// Takes in what became of a file after this session wrote version
     /// `written` (a formatter ran on it). `None` when it is still that
@@ -34,28 +47,20 @@ impl Hashline {
     /// and the result describes it against `since` (the version before the
     /// edit; `written` when not given) with fresh refs for every region
     /// that differs, under `headline`.
-    pub fn reformatted(
-        &self,
-        path: &str,
-        written: &str,
-        since: Option<&str>,
-        headline: Option<&str>,
-        allow_outside: bool,
-    ) -> Result<Option<EditResult>> {
-        crate::lean::with_style(self.options.view, || {
-            self.reformatted_in_style(path, written, since, headline, allow_outside)
-        })
+    pub fn reformatted(&self, path: &str, written: &str) -> Result<Option<EditResult>> {
+        self.reformatted_with(path, written, &ReformatOptions::default())
     }
 
-    fn reformatted_in_style(
+    /// `reformatted`, with what the result describes and the call's options.
+    pub fn reformatted_with(
         &self,
         path: &str,
         written: &str,
-        since: Option<&str>,
-        headline: Option<&str>,
-        allow_outside: bool,
+        options: &ReformatOptions,
     ) -> Result<Option<EditResult>> {
-        let target = self.target(path, allow_outside)?;
+        let since = options.since.as_deref();
+        let headline = options.headline.as_deref();
+        let target = self.target(path, options.allow_outside)?;
         let _guard = self.path_lock(&target)?;
         let doc = Arc::new(self.load(&target, false)?.doc);
         let written = written.trim().to_ascii_uppercase();
@@ -99,6 +104,7 @@ impl Hashline {
             headline,
             notes: &notes,
             relocated: &[],
+            style: self.options.view,
         });
         let mut store = self.store();
         store.record_all(&target.real, &rev, &doc, &summary.shown, false);

@@ -2,13 +2,13 @@
 //! they are now with context and fresh refs, and what to do next. Each is
 //! built only when a batch is refused.
 
+use crate::document::Document;
 use crate::error::{list_numbers, Error, ErrorCode, Mismatch};
-use crate::hash::Tag;
-use crate::lean::{with_style, ViewStyle};
-use crate::reference::{Cited, Ref};
+use crate::hash::{pair_tag, Tag};
+use crate::reference::{Cited, Ref, RefTag};
 use crate::report::{current_ref, window};
 use crate::store::Version;
-use crate::text::Document;
+use crate::view::ViewStyle;
 use std::cell::OnceCell;
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write;
@@ -18,6 +18,8 @@ pub(crate) struct Subject<'a> {
     pub doc: &'a Document,
     pub path: &'a str,
     pub rev: &'a str,
+    /// The style the lines and refs are shown in.
+    pub style: ViewStyle,
 }
 
 /// Lines of context around each line a rejection shows.
@@ -44,7 +46,7 @@ pub(crate) fn stale_refs(
         if !seen_refs.insert(c.reference) {
             continue;
         }
-        let actual = (index < n).then(|| current_ref(ctx.doc, index));
+        let actual = (index < n).then(|| current_ref(ctx.doc, index, ctx.style));
         let matches_now = c.reference.matches(ctx.doc, index);
         let mut detail = match (&actual, unmappable) {
             (Some(_), Some((version, _))) if matches_now => format!(
@@ -65,10 +67,10 @@ pub(crate) fn stale_refs(
                 detail,
                 " The text you cited is at line {} now ({}).",
                 moved + 1,
-                current_ref(ctx.doc, moved)
+                current_ref(ctx.doc, moved, ctx.style)
             );
         }
-        detail.push_str(&crate::lean::one_off_hint(ctx.doc, &c.reference));
+        detail.push_str(&one_off_hint(ctx.doc, &c.reference));
         details.push(detail);
         mismatches.push(Mismatch {
             line: c.reference.line,
@@ -83,7 +85,7 @@ pub(crate) fn stale_refs(
     let (shown_text, shown) = if n == 0 {
         (String::new(), Vec::new())
     } else {
-        window(ctx.doc, &focus, REJECTION_CONTEXT)
+        window(ctx.doc, &focus, REJECTION_CONTEXT, ctx.style)
     };
     let count = mismatches.len();
     let mut message = if all_out_of_range {
@@ -172,7 +174,7 @@ impl<'a> FullRefs<'a> {
 /// A refusal that shows the lines `focus` (0-based, now) with context and
 /// fresh refs after `text`.
 fn showing(ctx: &Subject<'_>, code: ErrorCode, text: String, focus: &[usize]) -> Error {
-    let (shown_text, shown) = window(ctx.doc, focus, REJECTION_CONTEXT);
+    let (shown_text, shown) = window(ctx.doc, focus, REJECTION_CONTEXT, ctx.style);
     let mut err = Error::new(code, format!("{text}:\n{shown_text}")).with_path(ctx.path);
     err.shown = shown;
     err
@@ -233,9 +235,12 @@ pub(crate) fn unseen_lines(ctx: &Subject<'_>, mut focus: Vec<usize>) -> Error {
 pub(crate) fn unvouched_lean_refs(ctx: &Subject<'_>, mut focus: Vec<usize>) -> Error {
     focus.sort_unstable();
     focus.dedup();
-    with_style(ViewStyle::Full, || {
-        showing(
-            ctx,
+    let full = Subject {
+        style: ViewStyle::Full,
+        ..*ctx
+    };
+    showing(
+        &full,
             ErrorCode::HashMismatch,
             format!(
                 "Edit rejected, nothing written: lean refs (like 12ab) hold only on lines a view made here showed, and no view made here showed {} (it is a text held by the caller, or this engine started after the view; a REV alone proves a version was seen, not which lines). Cite the full refs below (REV {}), or read the file again",
@@ -243,5 +248,29 @@ pub(crate) fn unvouched_lean_refs(ctx: &Subject<'_>, mut focus: Vec<usize>) -> E
             ),
             &focus,
         )
-    })
+}
+
+/// For a lean ref that does not hold: when the line above or below carries
+/// its tag, a hint that the line number was typed one off; else nothing.
+/// Parity keeps such a tag from ever validating at the wrong number.
+fn one_off_hint(doc: &Document, reference: &Ref) -> String {
+    let RefTag::Pair(tag) = reference.tag else {
+        return String::new();
+    };
+    let index = reference.line - 1;
+    let meant: Vec<String> = [index.checked_sub(1), index.checked_add(1)]
+        .into_iter()
+        .flatten()
+        .filter(|&i| i < doc.line_count() && pair_tag(i + 1, doc.line(i)) == tag)
+        .map(|i| format!("{} ({})", i + 1, Ref::pair_of_line(doc, i)))
+        .collect();
+    if meant.is_empty() {
+        return String::new();
+    }
+    format!(
+        " The tag {} belongs to line{} {}: did you type the line number one off?",
+        String::from_utf8_lossy(&tag),
+        if meant.len() == 1 { "" } else { "s" },
+        meant.join(" and ")
+    )
 }

@@ -5,7 +5,7 @@
 //! that became a copy of it), has no position, however much a line
 //! elsewhere looks like it.
 
-use crate::text::Document;
+use crate::document::Document;
 use std::ops::Range;
 
 /// Where each unchanged line of one version is in the next.

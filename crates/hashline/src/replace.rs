@@ -3,10 +3,11 @@
 //! lines it matched and never touches a line outside them, and
 //! `replaceAll` is literal. An empty `oldString` creates the file.
 
+use crate::document::{Document, Splice};
 use crate::error::{list_numbers, Error, ErrorCode, Result};
 use crate::report::window;
 use crate::request::split_content;
-use crate::text::{Document, Splice};
+use crate::view::ViewStyle;
 
 const IDENTICAL: &str = "No changes to apply: oldString and newString are identical.";
 const NOT_FOUND: &str =
@@ -62,7 +63,13 @@ pub(crate) fn create(doc: &Document, path: &str, new: &str, replace_all: bool) -
 
 /// Replaces in an existing document; an empty `old` creates a file
 /// (`create`).
-pub(crate) fn replace(doc: &Document, old: &str, new: &str, replace_all: bool) -> Result<Replaced> {
+pub(crate) fn replace(
+    doc: &Document,
+    old: &str,
+    new: &str,
+    replace_all: bool,
+    style: ViewStyle,
+) -> Result<Replaced> {
     let old = normalize(old);
     let new = normalize(new);
     if old == new {
@@ -71,7 +78,7 @@ pub(crate) fn replace(doc: &Document, old: &str, new: &str, replace_all: bool) -
     let text = doc.text();
     let found: Vec<usize> = text.match_indices(old.as_str()).map(|(i, _)| i).collect();
     match found.len() {
-        0 => tolerant(doc, &old, &new),
+        0 => tolerant(doc, &old, &new, style),
         1 => Ok(Replaced {
             splices: literal_splices(doc, &found, old.len(), &new),
             notes: Vec::new(),
@@ -86,7 +93,7 @@ pub(crate) fn replace(doc: &Document, old: &str, new: &str, replace_all: bool) -
             let mut lines: Vec<usize> = found.iter().map(|&at| line_of_offset(doc, at)).collect();
             lines.dedup();
             let shown_lines: Vec<usize> = lines.iter().copied().take(SHOWN_MATCHES).collect();
-            let (shown_text, shown) = window(doc, &shown_lines, 1);
+            let (shown_text, shown) = window(doc, &shown_lines, 1, style);
             let numbers: Vec<usize> = lines.iter().map(|l| l + 1).collect();
             let mut err = Error::new(
                 ErrorCode::OldStringAmbiguous,
@@ -224,7 +231,7 @@ impl<'a> Reindent<'a> {
 
 /// Whole lines equal to `old`'s lines once leading and trailing white space
 /// is ignored; used only when it is the single such block.
-fn tolerant(doc: &Document, old: &str, new: &str) -> Result<Replaced> {
+fn tolerant(doc: &Document, old: &str, new: &str, style: ViewStyle) -> Result<Replaced> {
     let old_lines = split_content(old);
     let k = old_lines.len();
     let wanted: Vec<&str> = old_lines.iter().map(|l| l.trim()).collect();
@@ -256,9 +263,9 @@ fn tolerant(doc: &Document, old: &str, new: &str) -> Result<Replaced> {
                 matches: 1,
             })
         }
-        [] => Err(not_found(doc, &wanted)),
+        [] => Err(not_found(doc, &wanted, style)),
         _ => {
-            let (shown_text, shown) = window(doc, &hits, 1);
+            let (shown_text, shown) = window(doc, &hits, 1, style);
             let mut err = Error::new(
                 ErrorCode::OldStringAmbiguous,
                 format!("{AMBIGUOUS} Ignoring white space it matches {} places; or cite the line with an operation:\n{shown_text}", hits.len()),
@@ -271,13 +278,13 @@ fn tolerant(doc: &Document, old: &str, new: &str) -> Result<Replaced> {
 
 /// The not-found error, showing the lines closest to oldString's first
 /// non-blank line, with refs, so the retry can use operations instead.
-fn not_found(doc: &Document, wanted: &[&str]) -> Error {
+fn not_found(doc: &Document, wanted: &[&str], style: ViewStyle) -> Error {
     let mut err = Error::new(ErrorCode::OldStringNotFound, NOT_FOUND);
     let best = closest_lines(doc, wanted);
     if best.is_empty() {
         return err;
     }
-    let (shown_text, shown) = window(doc, &best, 1);
+    let (shown_text, shown) = window(doc, &best, 1, style);
     err.message = format!("{NOT_FOUND} The closest lines are below; edit them with operations and these refs:\n{shown_text}");
     err.shown = shown;
     err
@@ -360,7 +367,7 @@ mod tests {
 
     fn apply(text: &str, old: &str, new: &str, all: bool) -> Result<String> {
         let doc = Document::from_text(text);
-        let r = replace(&doc, old, new, all)?;
+        let r = replace(&doc, old, new, all, ViewStyle::Full)?;
         Ok(String::from_utf8(doc.splice(&r.splices).unwrap()).unwrap())
     }
 
@@ -387,13 +394,15 @@ mod tests {
     fn errors_keep_opencode_texts() {
         let doc = Document::from_text("a\na\n");
         assert_eq!(
-            replace(&doc, "a", "a", false).unwrap_err().message,
+            replace(&doc, "a", "a", false, ViewStyle::Full)
+                .unwrap_err()
+                .message,
             IDENTICAL
         );
-        let err = replace(&doc, "a", "b", false).unwrap_err();
+        let err = replace(&doc, "a", "b", false, ViewStyle::Full).unwrap_err();
         assert_eq!(err.code, ErrorCode::OldStringAmbiguous);
         assert!(err.message.starts_with(AMBIGUOUS));
-        let err = replace(&doc, "zzz", "b", false).unwrap_err();
+        let err = replace(&doc, "zzz", "b", false, ViewStyle::Full).unwrap_err();
         assert_eq!(err.code, ErrorCode::OldStringNotFound);
         assert!(err.message.starts_with(NOT_FOUND));
     }
@@ -408,7 +417,8 @@ mod tests {
     #[test]
     fn not_found_shows_the_closest_lines_with_refs() {
         let doc = Document::from_text("fn main() {\n    let total = items.len();\n}\n");
-        let err = replace(&doc, "let totl = items.len();", "x", false).unwrap_err();
+        let err =
+            replace(&doc, "let totl = items.len();", "x", false, ViewStyle::Full).unwrap_err();
         assert!(err.message.contains(">>> 2#"), "{}", err.message);
         assert_eq!(err.shown, vec![0..3]);
     }

@@ -4,11 +4,11 @@
 
 use crate::before::Before;
 use crate::diff::{diff_lines, Change, EXACT_LINES};
+use crate::document::{Document, Splice};
 use crate::reference::Ref;
 use crate::relocate::{lines_named, Relocated};
 use crate::request::OpKind;
-use crate::text::{Document, Splice};
-use crate::view::push_line;
+use crate::view::{push_line, ViewStyle};
 use std::fmt::Write;
 use std::ops::Range;
 
@@ -133,6 +133,8 @@ pub struct SuccessInput<'a> {
     /// The moves and copies applied, shown as such where a changed region
     /// is exactly one of them.
     pub(crate) relocated: &'a [Relocated],
+    /// The style the refs are shown in.
+    pub style: ViewStyle,
 }
 
 pub fn success(input: SuccessInput<'_>) -> Summary {
@@ -146,6 +148,7 @@ pub fn success(input: SuccessInput<'_>) -> Summary {
         headline,
         notes,
         relocated,
+        style,
     } = input;
     let (rows, coarse): (Vec<Vec<Row>>, Vec<Option<Change>>) =
         hunks.iter().map(|h| region_rows(old, new, h)).unzip();
@@ -180,10 +183,10 @@ pub fn success(input: SuccessInput<'_>) -> Summary {
         for k in group.clone() {
             let hunk = &hunks[k];
             for i in next..hunk.new.start {
-                push_row(&mut out, ' ', new, i);
+                push_row(&mut out, ' ', new, i, style);
             }
             match relocation_at(relocated, hunk) {
-                Some(Shown::Arrived(r)) => push_arrived(&mut out, new, r),
+                Some(Shown::Arrived(r)) => push_arrived(&mut out, new, r, style),
                 Some(Shown::Left(r)) => {
                     let _ = writeln!(
                         out,
@@ -192,12 +195,12 @@ pub fn success(input: SuccessInput<'_>) -> Summary {
                         lines_named(&r.to)
                     );
                 }
-                None => push_region(&mut out, old, new, &rows[k]),
+                None => push_region(&mut out, old, new, &rows[k], style),
             }
             next = hunk.new.end;
         }
         for i in next..to {
-            push_row(&mut out, ' ', new, i);
+            push_row(&mut out, ' ', new, i, style);
         }
         shown.push(from..to);
     }
@@ -217,13 +220,13 @@ pub fn success(input: SuccessInput<'_>) -> Summary {
     }
 }
 
-fn push_row(out: &mut String, mark: char, doc: &Document, index: usize) {
+fn push_row(out: &mut String, mark: char, doc: &Document, index: usize, style: ViewStyle) {
     out.push(mark);
-    push_line(out, doc, index);
+    push_line(out, doc, index, style);
     out.push('\n');
 }
 
-fn push_region(out: &mut String, old: &dyn Before, new: &Document, rows: &[Row]) {
+fn push_region(out: &mut String, old: &dyn Before, new: &Document, rows: &[Row], style: ViewStyle) {
     let elide = rows.len() > MAX_REGION_LINES;
     let keep = MAX_REGION_LINES / 2;
     for (i, row) in rows.iter().enumerate() {
@@ -238,12 +241,12 @@ fn push_region(out: &mut String, old: &dyn Before, new: &Document, rows: &[Row])
             continue;
         }
         match *row {
-            Row::Same(_, n) => push_row(out, ' ', new, n),
-            Row::Added(n) => push_row(out, '+', new, n),
+            Row::Same(_, n) => push_row(out, ' ', new, n, style),
+            Row::Added(n) => push_row(out, '+', new, n, style),
             Row::Removed(o) => {
-                out.push_str(match crate::lean::style() {
-                    crate::lean::ViewStyle::Lean => "-",
-                    crate::lean::ViewStyle::Full => "-|",
+                out.push_str(match style {
+                    ViewStyle::Lean => "-",
+                    ViewStyle::Full => "-|",
                 });
                 out.push_str(old.line(o));
                 out.push('\n');
@@ -282,7 +285,7 @@ fn count_lines(n: usize) -> String {
 
 /// Moved or copied lines at their new place, with fresh refs; a long run
 /// shows its ends and where it came from.
-fn push_arrived(out: &mut String, new: &Document, r: &Relocated) {
+fn push_arrived(out: &mut String, new: &Document, r: &Relocated, style: ViewStyle) {
     let elide = r.to.len() > MAX_RELOCATED_LINES;
     for (k, line) in r.to.clone().enumerate() {
         if elide && k >= RELOCATED_ENDS && k < r.to.len() - RELOCATED_ENDS {
@@ -297,7 +300,7 @@ fn push_arrived(out: &mut String, new: &Document, r: &Relocated) {
             }
             continue;
         }
-        push_row(out, '+', new, line);
+        push_row(out, '+', new, line, style);
     }
 }
 
@@ -405,7 +408,12 @@ fn diff_range(start: usize, len: usize) -> String {
 /// Lines of `doc` around `focus` (0-based, sorted), `context` lines on
 /// each side, `>>> ` marking the focus lines, with fresh refs; and the
 /// ranges it displayed.
-pub fn window(doc: &Document, focus: &[usize], context: usize) -> (String, Vec<Range<usize>>) {
+pub fn window(
+    doc: &Document,
+    focus: &[usize],
+    context: usize,
+    style: ViewStyle,
+) -> (String, Vec<Range<usize>>) {
     let mut out = String::new();
     let mut shown = Vec::new();
     let mut last_end: Option<usize> = None;
@@ -432,7 +440,7 @@ pub fn window(doc: &Document, focus: &[usize], context: usize) -> (String, Vec<R
             } else {
                 "    "
             });
-            push_line(&mut out, doc, line);
+            push_line(&mut out, doc, line, style);
             out.push('\n');
         }
         last_end = Some(end);
@@ -441,11 +449,11 @@ pub fn window(doc: &Document, focus: &[usize], context: usize) -> (String, Vec<R
     (out, shown)
 }
 
-/// The current ref of line `index` in the style of the call, for messages.
-pub fn current_ref(doc: &Document, index: usize) -> String {
-    match crate::lean::style() {
-        crate::lean::ViewStyle::Lean => Ref::pair_of_line(doc, index).to_string(),
-        crate::lean::ViewStyle::Full => Ref::of_line(doc, index).to_string(),
+/// The current ref of line `index` in `style`, for messages.
+pub fn current_ref(doc: &Document, index: usize, style: ViewStyle) -> String {
+    match style {
+        ViewStyle::Lean => Ref::pair_of_line(doc, index).to_string(),
+        ViewStyle::Full => Ref::of_line(doc, index).to_string(),
     }
 }
 
@@ -501,13 +509,14 @@ mod tests {
             headline: "Applied 1 operation to f.txt".into(),
             notes: &[],
             relocated: &[],
+            style: ViewStyle::Full,
         });
         let want = format!(
             "Applied 1 operation to f.txt. REV OLD -> NEW (+2 -1)\n@@ 1-4 @@\n {}|a\n-|b\n+{}|B\n+{}|B2\n {}|c\nLines moved: old 3-5 are now 4-6 (+1).\n",
-            current_ref(&new, 0),
-            current_ref(&new, 1),
-            current_ref(&new, 2),
-            current_ref(&new, 3)
+            current_ref(&new, 0, ViewStyle::Full),
+            current_ref(&new, 1, ViewStyle::Full),
+            current_ref(&new, 2, ViewStyle::Full),
+            current_ref(&new, 3, ViewStyle::Full)
         );
         assert_eq!(summary.output, want);
         assert_eq!((summary.additions, summary.deletions), (2, 1));
@@ -541,6 +550,7 @@ mod tests {
             headline: "Applied 1 operation to f.txt".into(),
             notes: &[],
             relocated: &[],
+            style: ViewStyle::Full,
         });
         assert_eq!((summary.additions, summary.deletions), (lines, lines));
         assert!(summary.output.contains(&format!(
@@ -563,7 +573,7 @@ mod tests {
     fn window_marks_focus_lines_and_separates_distant_ones() {
         let text: String = (1..=20).map(|i| format!("l{i}\n")).collect();
         let doc = Document::from_text(&text);
-        let (w, shown) = window(&doc, &[2, 3, 15], 2);
+        let (w, shown) = window(&doc, &[2, 3, 15], 2, ViewStyle::Full);
         assert_eq!(shown, vec![0..6, 13..18]);
         let lines: Vec<&str> = w.lines().collect();
         assert_eq!(lines.len(), 6 + 1 + 5);
@@ -578,7 +588,7 @@ mod tests {
         let text: String = (1..=50).map(|i| format!("l{i}\n")).collect();
         let doc = Document::from_text(&text);
         let focus: Vec<usize> = (10..40).collect();
-        let (w, shown) = window(&doc, &focus, 1);
+        let (w, shown) = window(&doc, &focus, 1, ViewStyle::Full);
         assert_eq!(shown, vec![9..41]);
         let marked: Vec<bool> = w.lines().map(|l| l.starts_with(">>> ")).collect();
         let expected: Vec<bool> = (9..41).map(|i| (10..40).contains(&i)).collect();

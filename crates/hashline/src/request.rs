@@ -2,6 +2,8 @@
 //! `newString` fallback; and the request format itself, the one list of
 //! fields, aliases and ops that decoding (`decode`), error texts and every
 //! host's schema are built from.
+//!
+//! Specified in `docs/format.md` §5.
 
 use std::fmt;
 

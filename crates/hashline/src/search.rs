@@ -9,12 +9,11 @@
 //! link cannot lead a read outside it.
 
 use crate::cancel::Cancel;
-use crate::error::{Error, ErrorCode, Result};
-use crate::lean::ViewStyle;
+use crate::document::Document;
+use crate::error::{plural, Error, ErrorCode, Result};
 use crate::reference::Ref;
 use crate::session::Hashline;
-use crate::text::Document;
-use crate::view::{push_line, MAX_LINE_CHARS};
+use crate::view::{push_line, ViewStyle, MAX_LINE_CHARS};
 use cap_fs_ext::{FollowSymlinks, OpenOptionsFollowExt, OpenOptionsSyncExt};
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{Searcher, SearcherBuilder, Sink, SinkMatch};
@@ -261,9 +260,14 @@ impl Hashline {
             self.remember(&file.real, file.doc.rev(), &file.doc, &seen, true);
             hits.extend(file.hits(options.context, self.options.view));
         }
-        let text = crate::lean::with_style(self.options.view, || {
-            render(&found, options, more, &skipped, self.options.max_file_bytes)
-        });
+        let text = render(
+            &found,
+            options,
+            more,
+            &skipped,
+            self.options.max_file_bytes,
+            self.options.view,
+        );
         Ok(SearchResult {
             text,
             hits,
@@ -670,16 +674,13 @@ fn display(root: &Path, path: &Path) -> String {
     }
 }
 
-fn plural(n: usize, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
-}
-
 fn render(
     found: &[FileHits],
     options: &SearchOptions,
     more: usize,
     skipped: &Skipped,
     max_bytes: u64,
+    style: ViewStyle,
 ) -> String {
     let mut out = String::new();
     let shown: usize = found.iter().map(|f| f.lines.len()).sum();
@@ -725,7 +726,7 @@ fn render(
         if options.context == 0 {
             for &index in &file.lines {
                 out.push_str("  ");
-                push_line(&mut out, &file.doc, index);
+                push_line(&mut out, &file.doc, index, style);
                 out.push('\n');
             }
             continue;
@@ -739,7 +740,7 @@ fn render(
             for index in range {
                 let hit = hits.next_if(|&&h| h == index).is_some();
                 out.push_str(if hit { ">>> " } else { "    " });
-                push_line(&mut out, &file.doc, index);
+                push_line(&mut out, &file.doc, index, style);
                 out.push('\n');
             }
         }
@@ -1038,7 +1039,7 @@ mod tests {
         let cr = result.hits.iter().find(|h| h.path == "cr.txt").unwrap();
         assert_eq!(cr.line.line, 2);
         engine
-            .edit("cr.txt", &replace(&cr.line.reference, "found"), false)
+            .edit("cr.txt", &replace(&cr.line.reference, "found"))
             .unwrap();
         assert_eq!(
             fs::read(dir.path().join("cr.txt")).unwrap(),
@@ -1055,13 +1056,11 @@ mod tests {
         assert_eq!(hit.before.iter().map(|l| l.line).collect::<Vec<_>>(), [2]);
         assert_eq!(hit.after.iter().map(|l| l.line).collect::<Vec<_>>(), [4]);
         engine
-            .edit("a.txt", &replace(&hit.after[0].reference, "four"), false)
+            .edit("a.txt", &replace(&hit.after[0].reference, "four"))
             .unwrap();
         let doc = Document::from_bytes(&fs::read(dir.path().join("a.txt")).unwrap()).unwrap();
         let unseen = Ref::of_line(&doc, 5).to_string();
-        let err = engine
-            .edit("a.txt", &replace(&unseen, "six"), false)
-            .unwrap_err();
+        let err = engine.edit("a.txt", &replace(&unseen, "six")).unwrap_err();
         assert_eq!(err.code, ErrorCode::UnseenLines);
         assert_eq!(
             fs::read(dir.path().join("a.txt")).unwrap(),
@@ -1076,7 +1075,7 @@ mod tests {
         let hit = search(&engine, "needle", |_| {}).hits.remove(0);
         fs::write(dir.path().join("a.txt"), "new\nx\nneedle\ny\n").unwrap();
         engine
-            .edit("a.txt", &replace(&hit.line.reference, "pin"), false)
+            .edit("a.txt", &replace(&hit.line.reference, "pin"))
             .unwrap();
         assert_eq!(
             fs::read(dir.path().join("a.txt")).unwrap(),
@@ -1100,7 +1099,14 @@ mod tests {
         let dir = project(&[("a.txt", b"other\nneedle\n"), ("b.txt", b"needle\n")]);
         let hl = engine(&dir);
         // The session showed line 1 only.
-        hl.read("a.txt", None, Some(1), false).unwrap();
+        hl.read_with(
+            "a.txt",
+            &crate::ReadOptions {
+                limit: Some(1),
+                ..Default::default()
+            },
+        )
+        .unwrap();
         let cancel = Cancel::new();
         cancel.cancel();
         let err = hl
@@ -1110,9 +1116,7 @@ mod tests {
         // The ref as another session's search shows it: this one saw none.
         let found = search(&engine(&dir), "needle", |_| {});
         let reference = &found.hits[0].line.reference;
-        let err = hl
-            .edit("a.txt", &replace(reference, "x"), false)
-            .unwrap_err();
+        let err = hl.edit("a.txt", &replace(reference, "x")).unwrap_err();
         assert_eq!(err.code, ErrorCode::UnseenLines);
     }
 
@@ -1230,11 +1234,11 @@ mod tests {
             ("a.txt", b"1\nneedle\n3\n4\n5\nneedle\n"),
         ]);
         let lean = search(&engine(&dir), "needle", |_| {});
-        let pair = crate::lean::pair_tag(2, "needle");
+        let pair = crate::hash::pair_tag(2, "needle");
         let want = format!("  2{}{} needle", char::from(pair[0]), char::from(pair[1]));
         assert_eq!(lean.text.lines().nth(3), Some(want.as_str()));
         let mut options = Options::new(dir.path());
-        options.view = crate::lean::ViewStyle::Full;
+        options.view = ViewStyle::Full;
         let engine = Hashline::new(options).unwrap();
         let plain = search(&engine, "needle", |_| {});
         let lines: Vec<&str> = plain.text.lines().collect();

@@ -2,21 +2,20 @@
 //! views and edits have produced. Everything that touches files goes
 //! through here.
 
-use crate::check::Problem;
+use crate::document::Document;
 use crate::edit::{prepare, EditInput, Edited};
 use crate::error::{Error, ErrorCode, Result};
 use crate::file::{load, load_for_view, Base, Found, Loaded, Root, Target, DEFAULT_MAX_FILE_BYTES};
 use crate::journal;
-use crate::lean::{with_style, ViewStyle};
 use crate::lock::{locked, DEFAULT_LOCK_TIMEOUT};
+use crate::problem::Problem;
 use crate::reference::Ref;
 use crate::remap::LineMap;
 use crate::request::Request;
 use crate::store::{Parent, Store, StoreLimits, Version};
 use crate::syntax::{KeptTree, SyntaxCheck, Trees};
-use crate::text::Document;
 use crate::transaction::{self, Change, Settings};
-use crate::view::{render, View};
+use crate::view::{render, View, ViewStyle};
 use parking_lot::lock_api::ArcMutexGuard;
 use parking_lot::RawMutex;
 use sha1::{Digest, Sha1};
@@ -79,6 +78,27 @@ impl Options {
             syntax: SyntaxCheck::default(),
         }
     }
+}
+
+/// What a read shows: lines `offset..offset + limit` (1-based; the first
+/// 2,000 lines by default), in `view` (the session's style by default).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ReadOptions {
+    /// The first line to show, 1-based.
+    pub offset: Option<usize>,
+    /// How many lines to show.
+    pub limit: Option<usize>,
+    /// Allow a path outside the root (the host asked its user).
+    pub allow_outside: bool,
+    /// The style of the view; the session's when not given.
+    pub view: Option<ViewStyle>,
+}
+
+/// The options of a call on a path.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CallOptions {
+    /// Allow a path outside the root (the host asked its user).
+    pub allow_outside: bool,
 }
 
 /// A line another viewer displayed, to be given its ref.
@@ -327,31 +347,19 @@ impl Hashline {
         }
     }
 
-    /// A tagged view of lines `offset..offset+limit` (1-based), in the
+    /// A tagged view of the first lines of the file at `path`, in the
     /// session's view style.
-    pub fn read(
-        &self,
-        path: &str,
-        offset: Option<usize>,
-        limit: Option<usize>,
-        allow_outside: bool,
-    ) -> Result<ReadResult> {
-        self.read_in(path, offset, limit, allow_outside, self.options.view)
+    pub fn read(&self, path: &str) -> Result<ReadResult> {
+        self.read_with(path, &ReadOptions::default())
     }
 
-    /// The same in the given view style.
-    pub fn read_in(
-        &self,
-        path: &str,
-        offset: Option<usize>,
-        limit: Option<usize>,
-        allow_outside: bool,
-        style: ViewStyle,
-    ) -> Result<ReadResult> {
-        let (real, display, doc) = self.load_for_view(path, allow_outside)?;
+    /// A tagged view of the lines `options` name, in its style.
+    pub fn read_with(&self, path: &str, options: &ReadOptions) -> Result<ReadResult> {
+        let (real, display, doc) = self.load_for_view(path, options.allow_outside)?;
         let doc = Arc::new(doc);
-        let view =
-            render(&doc, &display, offset, limit, style).map_err(|e| e.with_path(&display))?;
+        let style = options.view.unwrap_or(self.options.view);
+        let view = render(&doc, &display, options.offset, options.limit, style)
+            .map_err(|e| e.with_path(&display))?;
         let shown = view.start_line.saturating_sub(1)..view.end_line;
         self.remember(&real, &view.rev, &doc, &[shown], true);
         let mut view = view;
@@ -364,8 +372,18 @@ impl Hashline {
 
     /// Refs for lines another viewer displayed, computed from the file
     /// itself; the lines count as seen.
-    pub fn tag(&self, path: &str, shown: &[ShownLine], allow_outside: bool) -> Result<Tagged> {
-        let (real, _, doc) = self.load_for_view(path, allow_outside)?;
+    pub fn tag(&self, path: &str, shown: &[ShownLine]) -> Result<Tagged> {
+        self.tag_with(path, shown, &CallOptions::default())
+    }
+
+    /// `tag`, with the call's options.
+    pub fn tag_with(
+        &self,
+        path: &str,
+        shown: &[ShownLine],
+        options: &CallOptions,
+    ) -> Result<Tagged> {
+        let (real, _, doc) = self.load_for_view(path, options.allow_outside)?;
         let doc = Arc::new(doc);
         let rev = doc.rev().to_owned();
         let n = doc.line_count();
@@ -405,13 +423,18 @@ impl Hashline {
     /// in between is refused with `AMBIGUOUS_ECHO`; the same content sent
     /// again for the same file is then returned as sent, since sending it
     /// again after that refusal is how a model says it means it.
-    pub fn strip_view_prefixes(
+    pub fn strip_view_prefixes(&self, path: &str, text: &str) -> Result<Stripped> {
+        self.strip_view_prefixes_with(path, text, &CallOptions::default())
+    }
+
+    /// `strip_view_prefixes`, with the call's options.
+    pub fn strip_view_prefixes_with(
         &self,
         path: &str,
         text: &str,
-        allow_outside: bool,
+        options: &CallOptions,
     ) -> Result<Stripped> {
-        let target = self.target(path, allow_outside)?;
+        let target = self.target(path, options.allow_outside)?;
         if !self.options.cleanup {
             return Ok(Stripped {
                 text: text.to_owned(),
@@ -458,10 +481,20 @@ impl Hashline {
     }
 
     /// Computes an edit without writing it.
-    pub fn plan(&self, path: &str, request: &Request, allow_outside: bool) -> Result<EditPlan> {
+    pub fn plan(&self, path: &str, request: &Request) -> Result<EditPlan> {
+        self.plan_with(path, request, &CallOptions::default())
+    }
+
+    /// `plan`, with the call's options.
+    pub fn plan_with(
+        &self,
+        path: &str,
+        request: &Request,
+        options: &CallOptions,
+    ) -> Result<EditPlan> {
         self.recover();
-        let target = self.target(path, allow_outside)?;
-        let mut plan = with_style(self.options.view, || self.plan_target(target, request))?;
+        let target = self.target(path, options.allow_outside)?;
+        let mut plan = self.plan_target(target, request)?;
         self.tell_recoveries(&mut plan.result.output);
         Ok(plan)
     }
@@ -528,6 +561,7 @@ impl Hashline {
             syntax: self.options.syntax,
             old_tree: self.kept_tree(&target, &old),
             store_note: store_note.as_deref(),
+            style: self.options.view,
         };
         let prepared = match prepare(&input, request) {
             Ok(prepared) => prepared,
@@ -629,13 +663,13 @@ impl Hashline {
     /// Writes a plan, refusing with `BASE_CHANGED` if the file changed
     /// since it was planned.
     pub fn commit(&self, plan: &EditPlan) -> Result<EditResult> {
-        self.commit_with(plan, |result| Ok(result.clone()))
+        self.commit_then(plan, |result| Ok(result.clone()))
     }
 
     /// Writes a plan like `commit`; `last_step` runs after every check and
     /// before the file is replaced, so a host can build what it returns
     /// there: if that fails, nothing is written. Its value is returned.
-    pub fn commit_with<T>(
+    pub fn commit_then<T>(
         &self,
         plan: &EditPlan,
         last_step: impl FnOnce(&EditResult) -> Result<T>,
@@ -702,22 +736,32 @@ impl Hashline {
 
     /// Plans and writes in one step, holding the file's lock across both so
     /// concurrent edits from this process each see the one before.
-    pub fn edit(&self, path: &str, request: &Request, allow_outside: bool) -> Result<EditResult> {
-        self.edit_with(path, request, allow_outside, |result| Ok(result.clone()))
+    pub fn edit(&self, path: &str, request: &Request) -> Result<EditResult> {
+        self.edit_with(path, request, &CallOptions::default())
     }
 
-    /// `edit`, with a last step as in `commit_with`.
-    pub fn edit_with<T>(
+    /// `edit`, with the call's options.
+    pub fn edit_with(
         &self,
         path: &str,
         request: &Request,
-        allow_outside: bool,
+        options: &CallOptions,
+    ) -> Result<EditResult> {
+        self.edit_then(path, request, options, |result| Ok(result.clone()))
+    }
+
+    /// `edit_with`, with a last step as in `commit_then`.
+    pub fn edit_then<T>(
+        &self,
+        path: &str,
+        request: &Request,
+        options: &CallOptions,
         last_step: impl FnOnce(&EditResult) -> Result<T>,
     ) -> Result<T> {
         self.recover();
-        let target = self.target(path, allow_outside)?;
+        let target = self.target(path, options.allow_outside)?;
         let _guard = self.path_lock(&target)?;
-        let mut plan = with_style(self.options.view, || self.plan_target(target, request))?;
+        let mut plan = self.plan_target(target, request)?;
         self.tell_recoveries(&mut plan.result.output);
         self.write(&plan, last_step)
     }
@@ -789,7 +833,7 @@ mod tests {
         fs::write(dir.path().join("f.txt"), "a\n").unwrap();
         let a = Hashline::new(Options::new(dir.path())).unwrap();
         let b = Hashline::new(Options::new(dir.path())).unwrap();
-        let plan = a.plan("f.txt", &append("b"), false).unwrap();
+        let plan = a.plan("f.txt", &append("b")).unwrap();
         assert_eq!(b.commit(&plan).unwrap_err().code, ErrorCode::InvalidRequest);
         assert_eq!(fs::read_to_string(dir.path().join("f.txt")).unwrap(), "a\n");
         a.commit(&plan).unwrap();
@@ -808,16 +852,13 @@ mod tests {
         let hl = Hashline::new(options).unwrap();
         let target = hl.target("f.txt", false).unwrap();
         let held = hl.path_lock(&target).unwrap();
-        let err = std::thread::scope(|s| {
-            s.spawn(|| hl.edit("f.txt", &append("b"), false))
-                .join()
-                .unwrap()
-        })
-        .unwrap_err();
+        let err =
+            std::thread::scope(|s| s.spawn(|| hl.edit("f.txt", &append("b"))).join().unwrap())
+                .unwrap_err();
         assert_eq!(err.code, ErrorCode::Locked);
         assert!(err.message.contains("another edit of it in this process"));
         drop(held);
-        hl.edit("f.txt", &append("b"), false).unwrap();
+        hl.edit("f.txt", &append("b")).unwrap();
         assert_eq!(
             fs::read_to_string(dir.path().join("f.txt")).unwrap(),
             "a\nb\n"
@@ -830,9 +871,14 @@ mod tests {
         fs::write(dir.path().join("f.txt"), "a\n").unwrap();
         let hl = Hashline::new(Options::new(dir.path())).unwrap();
         let err = hl
-            .edit_with("f.txt", &append("b"), false, |_| {
-                Err::<(), _>(Error::new(ErrorCode::Internal, "cannot convert"))
-            })
+            .edit_then(
+                "f.txt",
+                &append("b"),
+                &crate::CallOptions {
+                    ..Default::default()
+                },
+                |_| Err::<(), _>(Error::new(ErrorCode::Internal, "cannot convert")),
+            )
             .unwrap_err();
         assert_eq!(err.message, "cannot convert");
         assert_eq!(fs::read_to_string(dir.path().join("f.txt")).unwrap(), "a\n");

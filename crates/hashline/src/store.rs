@@ -16,9 +16,9 @@
 //! is kept under a byte cap shared by every process using it: versions last
 //! used longest ago (by their files' times, which a use refreshes) go first.
 
+use crate::document::Document;
 use crate::hash::rev;
 use crate::remap::LineMap;
-use crate::text::Document;
 use sha1::{Digest, Sha1};
 use std::collections::{HashMap, HashSet};
 use std::fs;

@@ -1,5 +1,5 @@
 //! Property and scenario tests across modules: the reference model's
-//! invariants, line endings, stale refs against stored versions,
+//! invariants, line endings, splicing, stale refs against stored versions,
 //! transactions across files, the bounds of calls whose work could
 //! outgrow their input.
 
@@ -10,5 +10,6 @@ mod line_endings;
 mod model;
 mod moves;
 mod no_guess;
+mod splicing;
 mod stored_versions;
 mod transactions;

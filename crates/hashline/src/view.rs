@@ -1,11 +1,12 @@
 //! The tagged view a model reads: a header with the REV, one
 //! `LINE#HASH#ANCHOR|content` line per file line, and how to read on.
+//!
+//! Specified in `docs/format.md` §4.
 
+use crate::document::Document;
 use crate::error::{Error, ErrorCode, Result};
-use crate::hash::Tag;
-use crate::lean::{pair_tag, with_style, ViewStyle};
+use crate::hash::{pair_tag, Tag};
 use crate::reference::Ref;
-use crate::text::Document;
 use std::fmt::Write;
 use std::ops::Range;
 use std::sync::OnceLock;
@@ -13,6 +14,39 @@ use std::sync::OnceLock;
 pub const DEFAULT_LIMIT: usize = 2000;
 /// Longer lines are cut in the view; their refs still hash the whole line.
 pub const MAX_LINE_CHARS: usize = 2000;
+
+/// How views, edit results and rejections show refs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ViewStyle {
+    /// `12#A3F#9BC|content`.
+    Full,
+    /// `12ab content`: a third of the full view's tokens per line.
+    #[default]
+    Lean,
+}
+
+impl ViewStyle {
+    /// `lean` or `full`, any case and surrounding spaces.
+    pub fn parse(name: &str) -> Option<ViewStyle> {
+        match name.trim().to_ascii_lowercase().as_str() {
+            "lean" => Some(ViewStyle::Lean),
+            "full" => Some(ViewStyle::Full),
+            _ => None,
+        }
+    }
+}
+
+/// What a view of text held by the caller shows: lines `offset..offset +
+/// limit` (1-based; the first 2,000 lines by default), in `view`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct FormatViewOptions {
+    /// The first line to show, 1-based.
+    pub offset: Option<usize>,
+    /// How many lines to show.
+    pub limit: Option<usize>,
+    /// The style of the view.
+    pub view: ViewStyle,
+}
 
 /// A tagged view of some lines of a document.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -122,7 +156,7 @@ fn threads() -> usize {
 /// newline-terminated.
 fn render_lines(out: &mut String, doc: &Document, range: Range<usize>, style: ViewStyle) {
     if range.len() < PARALLEL_LINES || threads() < 2 {
-        with_style(style, || render_run(out, doc, range));
+        render_run(out, doc, range, style);
         return;
     }
     let chunk = range.len().div_ceil(threads());
@@ -132,7 +166,7 @@ fn render_lines(out: &mut String, doc: &Document, range: Range<usize>, style: Vi
     };
     let run = |t: usize| {
         let mut text = String::new();
-        with_style(style, || render_run(&mut text, doc, part(t)));
+        render_run(&mut text, doc, part(t), style);
         text
     };
     // The calling thread renders the first part while the others render
@@ -142,7 +176,7 @@ fn render_lines(out: &mut String, doc: &Document, range: Range<usize>, style: Vi
         let handles: Vec<_> = (1..threads())
             .map(|t| scope.spawn(move || run(t)))
             .collect();
-        with_style(style, || render_run(out, doc, part(0)));
+        render_run(out, doc, part(0), style);
         handles
             .into_iter()
             .map(|h| {
@@ -157,22 +191,22 @@ fn render_lines(out: &mut String, doc: &Document, range: Range<usize>, style: Vi
     }
 }
 
-fn render_run(out: &mut String, doc: &Document, range: Range<usize>) {
+fn render_run(out: &mut String, doc: &Document, range: Range<usize>, style: ViewStyle) {
     let bytes: usize = range.clone().map(|i| doc.line(i).len()).sum();
     out.reserve(bytes + range.len() * 16);
     for index in range {
-        push_line(out, doc, index);
+        push_line(out, doc, index, style);
         out.push('\n');
     }
 }
 
-/// One view line in the style of the call, `LINE#HASH#ANCHOR|content` or
-/// `LINEab content`, without a newline.
-pub fn push_line(out: &mut String, doc: &Document, index: usize) {
+/// One view line in `style`, `LINE#HASH#ANCHOR|content` or `LINEab
+/// content`, without a newline.
+pub fn push_line(out: &mut String, doc: &Document, index: usize, style: ViewStyle) {
     // Numbers and tags are pushed as they are rather than through `fmt`,
     // which costs more per line than the hashing on small views.
     let mut number = itoa::Buffer::new();
-    if crate::lean::style() == ViewStyle::Lean {
+    if style == ViewStyle::Lean {
         let [a, b] = pair_tag(index + 1, doc.line(index));
         out.push_str(number.format(index + 1));
         out.push(char::from(a));
@@ -342,5 +376,13 @@ mod tests {
         assert!(line.starts_with(&format!("{}|", Ref::of_line(&doc, 0))));
         assert!(line.contains(&format!("of {} characters", MAX_LINE_CHARS + 5)));
         assert_eq!(line.matches('é').count(), MAX_LINE_CHARS);
+    }
+
+    #[test]
+    fn view_styles_parse_by_name() {
+        assert_eq!(ViewStyle::parse(" Lean "), Some(ViewStyle::Lean));
+        assert_eq!(ViewStyle::parse("full"), Some(ViewStyle::Full));
+        assert_eq!(ViewStyle::parse("pair"), None);
+        assert_eq!(ViewStyle::default(), ViewStyle::Lean);
     }
 }

@@ -100,7 +100,13 @@ fn main() {
         };
         let engine_read = time(reps, || {
             session
-                .read(&name, None, Some(n.max(1)), false)
+                .read_with(
+                    &name,
+                    &hashline::ReadOptions {
+                        limit: Some(n.max(1)),
+                        ..Default::default()
+                    },
+                )
                 .map(|r| r.view.text.len())
                 .expect("the engine reads the file")
         });
@@ -134,7 +140,7 @@ fn main() {
                 restore();
                 let edit = sample(&mut || {
                     session
-                        .edit(&name, &request, false)
+                        .edit(&name, &request)
                         .expect("the engine applies the batch");
                 });
                 restore();

@@ -11,7 +11,7 @@
 //!   edit records sends each untouched line to its new place and no other
 //!   line anywhere; and a ref from before the edit still finds its line.
 //!
-//! The model is written from the documented semantics (DESIGN §2, §6), not
+//! The model is written from the documented semantics (`docs/format.md` §1, §5), not
 //! from the engine: it splits bytes into lines itself, computes refs with
 //! the public hash functions, places each operation on plain lines and
 //! applies the batch by walking the old lines.
@@ -990,9 +990,9 @@ pub fn check_session(case: &Case, dir: &std::path::Path) {
     let mut options = Options::new(dir);
     options.cleanup = false;
     let session = Hashline::new(options).unwrap();
-    let read = session.read("f.txt", None, None, false);
+    let read = session.read("f.txt");
     let want = expected(case, true);
-    let got = Request::from_value(&case.request).and_then(|r| session.edit("f.txt", &r, false));
+    let got = Request::from_value(&case.request).and_then(|r| session.edit("f.txt", &r));
     let bytes = std::fs::read(&path).unwrap();
     let outcome = match (&want, &got) {
         (Err(code), Err(err)) => {
@@ -1043,7 +1043,7 @@ pub fn check_session(case: &Case, dir: &std::path::Path) {
         rev: None,
     };
     let holds_now = i < outcome.lines.len() && tags(&outcome.lines, i) == (hash, anchor);
-    let again = session.edit("f.txt", &request, false);
+    let again = session.edit("f.txt", &request);
     let now = std::fs::read(&path).unwrap();
     if holds_now && i != j {
         let err = again.expect_err(&format!("{stale} is ambiguous\n{}", case.describe()));

@@ -3,22 +3,33 @@
 //! the shape of an edit's.
 
 use super::*;
-use crate::check::Problem;
+use crate::document::{Document, Splice};
 use crate::edit::{finish, Change, Edited, Old};
-use crate::error::{Error, ErrorCode, Result};
+use crate::error::{plural, Error, ErrorCode, Result};
 use crate::file::{Base, Target};
-use crate::locate::locate_refs;
-use crate::locate::PlanContext;
+use crate::plan::locate::locate_refs;
+use crate::plan::PlanContext;
 use crate::prefix::Shown;
+use crate::problem::Problem;
 use crate::report::hunks;
 use crate::session::{EditPlan, Hashline};
 use crate::syntax::SyntaxCheck;
-use crate::text::{Document, Splice};
 use crate::transaction::Change as FileChangeStep;
 use std::collections::BTreeSet;
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+
+/// How a patch is planned.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PatchOptions {
+    /// The folder relative paths of the patch are in (default: the root).
+    pub directory: Option<PathBuf>,
+    /// Allow paths outside the root (the host asked its user).
+    pub allow_outside: bool,
+    /// Write the added lines exactly as sent: no clean-up.
+    pub literal: bool,
+}
 
 /// What a patch does to one file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -129,10 +140,6 @@ impl Step {
     }
 }
 
-fn plural(n: usize, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
-}
-
 /// One file's part of a plan.
 struct Planned {
     steps: Vec<Step>,
@@ -153,17 +160,22 @@ impl Hashline {
     /// std::fs::write(root.path().join("a.txt"), "one\ntwo\n").unwrap();
     /// let session = Hashline::new(Options::new(root.path())).unwrap();
     /// let patch = "*** Begin Patch\n*** Update File: a.txt\n@@\n one\n-two\n+2\n*** End Patch";
-    /// let plan = session.plan_patch(patch, None, false, false).unwrap();
+    /// let plan = session.plan_patch(patch).unwrap();
     /// session.commit_patch(&plan).unwrap();
     /// assert_eq!(std::fs::read_to_string(root.path().join("a.txt")).unwrap(), "one\n2\n");
     /// ```
-    pub fn plan_patch(
-        &self,
-        text: &str,
-        directory: Option<&Path>,
-        allow_outside: bool,
-        literal: bool,
-    ) -> Result<PatchPlan> {
+    pub fn plan_patch(&self, text: &str) -> Result<PatchPlan> {
+        self.plan_patch_with(text, &PatchOptions::default())
+    }
+
+    /// `plan_patch`, with the patch's options.
+    pub fn plan_patch_with(&self, text: &str, options: &PatchOptions) -> Result<PatchPlan> {
+        let PatchOptions {
+            directory,
+            allow_outside,
+            literal,
+        } = options;
+        let (directory, allow_outside, literal) = (directory.as_deref(), *allow_outside, *literal);
         let patch = parse(text)?;
         let resolve = |name: &str| match directory {
             Some(dir) if Path::new(name).is_relative() => {
@@ -306,6 +318,7 @@ impl Hashline {
                         notes: Vec::new(),
                         remapped_from: None,
                         relocated: Vec::new(),
+                        style: STYLE,
                     },
                     false,
                     SyntaxCheck::Off,
@@ -464,6 +477,7 @@ impl Hashline {
                 cleanup: self.options().cleanup,
                 seen_guard: self.options().seen_guard,
                 syntax: None,
+                style: STYLE,
             };
             // The refs are numbered as the hunks they head.
             let (lines, from) = locate_refs(&ctx, &refs, None).map_err(|mut err| {
@@ -509,6 +523,7 @@ impl Hashline {
                 notes,
                 remapped_from: None,
                 relocated: Vec::new(),
+                style: STYLE,
             },
             refuse_same,
             syntax,
@@ -520,12 +535,12 @@ impl Hashline {
     /// Writes a planned patch: every file is checked to be as planned
     /// before any is written, then each is replaced atomically.
     pub fn commit_patch(&self, plan: &PatchPlan) -> Result<PatchResult> {
-        self.commit_patch_with(plan, |result| Ok(result.clone()))
+        self.commit_patch_then(plan, |result| Ok(result.clone()))
     }
 
     /// `commit_patch`, with a last step that runs once every file is
-    /// checked and before the first is written, as in `commit_with`.
-    pub fn commit_patch_with<T>(
+    /// checked and before the first is written, as in `commit_then`.
+    pub fn commit_patch_then<T>(
         &self,
         plan: &PatchPlan,
         last_step: impl FnOnce(&PatchResult) -> Result<T>,

@@ -3,11 +3,11 @@
 //! exactly one place; and the rejection that shows the candidates.
 
 use super::*;
+use crate::document::{Document, Splice};
 use crate::error::{list_numbers, Error, ErrorCode, Result};
 use crate::prefix::{self, Shown, Verdict};
 use crate::replace::{closest_lines, reindent};
 use crate::report::window;
-use crate::text::{Document, Splice};
 use foldhash::{HashMap, HashMapExt};
 use std::cell::OnceCell;
 use std::fmt::Write;
@@ -264,7 +264,7 @@ pub fn place(
     focus.dedup();
     let mut err = Error::new(code, message).with_path(path);
     if !focus.is_empty() {
-        err.shown = window(doc, &focus, 1).1;
+        err.shown = window(doc, &focus, 1, STYLE).1;
     }
     Err(err)
 }
@@ -503,7 +503,7 @@ fn describe(
     };
     let show = |text: &mut String, lines: &[usize]| {
         if !lines.is_empty() {
-            text.push_str(&window(doc, lines, 1).0);
+            text.push_str(&window(doc, lines, 1, STYLE).0);
         }
     };
     let head = format!("Hunk {number} (patch line {})", hunk.line);

@@ -1,9 +1,9 @@
 //! The patch format end to end: parsing, placing and applying.
 
 use super::*;
+use crate::document::Document;
 use crate::error::{ErrorCode, Result};
 use crate::prefix::Shown;
-use crate::text::Document;
 use crate::Ref;
 
 fn patch(body: &str) -> String {
@@ -462,7 +462,7 @@ mod session {
     }
 
     fn run(engine: &Hashline, body: &str) -> Result<PatchResult> {
-        let plan = engine.plan_patch(&patch(body), None, false, false)?;
+        let plan = engine.plan_patch(&patch(body))?;
         engine.commit_patch(&plan)
     }
 
@@ -547,12 +547,9 @@ mod session {
     fn a_file_changed_after_planning_refuses_the_whole_patch() {
         let (dir, engine) = setup(&[("a.txt", b"a\n"), ("b.txt", b"b\n")]);
         let plan = engine
-            .plan_patch(
-                &patch("*** Update File: a.txt\n@@\n-a\n+A\n*** Update File: b.txt\n@@\n-b\n+B"),
-                None,
-                false,
-                false,
-            )
+            .plan_patch(&patch(
+                "*** Update File: a.txt\n@@\n-a\n+A\n*** Update File: b.txt\n@@\n-b\n+B",
+            ))
             .unwrap();
         fs::write(dir.path().join("b.txt"), "b\nmore\n").unwrap();
         let err = engine.commit_patch(&plan).unwrap_err();
@@ -564,11 +561,12 @@ mod session {
     fn relative_paths_resolve_against_the_working_folder_and_display_from_the_root() {
         let (dir, engine) = setup(&[("sub/a.txt", b"a\n")]);
         let plan = engine
-            .plan_patch(
+            .plan_patch_with(
                 &patch("*** Update File: a.txt\n@@\n-a\n+A\n*** Add File: b.txt\n+b"),
-                Some(&dir.path().join("sub")),
-                false,
-                false,
+                &crate::PatchOptions {
+                    directory: Some(dir.path().join("sub")),
+                    ..Default::default()
+                },
             )
             .unwrap();
         assert_eq!(
@@ -638,7 +636,7 @@ mod session {
     #[test]
     fn a_ref_header_from_an_earlier_read_is_remapped_or_refused() {
         let (dir, engine) = setup(&[("f.txt", b"a\nb\nc\nd\n")]);
-        let view = engine.read("f.txt", None, None, false).unwrap().view;
+        let view = engine.read("f.txt").unwrap().view;
         let doc = Document::from_text("a\nb\nc\nd\n");
         let ref_c = Ref::of_line(&doc, 2);
         // Someone else inserts two lines at the top.
@@ -670,7 +668,7 @@ mod session {
     #[test]
     fn refs_from_before_a_formatter_rewrote_the_file_still_remap() {
         let (dir, engine) = setup(&[("f.js", b"let a=1\nlet b=2\nlet c=3\n")]);
-        engine.read("f.js", None, None, false).unwrap();
+        engine.read("f.js").unwrap();
         let before = Document::from_text("let a=1\nlet b=2\nlet c=3\n");
         let ref_c = Ref::of_line(&before, 2);
         let done = run(&engine, "*** Update File: f.js\n@@\n-let a=1\n+let a = 1").unwrap();
@@ -682,12 +680,13 @@ mod session {
         )
         .unwrap();
         let re = engine
-            .reformatted(
+            .reformatted_with(
                 "f.js",
                 &written,
-                done.files[0].previous_rev.as_deref(),
-                None,
-                false,
+                &crate::ReformatOptions {
+                    since: done.files[0].previous_rev.clone(),
+                    ..Default::default()
+                },
             )
             .unwrap()
             .unwrap();
@@ -704,12 +703,7 @@ mod session {
             "{}",
             re.output
         );
-        assert_eq!(
-            engine
-                .reformatted("f.js", &re.rev, None, None, false)
-                .unwrap(),
-            None
-        );
+        assert_eq!(engine.reformatted("f.js", &re.rev).unwrap(), None);
         let edited = engine
             .edit(
                 "f.js",
@@ -722,7 +716,6 @@ mod session {
                     )],
                     rev: None,
                 },
-                false,
             )
             .unwrap();
         assert!(

@@ -17,7 +17,7 @@ use tree_sitter::{Node, Point, Tree};
 
 use super::language::{parse_bound, Unparsed, MAX_PARSED_BYTES};
 use super::Language;
-use crate::text::Document;
+use crate::document::Document;
 
 /// Words of node kinds that make a block.
 const BLOCK_WORDS: &[&str] = &[

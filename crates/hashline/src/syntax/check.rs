@@ -10,8 +10,8 @@ use tree_sitter::{InputEdit, Node, Point, Tree};
 use super::language::Unparsed;
 use super::Language;
 use crate::before::Before;
+use crate::document::Document;
 use crate::report::Hunk;
-use crate::text::Document;
 
 /// What the engine does with an edit that breaks a file's parse.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -10,7 +10,7 @@ use tree_sitter::{InputEdit, Point, Tree};
 
 use super::language::{parse_bound, Deadline, MAX_PARSED_BYTES};
 use super::Language;
-use crate::text::Document;
+use crate::document::Document;
 
 /// Parses a document with one range replaced, for the clean-up's choices.
 /// The parses of one batch share one bound, that of a parse of the whole

@@ -14,7 +14,7 @@ use std::time::Duration;
 use super::check::KeptTree;
 use super::language::{Unparsed, MAX_PARSED_BYTES};
 use super::Language;
-use crate::text::Document;
+use crate::document::Document;
 
 /// How many trees are kept in all: two versions of each of the files an
 /// agent is editing now.

@@ -63,7 +63,16 @@ fn edits_in_a_session_of_a_file_too_slow_to_parse_say_the_check_was_skipped() {
     let root = dir.path().to_owned();
     let outputs = within_a_minute(move || {
         let hl = Hashline::new(Options::new(root)).unwrap();
-        let view = hl.read("a.html", Some(1), Some(3), false).unwrap();
+        let view = hl
+            .read_with(
+                "a.html",
+                &crate::ReadOptions {
+                    offset: Some(1),
+                    limit: Some(3),
+                    ..Default::default()
+                },
+            )
+            .unwrap();
         let second = view
             .view
             .text
@@ -74,18 +83,8 @@ fn edits_in_a_session_of_a_file_too_slow_to_parse_say_the_check_was_skipped() {
             .next()
             .unwrap();
         let request = insert_after(second, "<p>x</p>");
-        let first = hl
-            .plan("a.html", &request, false)
-            .unwrap()
-            .result()
-            .output
-            .clone();
-        let again = hl
-            .plan("a.html", &request, false)
-            .unwrap()
-            .result()
-            .output
-            .clone();
+        let first = hl.plan("a.html", &request).unwrap().result().output.clone();
+        let again = hl.plan("a.html", &request).unwrap().result().output.clone();
         (first, again)
     });
     for output in [&outputs.0, &outputs.1] {
@@ -123,7 +122,16 @@ fn a_rewrite_of_one_line_of_a_long_file_is_taken_in_and_older_refs_still_remap()
     let root = dir.path().to_owned();
     let (output, edited) = within_a_minute(move || {
         let hl = Hashline::new(Options::new(&root)).unwrap();
-        let view = hl.read("a.txt", Some(40_000), Some(2), false).unwrap();
+        let view = hl
+            .read_with(
+                "a.txt",
+                &crate::ReadOptions {
+                    offset: Some(40_000),
+                    limit: Some(2),
+                    ..Default::default()
+                },
+            )
+            .unwrap();
         let cited = view
             .view
             .text
@@ -134,21 +142,14 @@ fn a_rewrite_of_one_line_of_a_long_file_is_taken_in_and_older_refs_still_remap()
             .next()
             .unwrap()
             .to_owned();
-        let written = hl
-            .edit("a.txt", &insert_after(&cited, "added"), false)
-            .unwrap();
+        let written = hl.edit("a.txt", &insert_after(&cited, "added")).unwrap();
         // A formatter rewrites one line near the top.
         let path = root.join("a.txt");
         let now = fs::read_to_string(&path).unwrap();
         fs::write(&path, now.replacen("line 7\n", "line seven\n", 1)).unwrap();
-        let taken = hl
-            .reformatted("a.txt", &written.rev, None, None, false)
-            .unwrap()
-            .unwrap();
+        let taken = hl.reformatted("a.txt", &written.rev).unwrap().unwrap();
         // The ref read before both changes names the same line still.
-        let again = hl
-            .edit("a.txt", &insert_after(&cited, "again"), false)
-            .unwrap();
+        let again = hl.edit("a.txt", &insert_after(&cited, "again")).unwrap();
         (taken.output, again.output)
     });
     assert!(output.contains("line seven"), "{output}");
@@ -198,7 +199,7 @@ fn many_separate_lines_shown_and_many_changes_are_recorded_in_one_pass() {
             Value::Array(operations),
         )]))
         .unwrap();
-        hl.edit("a.txt", &request, false).unwrap();
+        hl.edit("a.txt", &request).unwrap();
         fs::read_to_string(root.join("a.txt")).unwrap()
     });
     assert!(written.starts_with("done 1\nline 1\ndone 3\n"));
@@ -222,11 +223,11 @@ fn a_patch_of_many_hunks_is_placed_without_a_pass_over_the_file_per_hunk() {
             ));
         }
         patch.push_str("*** End Patch\n");
-        let plan = hl.plan_patch(&patch, None, false, false).unwrap();
+        let plan = hl.plan_patch(&patch).unwrap();
         hl.commit_patch(&plan).unwrap();
         // Every hunk missing: the rejection tells the first few in full.
         let missing = patch.replace("-line ", "-gone ");
-        let err = hl.plan_patch(&missing, None, false, false).unwrap_err();
+        let err = hl.plan_patch(&missing).unwrap_err();
         (
             fs::read_to_string(root.join("a.txt")).unwrap(),
             err.message.clone(),

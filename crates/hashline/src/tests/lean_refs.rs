@@ -51,7 +51,7 @@ fn a_stale_lean_ref_whose_line_was_deleted_is_rejected_even_when_the_line_now_th
     lines[10] = mover.clone();
     let text = lines.join("\n") + "\n";
     let (_dir, file, engine) = session(&text);
-    engine.read("f.txt", None, None, false).unwrap();
+    engine.read("f.txt").unwrap();
     let cited = format!("10{old_tag}");
     engine
         .edit(
@@ -60,7 +60,6 @@ fn a_stale_lean_ref_whose_line_was_deleted_is_rejected_even_when_the_line_now_th
                 vec![Operation::new(OpKind::Delete, Some(&cited), None, "")],
                 None,
             ),
-            false,
         )
         .unwrap();
     let before = fs::read_to_string(&file).unwrap();
@@ -74,7 +73,6 @@ fn a_stale_lean_ref_whose_line_was_deleted_is_rejected_even_when_the_line_now_th
                 vec![Operation::new(OpKind::Replace, Some(&cited), None, "X")],
                 None,
             ),
-            false,
         )
         .unwrap_err();
     assert_eq!(err.code, ErrorCode::HashMismatch, "{}", err.message);
@@ -118,7 +116,7 @@ fn lean_refs_on_text_no_stored_version_vouches_for_are_rejected_with_full_refs()
 #[test]
 fn a_session_accepts_lean_and_full_refs_in_one_batch_and_answers_in_lean() {
     let (_dir, file, engine) = session("a\nb\nc\nd\n");
-    let view = engine.read("f.txt", None, None, false).unwrap().view;
+    let view = engine.read("f.txt").unwrap().view;
     assert!(view.text.contains(&format!("\n2{} b\n", tag(2, "b"))));
     let doc = crate::Document::from_text("a\nb\nc\nd\n");
     let full = Ref::of_line(&doc, 3).to_string();
@@ -137,7 +135,6 @@ fn a_session_accepts_lean_and_full_refs_in_one_batch_and_answers_in_lean() {
                 ],
                 None,
             ),
-            false,
         )
         .unwrap();
     assert_eq!(fs::read_to_string(&file).unwrap(), "a\nB\nc\nD\n");
@@ -198,7 +195,7 @@ proptest! {
     ) {
         let text = lines.join("\n") + "\n";
         let (_dir, file, engine) = session(&text);
-        engine.read("f.txt", None, None, false).unwrap();
+        engine.read("f.txt").unwrap();
         let index = pick.index(lines.len());
         let own = tag(index + 1, lines[index]);
         let typed = if up { index } else { index + 2 };
@@ -207,7 +204,7 @@ proptest! {
             vec![Operation::new(OpKind::Replace, Some(&format!("{typed}{own}")), None, "EDITED")],
             None,
         );
-        match engine.edit("f.txt", &request, false) {
+        match engine.edit("f.txt", &request) {
             Err(_) => prop_assert_eq!(fs::read_to_string(&file).unwrap(), text),
             Ok(_) => {
                 let now = fs::read_to_string(&file).unwrap();

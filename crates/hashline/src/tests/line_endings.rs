@@ -282,7 +282,7 @@ fn a_stale_ref_after_an_edit_at_a_lone_cr_lands_on_its_own_line() {
     let path = dir.path().join("f.txt");
     std::fs::write(&path, b"a\rb\n\nc\n\nd\n").unwrap();
     let session = Hashline::new(Options::new(dir.path())).unwrap();
-    session.read("f.txt", None, None, false).unwrap();
+    session.read("f.txt").unwrap();
     let old = Document::from_bytes(&std::fs::read(&path).unwrap()).unwrap();
     let cite = |i: usize| Some(Ref::of_line(&old, i).to_string());
     let delete_b = Request::Operations {
@@ -296,7 +296,7 @@ fn a_stale_ref_after_an_edit_at_a_lone_cr_lands_on_its_own_line() {
         }],
         rev: None,
     };
-    session.edit("f.txt", &delete_b, false).unwrap();
+    session.edit("f.txt", &delete_b).unwrap();
     let now = Document::from_bytes(&std::fs::read(&path).unwrap()).unwrap();
     assert_eq!(now.lines().collect::<Vec<_>>(), ["a", "", "c", "", "d"]);
     // Old line 4 (`c`) is line 3 now; its old ref must find it there.
@@ -311,7 +311,7 @@ fn a_stale_ref_after_an_edit_at_a_lone_cr_lands_on_its_own_line() {
         }],
         rev: None,
     };
-    session.edit("f.txt", &replace_c, false).unwrap();
+    session.edit("f.txt", &replace_c).unwrap();
     let now = Document::from_bytes(&std::fs::read(&path).unwrap()).unwrap();
     assert_eq!(now.lines().collect::<Vec<_>>(), ["a", "", "C", "", "d"]);
     // Old line 5 (the second empty line) is line 4 now; its old ref
@@ -328,7 +328,7 @@ fn a_stale_ref_after_an_edit_at_a_lone_cr_lands_on_its_own_line() {
         rev: None,
     };
     let before = std::fs::read(&path).unwrap();
-    match session.edit("f.txt", &replace_blank, false) {
+    match session.edit("f.txt", &replace_blank) {
         Ok(_) => {
             let now = Document::from_bytes(&std::fs::read(&path).unwrap()).unwrap();
             assert_eq!(now.lines().collect::<Vec<_>>(), ["a", "", "C", "E", "d"]);

@@ -211,7 +211,7 @@ proptest! {
         let text = f.text();
         std::fs::write(&path, &text).unwrap();
         let session = Hashline::new(Options::new(dir.path())).unwrap();
-        session.read("f.txt", None, None, false).unwrap();
+        session.read("f.txt").unwrap();
         let doc = Document::from_text(&text);
         prop_assume!(!planned.is_empty());
         let mut request = to_request(&doc, &planned);
@@ -222,7 +222,7 @@ proptest! {
         let wrong = crate::Tag::from_bits((hash.bits() + 1) % 0x1000).unwrap();
         let tag = crate::RefTag::Full { hash: wrong, anchor: original.anchor() };
         operations[victim].reference = Some(Ref { tag, ..original }.to_string());
-        let err = session.edit("f.txt", &request, false).unwrap_err();
+        let err = session.edit("f.txt", &request).unwrap_err();
         prop_assert!(matches!(err.code, ErrorCode::HashMismatch | ErrorCode::InvalidRequest), "{:?}", err);
         prop_assert_eq!(std::fs::read(&path).unwrap(), text.into_bytes());
     }

@@ -332,13 +332,13 @@ fn stale_refs_of_a_move_are_carried_from_the_version_read() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("f.txt"), "a\nb\nc\nd\ne\n").unwrap();
     let session = Hashline::new(Options::new(dir.path())).unwrap();
-    session.read("f.txt", None, None, false).unwrap();
+    session.read("f.txt").unwrap();
     let read = Document::from_text("a\nb\nc\nd\ne\n");
     // Another edit puts a line on top; the move still cites the old refs.
     let top = request(vec![Operation::new(OpKind::Prepend, None, None, "top")]);
-    session.edit("f.txt", &top, false).unwrap();
+    session.edit("f.txt", &top).unwrap();
     let op = relocate(&read, OpKind::Move, 2, 3, Side::After, 5);
-    session.edit("f.txt", &request(vec![op]), false).unwrap();
+    session.edit("f.txt", &request(vec![op])).unwrap();
     let written = std::fs::read_to_string(dir.path().join("f.txt")).unwrap();
     assert_eq!(written, "top\na\nd\ne\nb\nc\n");
     // A range changed inside since the read is refused, nothing written.
@@ -350,12 +350,10 @@ fn stale_refs_of_a_move_are_carried_from_the_version_read() {
         None,
         "C",
     )]);
-    session.edit("f.txt", &change, false).unwrap();
+    session.edit("f.txt", &change).unwrap();
     let before = std::fs::read(dir.path().join("f.txt")).unwrap();
     let op = relocate(&read, OpKind::Move, 5, 6, Side::Before, 1);
-    let err = session
-        .edit("f.txt", &request(vec![op]), false)
-        .unwrap_err();
+    let err = session.edit("f.txt", &request(vec![op])).unwrap_err();
     assert_eq!(err.code, ErrorCode::HashMismatch);
     assert_eq!(std::fs::read(dir.path().join("f.txt")).unwrap(), before);
 }
@@ -365,11 +363,11 @@ fn lean_refs_move_lines_a_session_showed() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("f.txt"), "a\nb\nc\n").unwrap();
     let session = Hashline::new(Options::new(dir.path())).unwrap();
-    session.read("f.txt", None, None, false).unwrap();
+    session.read("f.txt").unwrap();
     let doc = Document::from_text("a\nb\nc\n");
     let lean = |line: usize| Ref::pair_of_line(&doc, line - 1).to_string();
     let op = Operation::relocate(OpKind::Move, &lean(1), None, Side::After, &lean(3));
-    session.edit("f.txt", &request(vec![op]), false).unwrap();
+    session.edit("f.txt", &request(vec![op])).unwrap();
     assert_eq!(
         std::fs::read_to_string(dir.path().join("f.txt")).unwrap(),
         "b\nc\na\n"

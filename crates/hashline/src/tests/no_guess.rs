@@ -54,16 +54,14 @@ fn replace_after_read(
 ) -> (Result<()>, String, String) {
     let text = lines.join("\n") + "\n";
     let (_dir, file, engine) = setup(name, &text);
-    engine.read(name, None, None, false).unwrap();
+    engine.read(name).unwrap();
     let op = Operation::new(
         OpKind::Replace,
         Some(&lean(line, lines[line - 1])),
         None,
         content,
     );
-    let outcome = engine
-        .edit(name, &request(vec![op], None), false)
-        .map(|_| ());
+    let outcome = engine.edit(name, &request(vec![op], None)).map(|_| ());
     (outcome, text, fs::read_to_string(&file).unwrap())
 }
 
@@ -120,17 +118,17 @@ fn a_prefix_that_names_a_shown_line_with_too_little_evidence_is_refused_then_wri
         .unwrap();
     let text = format!("intro\nparty\n{third}\nend\n");
     let (_dir, file, engine) = setup("notes.md", &text);
-    engine.read("notes.md", None, None, false).unwrap();
+    engine.read("notes.md").unwrap();
     let op = Operation::new(OpKind::Replace, Some(&lean(2, "party")), None, "3rd party");
     let err = engine
-        .edit("notes.md", &request(vec![op.clone()], None), false)
+        .edit("notes.md", &request(vec![op.clone()], None))
         .unwrap_err();
     assert_eq!(err.code, ErrorCode::AmbiguousEcho, "{}", err.message);
     assert!(err.message.contains("\"3rd\""), "{}", err.message);
     assert!(err.message.contains("\"literal\": true"), "{}", err.message);
     assert_eq!(fs::read_to_string(&file).unwrap(), text);
     engine
-        .edit("notes.md", &request(vec![op.literal()], None), false)
+        .edit("notes.md", &request(vec![op.literal()], None))
         .unwrap();
     assert_eq!(
         fs::read_to_string(&file).unwrap(),
@@ -142,7 +140,7 @@ fn a_prefix_that_names_a_shown_line_with_too_little_evidence_is_refused_then_wri
 fn prefixes_copied_from_a_read_of_the_file_are_removed_and_the_removal_is_reported() {
     let text = "fn a() {\n    one();\n    two();\n}\n";
     let (_dir, file, engine) = setup("a.rs", text);
-    engine.read("a.rs", None, None, false).unwrap();
+    engine.read("a.rs").unwrap();
     let content = format!(
         "{} ONE();\n{}     two();",
         lean(2, "    one();"),
@@ -160,7 +158,6 @@ fn prefixes_copied_from_a_read_of_the_file_are_removed_and_the_removal_is_report
                 )],
                 None,
             ),
-            false,
         )
         .unwrap();
     assert_eq!(
@@ -175,7 +172,7 @@ fn a_repeat_of_the_next_line_that_parses_either_way_is_refused_not_dropped_and_n
 ) {
     let text = "a = 1;\nb = 2;\n";
     let (_dir, file, engine) = setup("x.js", text);
-    engine.read("x.js", None, None, false).unwrap();
+    engine.read("x.js").unwrap();
     let op = Operation::new(
         OpKind::Replace,
         Some(&lean(1, "a = 1;")),
@@ -183,7 +180,7 @@ fn a_repeat_of_the_next_line_that_parses_either_way_is_refused_not_dropped_and_n
         "a = 1;\nb = 2;",
     );
     let err = engine
-        .edit("x.js", &request(vec![op.clone()], None), false)
+        .edit("x.js", &request(vec![op.clone()], None))
         .unwrap_err();
     assert_eq!(err.code, ErrorCode::AmbiguousEcho, "{}", err.message);
     assert!(
@@ -194,7 +191,7 @@ fn a_repeat_of_the_next_line_that_parses_either_way_is_refused_not_dropped_and_n
     );
     assert_eq!(fs::read_to_string(&file).unwrap(), text);
     engine
-        .edit("x.js", &request(vec![op.literal()], None), false)
+        .edit("x.js", &request(vec![op.literal()], None))
         .unwrap();
     assert_eq!(
         fs::read_to_string(&file).unwrap(),
@@ -206,16 +203,14 @@ fn a_repeat_of_the_next_line_that_parses_either_way_is_refused_not_dropped_and_n
 fn a_jsx_closer_echoed_after_a_self_closing_element_with_a_comparison_is_dropped_once() {
     let text = "const x = (\n  <Foo>\n    <Bar value={a > b} />\n  </Foo>\n);\n";
     let (_dir, file, engine) = setup("x.tsx", text);
-    engine.read("x.tsx", None, None, false).unwrap();
+    engine.read("x.tsx").unwrap();
     let op = Operation::new(
         OpKind::Replace,
         Some(&lean(3, "    <Bar value={a > b} />")),
         None,
         "    <Bar value={a > c} />\n  </Foo>",
     );
-    let result = engine
-        .edit("x.tsx", &request(vec![op], None), false)
-        .unwrap();
+    let result = engine.edit("x.tsx", &request(vec![op], None)).unwrap();
     assert_eq!(
         fs::read_to_string(&file).unwrap(),
         "const x = (\n  <Foo>\n    <Bar value={a > c} />\n  </Foo>\n);\n"
@@ -228,9 +223,9 @@ fn a_nested_element_whose_opening_tag_spans_lines_keeps_its_own_closer_or_is_ref
     let text = "<section>\n<p>old</p>\n</section>\n";
     let content = "<section\n  class=\"inner\">\n<p>new</p>\n</section>";
     let (_dir, file, engine) = setup("x.html", text);
-    engine.read("x.html", None, None, false).unwrap();
+    engine.read("x.html").unwrap();
     let op = Operation::new(OpKind::Replace, Some(&lean(2, "<p>old</p>")), None, content);
-    match engine.edit("x.html", &request(vec![op], None), false) {
+    match engine.edit("x.html", &request(vec![op], None)) {
         Ok(_) => assert_eq!(
             fs::read_to_string(&file).unwrap(),
             format!("<section>\n{content}\n</section>\n")
@@ -260,8 +255,8 @@ fn literal_on_the_request_writes_every_operation_as_sent() {
     ]);
     let parsed = Request::from_value(&value).unwrap();
     let (_dir, file, engine) = setup("x.js", "a = 1;\nb = 2;\n");
-    engine.read("x.js", None, None, false).unwrap();
-    engine.edit("x.js", &parsed, false).unwrap();
+    engine.read("x.js").unwrap();
+    engine.edit("x.js", &parsed).unwrap();
     assert_eq!(
         fs::read_to_string(&file).unwrap(),
         "a = 1;\nb = 2;\nb = 2;\n"
@@ -286,9 +281,7 @@ fn an_old_lean_ref_with_the_rev_of_a_later_partial_read_never_edits_a_line_no_vi
     let file = dir.path().join("f.txt");
     fs::write(&file, old.join("\n") + "\n").unwrap();
     // A first engine shows line 80 (then the process ends).
-    session_in(dir.path(), None)
-        .read("f.txt", None, None, false)
-        .unwrap();
+    session_in(dir.path(), None).read("f.txt").unwrap();
     let cited = lean(80, &old[79]);
     // Outside, line 80 becomes another line with the same tag.
     let now = with_tag_at(100, 80, &tag(80, &old[79]), &old[79]);
@@ -297,14 +290,19 @@ fn an_old_lean_ref_with_the_rev_of_a_later_partial_read_never_edits_a_line_no_vi
     // A fresh engine reads lines 1-10 only, and is sent the old ref with
     // that read's REV.
     let engine = session_in(dir.path(), None);
-    let view = engine.read("f.txt", Some(1), Some(10), false).unwrap();
+    let view = engine
+        .read_with(
+            "f.txt",
+            &crate::ReadOptions {
+                offset: Some(1),
+                limit: Some(10),
+                ..Default::default()
+            },
+        )
+        .unwrap();
     let op = Operation::new(OpKind::Replace, Some(&cited), None, "X");
     let err = engine
-        .edit(
-            "f.txt",
-            &request(vec![op.clone()], Some(&view.view.rev)),
-            false,
-        )
+        .edit("f.txt", &request(vec![op.clone()], Some(&view.view.rev)))
         .unwrap_err();
     assert_eq!(err.code, ErrorCode::UnseenLines, "{}", err.message);
     assert_eq!(fs::read_to_string(&file).unwrap(), text);
@@ -320,14 +318,14 @@ fn a_ref_read_again_after_an_editor_trimmed_trailing_spaces_is_accepted() {
     for store in [None, Some(dir.path().join("store"))] {
         fs::write(&file, "value  \nnext\n").unwrap();
         let engine = session_in(dir.path(), store.clone());
-        engine.read("f.txt", None, None, false).unwrap();
+        engine.read("f.txt").unwrap();
         fs::write(&file, "value\nnext\n").unwrap();
         let cited = lean(1, "value");
         let op = Operation::new(OpKind::Replace, Some(&cited), None, "VALUE");
         // Not read again: which version the ref means cannot be told, and
         // the refusal says so rather than calling the ref a mismatch.
         let err = engine
-            .edit("f.txt", &request(vec![op.clone()], None), false)
+            .edit("f.txt", &request(vec![op.clone()], None))
             .unwrap_err();
         assert_eq!(err.code, ErrorCode::HashMismatch);
         assert!(
@@ -340,10 +338,8 @@ fn a_ref_read_again_after_an_editor_trimmed_trailing_spaces_is_accepted() {
         // Read again (in a new process when the versions are on disk).
         let again = session_in(dir.path(), store.clone());
         let engine = if store.is_some() { &again } else { &engine };
-        engine.read("f.txt", None, None, false).unwrap();
-        engine
-            .edit("f.txt", &request(vec![op], None), false)
-            .unwrap();
+        engine.read("f.txt").unwrap();
+        engine.edit("f.txt", &request(vec![op], None)).unwrap();
         assert_eq!(fs::read_to_string(&file).unwrap(), "VALUE\nnext\n");
     }
 }
@@ -381,14 +377,12 @@ proptest! {
 fn a_repeated_neighbour_that_carried_its_own_ref_is_a_proven_echo_without_a_parser() {
     let text = "a\nb\nc\n";
     let (_dir, file, engine) = setup("f.txt", text);
-    engine.read("f.txt", None, None, false).unwrap();
+    engine.read("f.txt").unwrap();
     // The model copied line 1 with its ref as context: its prefix, proven a
     // copy of line 1, says the repeat is that line, not new text.
     let content = format!("{} a\nB", lean(1, "a"));
     let op = Operation::new(OpKind::Replace, Some(&lean(2, "b")), None, &content);
-    let result = engine
-        .edit("f.txt", &request(vec![op], None), false)
-        .unwrap();
+    let result = engine.edit("f.txt", &request(vec![op], None)).unwrap();
     assert_eq!(fs::read_to_string(&file).unwrap(), "a\nB\nc\n");
     assert!(
         result.output.contains("it carried that line's ref"),
@@ -397,11 +391,9 @@ fn a_repeated_neighbour_that_carried_its_own_ref_is_a_proven_echo_without_a_pars
     );
     // Without the ref, the same repeat in a file no parser reads is doubtful.
     let (_dir, file, engine) = setup("f.txt", text);
-    engine.read("f.txt", None, None, false).unwrap();
+    engine.read("f.txt").unwrap();
     let op = Operation::new(OpKind::Replace, Some(&lean(2, "b")), None, "a\nB");
-    let err = engine
-        .edit("f.txt", &request(vec![op], None), false)
-        .unwrap_err();
+    let err = engine.edit("f.txt", &request(vec![op], None)).unwrap_err();
     assert_eq!(err.code, ErrorCode::AmbiguousEcho);
     assert_eq!(fs::read_to_string(&file).unwrap(), text);
 }
@@ -420,16 +412,14 @@ fn an_old_lean_ref_sent_with_the_rev_an_edit_made_never_lands_on_a_line_only_car
     // Read, delete lines 13-14, then cite the read's ref of line 42.
     let edited = || {
         let (dir, file, engine) = setup("f.txt", &text);
-        engine.read("f.txt", None, None, false).unwrap();
+        engine.read("f.txt").unwrap();
         let delete = Operation::new(
             OpKind::Delete,
             Some(&lean(13, &lines[12])),
             Some(&lean(14, &lines[13])),
             "",
         );
-        let result = engine
-            .edit("f.txt", &request(vec![delete], None), false)
-            .unwrap();
+        let result = engine.edit("f.txt", &request(vec![delete], None)).unwrap();
         (dir, file, engine, result.rev)
     };
     // With the REV of the edit's result: no view showed line 42 of that
@@ -437,7 +427,7 @@ fn an_old_lean_ref_sent_with_the_rev_an_edit_made_never_lands_on_a_line_only_car
     let (_dir, file, engine, rev) = edited();
     let after = fs::read_to_string(&file).unwrap();
     let err = engine
-        .edit("f.txt", &request(vec![op.clone()], Some(&rev)), false)
+        .edit("f.txt", &request(vec![op.clone()], Some(&rev)))
         .unwrap_err();
     assert!(
         matches!(err.code, ErrorCode::UnseenLines | ErrorCode::HashMismatch),
@@ -446,9 +436,7 @@ fn an_old_lean_ref_sent_with_the_rev_an_edit_made_never_lands_on_a_line_only_car
     assert_eq!(fs::read_to_string(&file).unwrap(), after);
     // Without it, the ref is the read's, and its line is now line 40.
     let (_dir, file, engine, _) = edited();
-    engine
-        .edit("f.txt", &request(vec![op], None), false)
-        .unwrap();
+    engine.edit("f.txt", &request(vec![op], None)).unwrap();
     let now: Vec<String> = fs::read_to_string(&file)
         .unwrap()
         .lines()

@@ -86,9 +86,9 @@ fn prepend(content: &str) -> Request {
 /// command-line runs would; returns the refs of the version read and the
 /// REV written.
 fn read_then_prepend(setup: &Setup) -> (Document, String) {
-    setup.session().read("f.txt", None, None, false).unwrap();
+    setup.session().read("f.txt").unwrap();
     let old = setup.doc();
-    let written = setup.session().edit("f.txt", &prepend("N"), false).unwrap();
+    let written = setup.session().edit("f.txt", &prepend("N")).unwrap();
     (old, written.rev)
 }
 
@@ -100,7 +100,7 @@ fn a_forged_map_that_shifts_lines_does_not_move_an_edit() {
     setup.forge_map(&rev, "0:0:6");
     let result = setup
         .session()
-        .edit("f.txt", &replace(&Ref::of_line(&old, 2), "C"), false);
+        .edit("f.txt", &replace(&Ref::of_line(&old, 2), "C"));
     match result {
         Ok(_) => assert_eq!(setup.lines(), ["N", "a", "b", "C", "d", "e", "f"]),
         Err(err) => assert_eq!(err.code, ErrorCode::HashMismatch, "{}", err.message),
@@ -114,7 +114,7 @@ fn a_forged_map_that_swaps_runs_is_skipped_and_reported() {
     setup.forge_map(&rev, "0:4:3,3:1:3");
     let result = setup
         .session()
-        .edit("f.txt", &replace(&Ref::of_line(&old, 1), "B"), false)
+        .edit("f.txt", &replace(&Ref::of_line(&old, 1), "B"))
         .unwrap();
     assert_eq!(setup.lines(), ["N", "a", "B", "c", "d", "e", "f"]);
     assert!(
@@ -134,7 +134,7 @@ fn a_forged_map_onto_an_identical_stretch_does_not_move_an_edit() {
     setup.forge_map(&rev, "5:2:1");
     let result = setup
         .session()
-        .edit("f.txt", &replace(&Ref::of_line(&old, 5), "Q"), false);
+        .edit("f.txt", &replace(&Ref::of_line(&old, 5), "Q"));
     match result {
         Ok(_) => assert_eq!(setup.lines(), ["N", "p", "q", "r", "s", "p", "Q", "r"]),
         Err(err) => assert_eq!(err.code, ErrorCode::HashMismatch, "{}", err.message),
@@ -155,7 +155,7 @@ fn a_map_past_the_end_is_skipped_with_a_note_and_never_an_internal_error() {
         setup.forge_map(&rev, runs);
         let result = setup
             .session()
-            .edit("f.txt", &replace(&Ref::of_line(&old, 2), "C"), false)
+            .edit("f.txt", &replace(&Ref::of_line(&old, 2), "C"))
             .unwrap_or_else(|e| panic!("{runs}: {e}"));
         assert_eq!(setup.lines(), ["N", "a", "b", "C", "d", "e", "f"], "{runs}");
         assert!(
@@ -174,7 +174,7 @@ fn a_map_naming_old_lines_its_parent_does_not_have_is_never_used() {
     setup.forge_map(&rev, "90:1:6");
     let result = setup
         .session()
-        .edit("f.txt", &replace(&Ref::of_line(&old, 2), "C"), false)
+        .edit("f.txt", &replace(&Ref::of_line(&old, 2), "C"))
         .unwrap();
     assert_eq!(setup.lines(), ["N", "a", "b", "C", "d", "e", "f"]);
     assert!(result.output.contains("damaged"), "{}", result.output);
@@ -183,19 +183,19 @@ fn a_map_naming_old_lines_its_parent_does_not_have_is_never_used() {
 #[test]
 fn damaged_versions_are_reported_once() {
     let setup = Setup::new("a\nb\n");
-    setup.session().read("f.txt", None, None, false).unwrap();
+    setup.session().read("f.txt").unwrap();
     let doc = setup.doc();
     let entry = setup.entry(doc.rev());
     let content = fs::read_to_string(&entry).unwrap();
     fs::write(&entry, content.replace("\n0-2\n", "\n0-9\n")).unwrap();
     let session = setup.session();
     let first = session
-        .edit("f.txt", &replace(&Ref::of_line(&doc, 0), "A"), false)
+        .edit("f.txt", &replace(&Ref::of_line(&doc, 0), "A"))
         .unwrap();
     assert!(first.output.contains("damaged"), "{}", first.output);
     let doc = setup.doc();
     let second = session
-        .edit("f.txt", &replace(&Ref::of_line(&doc, 1), "B"), false)
+        .edit("f.txt", &replace(&Ref::of_line(&doc, 1), "B"))
         .unwrap();
     assert!(!second.output.contains("damaged"), "{}", second.output);
 }
@@ -210,7 +210,7 @@ fn mode(path: &Path) -> u32 {
 #[test]
 fn a_new_store_folder_and_its_versions_are_private() {
     let setup = Setup::new("a\nb\n");
-    setup.session().read("f.txt", None, None, false).unwrap();
+    setup.session().read("f.txt").unwrap();
     assert_eq!(mode(&setup.store), 0o700);
     assert_eq!(mode(setup.store.parent().unwrap()), 0o700);
     let entries: Vec<PathBuf> = fs::read_dir(&setup.store)
@@ -238,7 +238,7 @@ const NOBODY: u32 = 65534;
 /// the view can succeed only by remapping through the stored version.
 #[cfg(unix)]
 fn read_then_change_outside(setup: &Setup) -> Document {
-    setup.session().read("f.txt", None, None, false).unwrap();
+    setup.session().read("f.txt").unwrap();
     let old = setup.doc();
     fs::write(setup.root.join("f.txt"), "N\na\nb\nc\n").unwrap();
     old
@@ -258,11 +258,11 @@ fn a_stored_version_another_user_owns_is_not_read() {
     let control = Setup::new("a\nb\nc\n");
     let control_old = read_then_change_outside(&control);
     assert_eq!(control_old.text(), old.text());
-    control.session().edit("f.txt", &request, false).unwrap();
+    control.session().edit("f.txt", &request).unwrap();
     assert_eq!(control.lines(), ["N", "a", "B", "c"]);
     // Given to another user, it is as if there were none.
     std::os::unix::fs::chown(setup.entry(old.rev()), Some(NOBODY), Some(NOBODY)).unwrap();
-    let err = setup.session().edit("f.txt", &request, false).unwrap_err();
+    let err = setup.session().edit("f.txt", &request).unwrap_err();
     assert_eq!(err.code, ErrorCode::HashMismatch, "{}", err.message);
     assert_eq!(setup.lines(), ["N", "a", "b", "c"]);
 }
@@ -284,13 +284,13 @@ fn a_store_folder_another_user_owns_is_neither_read_nor_written() {
         .collect();
     let err = setup
         .session()
-        .edit("f.txt", &replace(&Ref::of_line(&old, 1), "B"), false)
+        .edit("f.txt", &replace(&Ref::of_line(&old, 1), "B"))
         .unwrap_err();
     assert_eq!(err.code, ErrorCode::HashMismatch, "{}", err.message);
     let doc = setup.doc();
     setup
         .session()
-        .edit("f.txt", &replace(&Ref::of_line(&doc, 1), "A"), false)
+        .edit("f.txt", &replace(&Ref::of_line(&doc, 1), "A"))
         .unwrap();
     let after: Vec<PathBuf> = fs::read_dir(&setup.store)
         .unwrap()

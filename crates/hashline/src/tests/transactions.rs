@@ -116,7 +116,7 @@ fn points() -> Vec<Point> {
 
 fn session(root: &Path) -> Hashline {
     let mut options = Options::new(root);
-    options.view = crate::lean::ViewStyle::Full;
+    options.view = crate::ViewStyle::Full;
     Hashline::new(options).unwrap()
 }
 
@@ -132,7 +132,7 @@ fn a_failure_at_any_point_before_the_last_trade_leaves_every_file_as_it_was_and_
     for point in points() {
         let (dir, before) = project();
         let hl = session(dir.path());
-        let plan = hl.plan_patch(PATCH, None, false, false).unwrap();
+        let plan = hl.plan_patch(PATCH).unwrap();
         let err = commit_observed(&plan.changes(), &hl.settings(), || Ok(()), &mut |at| {
             if at == point {
                 Err(io::Error::other("injected"))
@@ -151,7 +151,7 @@ fn a_failure_at_any_point_before_the_last_trade_leaves_every_file_as_it_was_and_
     }
     let (dir, _) = project();
     let hl = session(dir.path());
-    let plan = hl.plan_patch(PATCH, None, false, false).unwrap();
+    let plan = hl.plan_patch(PATCH).unwrap();
     hl.commit_patch(&plan).unwrap();
     assert_eq!(snapshot(dir.path()), patched());
 }
@@ -192,7 +192,7 @@ impl Drop for Refusing {
 fn a_folder_that_stops_taking_writes_in_the_middle_of_the_trades_puts_every_file_back() {
     let (dir, before) = project();
     let hl = session(dir.path());
-    let plan = hl.plan_patch(PATCH, None, false, false).unwrap();
+    let plan = hl.plan_patch(PATCH).unwrap();
     let mut refusing = None;
     // The fifth change is the first in b/: four files traded names by then.
     let err = commit_observed(&plan.changes(), &hl.settings(), || Ok(()), &mut |at| {
@@ -225,7 +225,7 @@ fn a_folder_that_stops_taking_writes_in_the_middle_of_the_trades_puts_every_file
 fn a_full_disk_while_the_new_versions_are_written_leaves_nothing_behind() {
     let (dir, before) = project();
     let hl = session(dir.path());
-    let plan = hl.plan_patch(PATCH, None, false, false).unwrap();
+    let plan = hl.plan_patch(PATCH).unwrap();
     #[cfg(unix)]
     let full = || io::Error::from_raw_os_error(rustix::io::Errno::NOSPC.raw_os_error());
     #[cfg(not(unix))]
@@ -305,7 +305,7 @@ fn a_batch_on_a_file_system_that_fills_up_changes_no_file() {
         append("a/one.txt", "1".into()),
         append("b/two.txt", "2".repeat(200 << 10)),
     ]);
-    let err = hl.apply_batch(&batch, false).unwrap_err();
+    let err = hl.apply_batch(&batch).unwrap_err();
     assert_eq!(err.code, ErrorCode::Io, "{err:?}");
     assert!(err.message.contains("No space left"), "{}", err.message);
     assert_eq!(snapshot(&root), before);
@@ -316,7 +316,7 @@ fn a_program_writing_into_an_old_version_through_an_open_handle_makes_the_change
 ) {
     let (dir, mut before) = project();
     let hl = session(dir.path());
-    let plan = hl.plan_patch(PATCH, None, false, false).unwrap();
+    let plan = hl.plan_patch(PATCH).unwrap();
     let held = fs::OpenOptions::new()
         .write(true)
         .open(dir.path().join("b/nofinal.txt"))
@@ -339,7 +339,7 @@ fn a_program_writing_into_an_old_version_through_an_open_handle_makes_the_change
 fn a_session_opening_the_root_leaves_the_record_of_a_live_transaction_alone() {
     let (dir, _) = project();
     let hl = session(dir.path());
-    let plan = hl.plan_patch(PATCH, None, false, false).unwrap();
+    let plan = hl.plan_patch(PATCH).unwrap();
     let (reached, at_switch) = std::sync::mpsc::channel();
     let (go, wait) = std::sync::mpsc::channel::<()>();
     let (hl, plan) = (&hl, &plan);
@@ -410,7 +410,7 @@ fn child_process() {
 /// nothing is cleaned up.
 fn stop_at(root: &Path, point: &str) {
     let hl = session(root);
-    let plan = hl.plan_patch(PATCH, None, false, false).unwrap();
+    let plan = hl.plan_patch(PATCH).unwrap();
     let _ = commit_observed(&plan.changes(), &hl.settings(), || Ok(()), &mut |at| {
         if format!("{at:?}") == point {
             std::process::abort();
@@ -433,13 +433,8 @@ fn a_process_that_dies_at_any_point_leaves_all_old_or_all_new_once_the_next_sess
         assert!(!status.success(), "{point:?}: the child did not stop");
         let hl = session(dir.path());
         // The next result says so, once.
-        let notes = hl.read("a/lf.txt", None, None, false).unwrap().view.text;
-        assert!(!hl
-            .read("a/lf.txt", None, None, false)
-            .unwrap()
-            .view
-            .text
-            .contains("Note:"));
+        let notes = hl.read("a/lf.txt").unwrap().view.text;
+        assert!(!hl.read("a/lf.txt").unwrap().view.text.contains("Note:"));
         let now = snapshot(dir.path());
         let forward = matches!(point, Point::Switched | Point::Verified);
         if forward {
@@ -637,7 +632,7 @@ fn run_transactions(root: &Path, seed: u64) {
         let before = snapshot(root);
         let patch = random_patch(&mut rng, &before, seed * 1000 + step);
         let plan = hl
-            .plan_patch(&patch, None, false, false)
+            .plan_patch(&patch)
             .unwrap_or_else(|e| panic!("{patch}\n{e}"));
         let mut after = before.clone();
         for change in plan.changes() {
@@ -834,7 +829,7 @@ fn overlap(root: &Path, id: &str, count: usize, seed: u64) {
                 .collect(),
         );
         loop {
-            match hl.apply_batch(&batch, false) {
+            match hl.apply_batch(&batch) {
                 Ok(_) => break,
                 Err(e) if e.code == ErrorCode::BaseChanged => writeln!(out, "@retry").unwrap(),
                 Err(e) => panic!("{id}: {e}"),

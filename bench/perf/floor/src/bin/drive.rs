@@ -33,14 +33,24 @@ fn main() {
     match mode {
         "view" => {
             for _ in 0..reps {
-                black_box(session.read(&name, None, Some(lines), false).unwrap());
+                black_box(
+                    session
+                        .read_with(
+                            &name,
+                            &hashline::ReadOptions {
+                                limit: Some(lines),
+                                ..Default::default()
+                            },
+                        )
+                        .unwrap(),
+                );
             }
         }
         "batch" => {
             let request = batch(&doc, 100);
             for _ in 0..reps {
                 std::fs::write(file, &original).unwrap();
-                black_box(session.edit(&name, &request, false).unwrap());
+                black_box(session.edit(&name, &request).unwrap());
             }
             std::fs::write(file, &original).unwrap();
         }

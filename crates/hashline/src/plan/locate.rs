@@ -3,63 +3,22 @@
 //! version it was read in only where the move is proven (`remap`), and the
 //! batch is refused whenever readings disagree, a ref cannot tell identical
 //! lines apart, or it cites lines no view showed.
+//!
+//! Specified in `docs/format.md` §6.
 
+use crate::document::Document;
 use crate::error::{Error, ErrorCode, Result};
 use crate::hash::{line_hash, Tag};
-use crate::prefix::Shown;
 use crate::reference::{Cited, Ref, EXPECTED_FORM};
-use crate::reject::{self, Subject};
+use crate::reject;
 use crate::remap::{certain, LineMap};
 use crate::report::current_ref;
 use crate::request::{OpKind, Operation};
 use crate::store::Version;
-use crate::syntax::Language;
-use crate::text::Document;
 use std::collections::HashMap;
 use std::fmt::Write;
-use tree_sitter::Tree;
 
-/// What the plan needs to know besides the operations.
-pub struct PlanContext<'a> {
-    pub doc: &'a Document,
-    pub rev: &'a str,
-    /// The path as the model knows it, for messages.
-    pub path: &'a str,
-    /// Stored versions of this file, most recent first (may include the
-    /// current one).
-    pub history: &'a [Version],
-    /// Versions of other files the session showed: their shown lines may
-    /// vouch for view prefixes copied from them into this file.
-    pub others: &'a [Version],
-    /// The text is one the caller holds and showed whole (`apply_to_text`):
-    /// its lines vouch for view prefixes copied from it.
-    pub caller_text: bool,
-    pub cleanup: bool,
-    pub seen_guard: bool,
-    /// The language the clean-up may parse the file in to judge echoes,
-    /// and the file's tree if the session kept it.
-    pub syntax: Option<(Language, Option<&'a Tree>)>,
-}
-
-impl<'a> PlanContext<'a> {
-    /// The versions whose shown lines may vouch for copied view prefixes.
-    pub(crate) fn shown(&self) -> Shown<'a> {
-        if self.caller_text {
-            Shown::text(self.doc)
-        } else {
-            Shown::new(self.history, self.others)
-        }
-    }
-
-    /// What a rejection of this batch is about.
-    pub(crate) fn subject(&self) -> Subject<'_> {
-        Subject {
-            doc: self.doc,
-            path: self.path,
-            rev: self.rev,
-        }
-    }
-}
+use super::PlanContext;
 
 /// Where refs cited outside operations (a patch's `@@` headers) are in the
 /// current text, one slot each (`None` for a slot citing nothing), with the
@@ -106,7 +65,7 @@ pub(crate) fn parse_refs(ctx: &PlanContext<'_>, operations: &[Operation]) -> Res
                     if let Some(line) =
                         leading_line_number(text).filter(|l| (1..=ctx.doc.line_count()).contains(l))
                     {
-                        let meant = current_ref(ctx.doc, line - 1);
+                        let meant = current_ref(ctx.doc, line - 1, ctx.style);
                         let _ = write!(problem, " Did you mean {meant}?");
                         suggestion.get_or_insert(meant);
                     }

@@ -1,10 +1,11 @@
 //! Functions over text the caller holds: views, edits, refs and hashes, with
 //! no file and no session.
 
-use crate::args::{self, ApplyEditsOptions, FormatViewOptions};
+use crate::args;
 use crate::check::{problems, BindingProblem};
 use crate::error::guard;
-use crate::string::Text;
+use crate::js_string::Text;
+use crate::options::{self, ApplyEditsOptions, FormatViewOptions};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
@@ -19,11 +20,13 @@ pub fn format_view(
         let text =
             args::required_string(&env, Some(text), "text", "the text to show, as a string")?;
         let o = FormatViewOptions::read(&env, options)?;
-        let offset = args::count(o.offset, "options.offset", 1.0)?;
-        let limit = args::count(o.limit, "options.limit", 1.0)?;
+        let view_options = hashline::FormatViewOptions {
+            offset: args::count(o.offset, "options.offset", 1.0)?,
+            limit: args::count(o.limit, "options.limit", 1.0)?,
+            view: options::view(o.view.as_deref(), "options.view")?.unwrap_or_default(),
+        };
         let path = o.path.as_deref().unwrap_or("text");
-        let style = args::view(o.view.as_deref(), "options.view")?.unwrap_or_default();
-        Ok(hashline::format_view(text, path, offset, limit, style)?
+        Ok(hashline::format_view_with(text, path, &view_options)?
             .text
             .into())
     })
@@ -40,6 +43,8 @@ pub struct TextEditResult {
     pub additions: u32,
     pub deletions: u32,
     /// What the edit broke that was not broken before.
+    // Named here: this module's types are made before `check`'s.
+    #[napi(ts_type = "Array<Problem>")]
     pub problems: Vec<BindingProblem>,
 }
 
@@ -56,7 +61,7 @@ pub fn apply_edits(
             args::required_string(&env, Some(text), "text", "the text to edit, as a string")?;
         let request = args::request(&env, request)?;
         let o = ApplyEditsOptions::read(&env, options)?;
-        let syntax = args::syntax(o.syntax.as_deref(), "options.syntax")?.unwrap_or_default();
+        let syntax = options::syntax(o.syntax.as_deref(), "options.syntax")?.unwrap_or_default();
         let path = o.path.as_deref().unwrap_or("text");
         let edited = hashline::apply_to_string(text, path, &request, true, syntax)?;
         Ok(TextEditResult {

@@ -1,0 +1,184 @@
+//! The splices of a document, in its own buffer or into a copy, against
+//! the document read from the bytes they give; and an edit described from
+//! the lines a splice took out against one described from the whole old
+//! text.
+
+use crate::before::{Before, Taken};
+use crate::document::{Document, Splice, BOM};
+use crate::edit::{finish, Change, Old};
+use crate::syntax::SyntaxCheck;
+use crate::view::ViewStyle;
+use proptest::prelude::*;
+use std::ops::Range;
+
+/// File bytes of every kind: a BOM or not, LF, CRLF, lone CR and mixed
+/// endings, empty lines, lines starting with U+FEFF, a final newline or
+/// not.
+fn file() -> impl Strategy<Value = Vec<u8>> {
+    let line = prop::sample::select(vec!["", "a", "b c", "\u{FEFF}x", "é", "  "]);
+    let ending = prop::sample::select(vec!["\n", "\r\n", "\r"]);
+    (
+        any::<bool>(),
+        prop::collection::vec((line, ending), 0..12),
+        any::<bool>(),
+    )
+        .prop_map(|(bom, lines, final_newline)| {
+            let mut bytes = if bom { BOM.to_vec() } else { Vec::new() };
+            let n = lines.len();
+            for (i, (line, ending)) in lines.into_iter().enumerate() {
+                bytes.extend_from_slice(line.as_bytes());
+                if i + 1 < n || final_newline {
+                    bytes.extend_from_slice(ending.as_bytes());
+                }
+            }
+            bytes
+        })
+}
+
+/// Lines of a file or of an edit: empty, equal to each other, starting
+/// with U+FEFF, one a problem when written (a conflict marker), one long
+/// enough for a run of lines moving by a few bytes to land on itself.
+fn text_line() -> impl Strategy<Value = &'static str> {
+    prop::sample::select(vec![
+        "",
+        "a",
+        "b c",
+        "\u{FEFF}x",
+        "é",
+        "<<<<<<< HEAD",
+        "a line long enough that its run moves onto its own bytes",
+    ])
+}
+
+/// Files whose bytes are their canonical text, unless the first line
+/// starts with U+FEFF: no BOM, only LF, a final newline or not.
+fn lf_file() -> impl Strategy<Value = Vec<u8>> {
+    (prop::collection::vec(text_line(), 0..30), any::<bool>()).prop_map(|(lines, final_newline)| {
+        let mut text = lines.join("\n");
+        if final_newline && !lines.is_empty() {
+            text.push('\n');
+        }
+        text.into_bytes()
+    })
+}
+
+/// Sorted, non-overlapping splices over a document of `n` lines, as the
+/// planner makes them: several insertions at one line, an insertion
+/// right before a replacement, adjacent replacements.
+fn edits(n: usize) -> impl Strategy<Value = Vec<Splice>> {
+    let splice = (
+        0..=n,
+        prop_oneof![Just(0usize), 1..5usize],
+        prop::collection::vec(text_line(), 0..6),
+    );
+    prop::collection::vec(splice, 0..8).prop_map(move |mut raw| {
+        raw.sort_by_key(|(at, _, _)| *at);
+        let mut next = 0;
+        let mut out = Vec::new();
+        for (at, len, lines) in raw {
+            if at < next {
+                continue;
+            }
+            let end = (at + len).min(n);
+            out.push(Splice {
+                range: at..end,
+                lines: lines.into_iter().map(str::to_owned).collect(),
+            });
+            next = end;
+        }
+        out
+    })
+}
+
+/// The regions `splices` change, as the edit gives them to `Taken`.
+fn changes(splices: &[Splice]) -> Vec<(Range<usize>, Range<usize>)> {
+    crate::report::hunks(splices)
+        .into_iter()
+        .map(|h| (h.old, h.new))
+        .collect()
+}
+
+/// A file of `files`, and edits of it.
+fn edited(files: BoxedStrategy<Vec<u8>>) -> impl Strategy<Value = (Vec<u8>, Vec<Splice>)> {
+    files.prop_flat_map(|bytes| {
+        let n = Document::from_bytes(&bytes).unwrap().line_count();
+        (Just(bytes), edits(n))
+    })
+}
+
+proptest! {
+    #[test]
+    fn the_spliced_document_equals_the_one_read_from_its_bytes(
+        (bytes, splices) in edited(file().boxed())
+    ) {
+        let doc = Document::from_bytes(&bytes).unwrap();
+        let spliced = doc.spliced(&splices).unwrap();
+        let read = Document::from_vec(doc.splice(&splices).unwrap()).unwrap();
+        prop_assert_eq!(&spliced, &read);
+        prop_assert_eq!(spliced.rev(), read.rev());
+    }
+
+    #[test]
+    fn a_splice_in_place_makes_the_copying_splices_document_and_reads_back_the_old_one(
+        (bytes, splices) in edited(prop_oneof![lf_file(), file()].boxed()),
+    ) {
+        let old = Document::from_bytes(&bytes).unwrap();
+        let mut new = old.clone();
+        let taken = Taken::of(&old, changes(&splices));
+        new.splice_in_place(&splices).unwrap();
+        let spliced = old.spliced(&splices).unwrap();
+        prop_assert_eq!(&new, &spliced);
+        prop_assert_eq!(new.rev(), spliced.rev());
+        prop_assert_eq!(&new.to_bytes(), &old.splice(&splices).unwrap());
+        let before = taken.with(&new);
+        prop_assert_eq!(before.line_count(), old.line_count());
+        for i in 0..old.line_count() {
+            prop_assert_eq!(Before::line(&before, i), old.line(i));
+        }
+        for i in 0..=old.line_count() {
+            prop_assert_eq!(Before::offset_of_line(&before, i), old.offset_of_line(i));
+        }
+        prop_assert_eq!(Before::final_newline(&before), old.final_newline());
+        prop_assert_eq!(before.same_text(&new), old.text() == new.text());
+    }
+
+    #[test]
+    fn an_edit_described_from_the_lines_taken_out_reads_as_one_described_from_the_whole_old_text(
+        (bytes, splices) in edited(lf_file().boxed()),
+    ) {
+        let old = Document::from_bytes(&bytes).unwrap();
+        let change = || Change {
+            hunks: crate::report::hunks(&splices),
+            headline: "Applied".into(),
+            notes: Vec::new(),
+            remapped_from: None,
+            relocated: Vec::new(),
+            style: ViewStyle::Full,
+        };
+        let whole = finish(Old::Whole(&old), "f.txt", old.spliced(&splices).unwrap(), change(), true, SyntaxCheck::Off, None);
+        let mut new = old.clone();
+        let taken = Taken::of(&old, changes(&splices));
+        new.splice_in_place(&splices).unwrap();
+        let in_place = finish(Old::Taken(taken), "f.txt", new, change(), true, SyntaxCheck::Off, None);
+        match (whole, in_place) {
+            (Ok(a), Ok(b)) => {
+                prop_assert_eq!(a.doc, b.doc);
+                prop_assert_eq!(a.rev, b.rev);
+                prop_assert_eq!(a.previous_rev, b.previous_rev);
+                prop_assert_eq!(a.summary, b.summary);
+                prop_assert_eq!(a.problems, b.problems);
+                prop_assert_eq!(a.map, b.map);
+            }
+            (Err(a), Err(b)) => prop_assert_eq!(a.code, b.code),
+            (a, b) => prop_assert!(false, "{:?} against {:?}", a.map(|e| e.summary), b.map(|e| e.summary)),
+        }
+    }
+
+    #[test]
+    fn a_string_taken_by_value_reads_as_the_same_text_borrowed(bytes in file()) {
+        let text = String::from_utf8(bytes).unwrap();
+        let doc = Document::from_string(text.clone());
+        prop_assert_eq!(&doc, &Document::from_text(&text));
+        prop_assert_eq!(doc.into_file_text(), text);
+    }
+}
