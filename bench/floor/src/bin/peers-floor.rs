@@ -4,11 +4,12 @@
 //! `LINE#HASH#ANCHOR|content\n` into a string of its own, and the parts
 //! joined into one string. No file read, no REV, no line cut, no JS.
 //!
-//! Usage: hashline-peers-floor [--reps N] FILE
+//! Usage: peers-floor [--reps N] FILE
 //! Prints one JSON object: the median, min and max wall time in nanoseconds.
 
 use hashline::{anchor_hash, line_hash, Tag};
 use hashline::Document;
+use hashline_bench_floor::args;
 use std::fmt::Write;
 use std::hint::black_box;
 use std::time::Instant;
@@ -60,21 +61,13 @@ fn view(lines: &[&str], threads: usize) -> String {
 }
 
 fn main() {
-    let mut args = std::env::args().skip(1);
-    let mut reps = 21;
-    let mut file = None;
-    while let Some(arg) = args.next() {
-        match arg.as_str() {
-            "--reps" => {
-                reps = args
-                    .next()
-                    .and_then(|n| n.parse().ok())
-                    .expect("--reps needs a number")
-            }
-            _ => file = Some(arg),
-        }
-    }
-    let file = file.expect("usage: hashline-peers-floor [--reps N] FILE");
+    let args = args(21, &[]);
+    let reps = args.reps;
+    let file = args
+        .files
+        .into_iter()
+        .next()
+        .expect("usage: peers-floor [--reps N] FILE");
     let bytes = std::fs::read(&file).expect("the file is readable");
     let doc = Document::from_bytes(&bytes).expect("the file is UTF-8 text");
     let lines: Vec<&str> = doc.lines().collect();

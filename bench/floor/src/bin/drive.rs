@@ -8,8 +8,7 @@
 //!          restored before every repetition
 
 use hashline::internals::{load, Root};
-use hashline::{Hashline, Options};
-use hashline_perf_floor::{batch, LIMIT};
+use hashline_bench_floor::{batch, session, LIMIT};
 use std::hint::black_box;
 use std::path::Path;
 
@@ -22,10 +21,7 @@ fn main() {
     let reps: usize = args.get(2).and_then(|r| r.parse().ok()).unwrap_or(20);
     let dir = file.parent().expect("the file is in a folder");
     let name = file.file_name().unwrap().to_string_lossy().into_owned();
-    let mut options = Options::new(dir);
-    options.max_file_bytes = LIMIT;
-    options.seen_guard = false;
-    let session = Hashline::new(options).expect("the folder is a root");
+    let session = session(dir);
     let original = std::fs::read(file).unwrap();
     let target = Root::new(dir).unwrap().resolve(&name, false).unwrap();
     let doc = load(&target, LIMIT, false).unwrap().doc;

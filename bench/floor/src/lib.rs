@@ -1,13 +1,54 @@
-//! What the floor measurements and the profiling driver share: timing and
-//! the benchmark's batch of operations, built exactly as the JS runner
-//! builds it so both time the same edit.
+//! What the floors and the profiling driver share: their command line,
+//! timing, an engine rooted at a file's folder, and the benchmark's batch of
+//! operations, built exactly as the JS runner builds it so both time the same
+//! edit.
 
-use hashline::{Document, OpKind, Operation, Ref, Request};
+use hashline::{Document, Hashline, OpKind, Operation, Options, Ref, Request};
 use std::hint::black_box;
+use std::path::Path;
 use std::time::Instant;
 
 /// Large enough for any benchmark file.
 pub const LIMIT: u64 = 1 << 40;
+
+/// A floor's command line: `--reps N`, the flags it names, and file names.
+pub struct Args {
+    pub reps: usize,
+    pub flags: Vec<String>,
+    pub files: Vec<String>,
+}
+
+/// Reads the command line; `flags` are the switches the binary takes.
+pub fn args(default_reps: usize, flags: &[&str]) -> Args {
+    let mut out = Args {
+        reps: default_reps,
+        flags: Vec::new(),
+        files: Vec::new(),
+    };
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        if arg == "--reps" {
+            out.reps = args
+                .next()
+                .and_then(|n| n.parse().ok())
+                .expect("--reps needs a number");
+        } else if flags.contains(&arg.as_str()) {
+            out.flags.push(arg);
+        } else {
+            out.files.push(arg);
+        }
+    }
+    out
+}
+
+/// An engine rooted at `dir` that reads files of any size and lets a batch
+/// cite lines no view showed, as the benchmark's batches do.
+pub fn session(dir: &Path) -> Hashline {
+    let mut options = Options::new(dir);
+    options.max_file_bytes = LIMIT;
+    options.seen_guard = false;
+    Hashline::new(options).expect("the folder is a root")
+}
 
 pub fn median(mut samples: Vec<u128>) -> u128 {
     samples.sort_unstable();

@@ -9,13 +9,13 @@
 //! wall time, and `<name>CpuNs`, the median CPU time of the process (all
 //! threads), in nanoseconds.
 //!
-//! Usage: hashline-perf-floor [--reps N] [--batch] FILE...
+//! Usage: perf-floor [--reps N] [--batch] FILE...
 //! With `--batch` each FILE is edited and restored after every repetition.
 
 use hashline::internals::{load, replace_atomically, Root};
 use hashline::{anchor_hash, line_hash};
-use hashline::{rev, Document, Hashline, Options};
-use hashline_perf_floor::{batch, cpu_ns, median, time, Timing, LIMIT};
+use hashline::{rev, Document};
+use hashline_bench_floor::{args, batch, cpu_ns, median, session, time, Timing, LIMIT};
 use std::io::Write;
 use std::path::Path;
 use std::time::Duration;
@@ -38,22 +38,8 @@ fn field(name: &str, t: Timing) -> String {
 }
 
 fn main() {
-    let mut args = std::env::args().skip(1);
-    let mut reps = 15;
-    let mut with_batch = false;
-    let mut files = Vec::new();
-    while let Some(arg) = args.next() {
-        match arg.as_str() {
-            "--reps" => {
-                reps = args
-                    .next()
-                    .and_then(|n| n.parse().ok())
-                    .expect("--reps needs a number")
-            }
-            "--batch" => with_batch = true,
-            _ => files.push(arg),
-        }
-    }
+    let args = args(15, &["--batch"]);
+    let (reps, with_batch, files) = (args.reps, !args.flags.is_empty(), args.files);
     let threads = std::thread::available_parallelism().map_or(1, usize::from);
     for file in files {
         let path = Path::new(&file);
@@ -88,10 +74,7 @@ fn main() {
 
         let dir = path.parent().expect("the file is in a folder");
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
-        let mut options = Options::new(dir);
-        options.max_file_bytes = LIMIT;
-        options.seen_guard = false;
-        let session = Hashline::new(options).expect("the folder is a root");
+        let session = session(dir);
         let load_time = {
             let target = Root::new(dir).unwrap().resolve(&name, false).unwrap();
             time(reps, || {
