@@ -3,10 +3,10 @@
 // The edit-format benchmark: real changes replayed in every format, applied
 // by every applier, with and without the mistakes models make; token costs
 // with real tokenizers. Writes REPORT.md and plot.svg beside this file (a
-// subset run writes them under bench/.cache/editbench instead).
+// subset run writes them under eval/.cache/editbench instead).
 //
-//   node bench/editbench/run.mjs           every fixture
-//   node bench/editbench/run.mjs --quick   a 60-file subset spread over the corpus
+//   node eval/editbench/run.mjs           every fixture
+//   node eval/editbench/run.mjs --quick   a 60-file subset spread over the corpus
 //   options: --seed N (default 1), --files N (subset size), --no-write (print the report only)
 
 import { mkdirSync, writeFileSync } from 'node:fs'
@@ -26,6 +26,7 @@ import { shapes } from './lib/shapes.mjs'
 import { movedBlocks, moveOperation } from './lib/moves.mjs'
 import { stripLeanPrefixes, LEAN_PREFIX } from './lib/lean.mjs'
 import { toolCalls } from './lib/formats.mjs'
+import { asNumber, flag, options } from '../../bench/harness.mjs'
 
 const HERE = dirname(fileURLToPath(import.meta.url))
 const KIND_IDS = KINDS.map((k) => k.id)
@@ -50,15 +51,9 @@ export const SESSION_CONDS = ['mixed', 'mixed-nb']
  * @typedef {{ n: number, correct: number, rejected: number, silent: number, noted: number, na: number, tokens: Record<string, number> }} Cell
  */
 
-function parseArgs(/** @type {string[]} */ argv) {
-  const opt = { quick: false, seed: 1, files: 0, write: true }
-  for (let i = 0; i < argv.length; i++) {
-    if (argv[i] === '--quick') opt.quick = true
-    else if (argv[i] === '--seed') opt.seed = Number(argv[++i])
-    else if (argv[i] === '--files') opt.files = Number(argv[++i])
-    else if (argv[i] === '--no-write') opt.write = false
-    else throw new Error(`unknown option ${argv[i]}`)
-  }
+function parseArgs() {
+  const opt = options(import.meta.url, { quick: flag, seed: { parse: asNumber, default: 1 }, files: { parse: asNumber, default: 0 }, 'no-write': flag })
+  opt.write = !opt.noWrite
   if (opt.quick && !opt.files) opt.files = 60
   return opt
 }
@@ -89,7 +84,7 @@ const viewOf = (/** @type {FormatId} */ f) => (f === 'hashline' || f === 'hashli
 const drawKey = (/** @type {FormatId} */ f) => (f.startsWith('hashline') ? 'hashline' : f)
 
 function main() {
-  const opt = parseArgs(process.argv.slice(2))
+  const opt = parseArgs()
   const started = performance.now()
   const fixtures = readFixtures()
   let corpus = loadCorpus(fixtures)

@@ -4,11 +4,11 @@
 // published versions of registry packages (crates.io through cargo, PyPI
 // sdists through pip, npm tarballs through npm).
 //
-//   node bench/editbench/corpus.mjs             fetch what fixtures.json names, check every file
-//   node bench/editbench/corpus.mjs --discover  fetch CANDIDATES, choose files, rewrite fixtures.json
-//   node bench/editbench/corpus.mjs --discover-text  choose the text files (not code), rewrite fixtures-text.json
+//   node eval/editbench/corpus.mjs             fetch what fixtures.json names, check every file
+//   node eval/editbench/corpus.mjs --discover  fetch CANDIDATES, choose files, rewrite fixtures.json
+//   node eval/editbench/corpus.mjs --discover-text  choose the text files (not code), rewrite fixtures-text.json
 //
-// Only the fixture list is committed; the sources live under bench/.cache/editbench.
+// Only the fixture list is committed; the sources live under eval/.cache/editbench.
 
 import { execFileSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
@@ -362,7 +362,7 @@ function discover() {
     about:
       'Before/after source files from consecutive published versions of registry packages. ' +
       'before/after: first 8 hex digits of SHA-1 of the canonical text (BOM removed, CRLF as LF, one final newline). ' +
-      'Rebuild the sources with `node bench/editbench/corpus.mjs`; regenerate this list with `--discover`.',
+      'Rebuild the sources with `node eval/editbench/corpus.mjs`; regenerate this list with `--discover`.',
     rules: RULES,
     files,
   }
@@ -431,7 +431,7 @@ function discoverText() {
     about:
       'Text files that are not code (prose, Markdown, CSS, CSV, YAML, data) from the same registry packages as fixtures.json. ' +
       'pairs: changed files between consecutive versions (before/after as in fixtures.json); singles: files of the newest version (digest of the canonical text). ' +
-      'Rebuild the sources with `node bench/editbench/corpus.mjs`; regenerate this list with `--discover-text`.',
+      'Rebuild the sources with `node eval/editbench/corpus.mjs`; regenerate this list with `--discover-text`.',
     rules: TEXT_RULES,
     pairs,
     singles,

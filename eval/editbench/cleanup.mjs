@@ -7,11 +7,11 @@
 // prefixes. Content goes in through every way it reaches a file (an edit on
 // text, an edit in a session that read the file, a whole-file write through
 // the OpenCode plugin and the engine's text function). Writes CLEANUP.md
-// beside this file (a --quick run writes it under bench/.cache/editbench).
+// beside this file (a --quick run writes it under eval/.cache/editbench).
 //
-//   node bench/editbench/cleanup.mjs           the whole corpus
-//   node bench/editbench/cleanup.mjs --quick   a spread subset and a tenth of the generated texts
-//   node bench/editbench/cleanup.mjs --only ID  one file of the corpus, printing each boundary echo not written as meant
+//   node eval/editbench/cleanup.mjs           the whole corpus
+//   node eval/editbench/cleanup.mjs --quick   a spread subset and a tenth of the generated texts
+//   node eval/editbench/cleanup.mjs --only ID  one file of the corpus, printing each boundary echo not written as meant
 //   options: --seed N (default 1), --no-write (print the report only)
 
 import { mkdirSync, writeFileSync } from 'node:fs'
@@ -29,6 +29,7 @@ import { Scenario } from './lib/scenario.mjs'
 import { ECHO_REFUSAL, OUTPUT_WEIGHT, Session } from './lib/session.mjs'
 import { ENCODINGS, tokenizer } from './lib/tokens.mjs'
 import { RATES } from './lib/report.mjs'
+import { asNumber, flag, options } from '../../bench/harness.mjs'
 
 const HERE = dirname(fileURLToPath(import.meta.url))
 /** Files of each corpus part in a --quick run, spread evenly. */
@@ -55,15 +56,9 @@ const SESSION_RATES = [0, ...RATES]
  * @typedef {{ n: number, correct: number, rejected: number, silent: number, refusedOnce: number, rejections: number, resends: number, input: Record<string, number>, output: Record<string, number> }} SessionCell
  */
 
-function parseArgs(/** @type {string[]} */ argv) {
-  const opt = { quick: false, seed: 1, write: true }
-  for (let i = 0; i < argv.length; i++) {
-    if (argv[i] === '--quick') opt.quick = true
-    else if (argv[i] === '--seed') opt.seed = Number(argv[++i])
-    else if (argv[i] === '--no-write') opt.write = false
-    else if (argv[i] === '--only') opt.only = argv[++i]
-    else throw new Error(`unknown option ${argv[i]}`)
-  }
+function parseArgs() {
+  const opt = options(import.meta.url, { quick: flag, seed: { parse: asNumber, default: 1 }, 'no-write': flag, only: {} })
+  opt.write = !opt.noWrite
   return opt
 }
 
@@ -106,7 +101,7 @@ class Counts {
 }
 
 async function main() {
-  const opt = parseArgs(process.argv.slice(2))
+  const opt = parseArgs()
   const started = performance.now()
   const toks = ENCODINGS.map((e) => tokenizer(e))
   const [O] = ENCODINGS
@@ -365,7 +360,7 @@ const pct = (/** @type {number} */ part, /** @type {number} */ whole) => (whole 
 function render(d) {
   const L = /** @type {string[]} */ ([])
   const { counts, O } = d
-  const command = `node bench/editbench/cleanup.mjs${d.opt.quick ? ' --quick' : ''}${d.opt.seed !== 1 ? ` --seed ${d.opt.seed}` : ''}`
+  const command = `node eval/editbench/cleanup.mjs${d.opt.quick ? ' --quick' : ''}${d.opt.seed !== 1 ? ` --seed ${d.opt.seed}` : ''}`
   /** @param {string} table @param {string} kind @param {string} path */
   const c = (table, kind, path) => counts.get(table, kind, path)
   /** @param {string} table */
@@ -410,7 +405,7 @@ function render(d) {
   ]
   L.push('## Targets', '')
   for (const v of verdict) L.push(`- ${v}`)
-  L.push('- The lean-ref collision trial is `bench/stale-refs/lean.mjs` (its report: `bench/stale-refs/LEAN.md`).', '')
+  L.push('- The lean-ref collision trial is `eval/stale-refs/lean.mjs` (its report: `eval/stale-refs/LEAN.md`).', '')
 
   L.push('## Corpus', '')
   L.push('| kind | files | of them real changes | own blocks put back | hunks | lines (each sent alone) | packages |')
@@ -516,7 +511,7 @@ function render(d) {
   kindTable('boundary', d.kinds)
 
   L.push('## Rerun', '')
-  L.push('```sh', 'node bench/editbench/corpus.mjs              # once: fetch the sources (code and text fixtures)', 'node bench/editbench/cleanup.mjs --quick      # a spread subset, a few minutes', 'node bench/editbench/cleanup.mjs              # everything', 'node bench/stale-refs/lean.mjs --quick        # the lean-ref collision trial, 2,000 trials', 'node bench/stale-refs/lean.mjs                # 20,000 trials', '```', '')
+  L.push('```sh', 'node eval/editbench/corpus.mjs              # once: fetch the sources (code and text fixtures)', 'node eval/editbench/cleanup.mjs --quick      # a spread subset, a few minutes', 'node eval/editbench/cleanup.mjs              # everything', 'node eval/stale-refs/lean.mjs --quick        # the lean-ref collision trial, 2,000 trials', 'node eval/stale-refs/lean.mjs                # 20,000 trials', '```', '')
   return { text: L.join('\n'), verdict: verdict.join('\n'), ok }
 }
 

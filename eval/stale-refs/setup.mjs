@@ -1,10 +1,10 @@
 // @ts-check
 // Brings the source files the benchmark edits from the package registries
 // (npm, PyPI, crates.io) with their ordinary clients, at the versions pinned
-// in manifest.json, into bench/.cache/stale-refs/. Run once; the benchmark
+// in manifest.json, into eval/.cache/stale-refs/. Run once; the benchmark
 // itself never touches the network.
 //
-//   node bench/stale-refs/setup.mjs
+//   node eval/stale-refs/setup.mjs
 import { execFileSync } from 'node:child_process'
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { dirname, join, relative, sep } from 'node:path'

@@ -35,7 +35,7 @@ export function renderReport(d) {
   const L = /** @type {string[]} */ ([])
   const [O, C] = ENCODINGS
   const subset = d.files < d.fullSize
-  const command = `node bench/editbench/run.mjs${d.opt.quick ? ' --quick' : subset ? ` --files ${d.files}` : ''}${d.opt.seed !== 1 ? ` --seed ${d.opt.seed}` : ''}`
+  const command = `node eval/editbench/run.mjs${d.opt.quick ? ' --quick' : subset ? ` --files ${d.files}` : ''}${d.opt.seed !== 1 ? ` --seed ${d.opt.seed}` : ''}`
   const hl = 'hashline/engine'
   const sv = 'hashline-short/engine'
 

@@ -18,7 +18,7 @@ async function loadXxh32() {
   try {
     mod = await import('xxhash-wasm')
   } catch {
-    throw new Error('xxhash-wasm is missing: run `npm install --prefix bench/editbench` once (the peers tag lines with xxHash32)')
+    throw new Error('xxhash-wasm is missing: run `npm install --prefix eval/editbench` once (the peers tag lines with xxHash32)')
   }
   const { h32 } = await mod.default()
   return (/** @type {string} */ text, /** @type {number} */ seed) => h32(text, seed) >>> 0

@@ -3,7 +3,7 @@
 // refs of the read. Scores this engine and the peers' schemes on the same
 // seeded trials: applied correctly, rejected, or silently wrong.
 //
-//   node bench/stale-refs/run.mjs [--trials N] [--seed S] [--schemes a,b] [--kinds a,b]
+//   node eval/stale-refs/run.mjs [--trials N] [--seed S] [--schemes a,b] [--kinds a,b]
 //                                 [--out FILE | --no-write] [--dump DIR] [--only ID] [--tmp DIR]
 import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -241,7 +241,7 @@ if (engines.length > 0) {
   }
   out.push('')
   if (engineWrong.length > 0) {
-    out.push('## Engine: silently wrong trials', '', `Rerun one with \`node bench/stale-refs/run.mjs --seed ${seed} --only ID\`.`, '')
+    out.push('## Engine: silently wrong trials', '', `Rerun one with \`node eval/stale-refs/run.mjs --seed ${seed} --only ID\`.`, '')
     for (const w of engineWrong.slice(0, 40)) out.push(`- ${w}`)
     if (engineWrong.length > 40) out.push(`- … and ${engineWrong.length - 40} more`)
     out.push('')

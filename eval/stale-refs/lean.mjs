@@ -6,9 +6,9 @@
 // the file, a later process sharing its store, a restarted engine given a
 // REV, `applyEdits` on text) and counts the edits applied to a line the model
 // was not shown. Writes LEAN.md beside this file (a --quick run writes it
-// under bench/.cache/stale-refs instead).
+// under eval/.cache/stale-refs instead).
 //
-//   node bench/stale-refs/lean.mjs [--trials N | --quick] [--seed S] [--paths a,b] [--kinds a,b]
+//   node eval/stale-refs/lean.mjs [--trials N | --quick] [--seed S] [--paths a,b] [--kinds a,b]
 //                                  [--out FILE | --no-write] [--only ID] [--tmp DIR]
 import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -181,7 +181,7 @@ const byLang = new Map()
 for (const f of files) byLang.set(f.lang, (byLang.get(f.lang) ?? 0) + 1)
 const packages = [...new Set(files.map((f) => `${f.package}@${f.version}`))]
 const totalWrong = paths.reduce((a, p) => a + sum(p.name).wrong, 0)
-const command = `node bench/stale-refs/lean.mjs${args.quick ? ' --quick' : args.trials ? ` --trials ${wanted}` : ''}${seed !== 1 ? ` --seed ${seed}` : ''}${args.kinds ? ` --kinds ${args.kinds}` : ''}${args.paths ? ` --paths ${args.paths}` : ''}`
+const command = `node eval/stale-refs/lean.mjs${args.quick ? ' --quick' : args.trials ? ` --trials ${wanted}` : ''}${seed !== 1 ? ` --seed ${seed}` : ''}${args.kinds ? ` --kinds ${args.kinds}` : ''}${args.paths ? ` --paths ${args.paths}` : ''}`
 const L = []
 L.push('# Lean refs after a change: results', '')
 L.push(
@@ -218,7 +218,7 @@ L.push('|---|---|')
 for (const p of paths) L.push(`| \`${p.name}\` | ${[...sum(p.name).codes].sort().map(([c, k]) => `${c} ${k}`).join(', ') || '–'} |`)
 L.push('')
 if (wrongTrials.length > 0) {
-  L.push('## Silently wrong trials', '', `Rerun one with \`node bench/stale-refs/lean.mjs --seed ${seed} --only ID\`.`, '')
+  L.push('## Silently wrong trials', '', `Rerun one with \`node eval/stale-refs/lean.mjs --seed ${seed} --only ID\`.`, '')
   for (const w of wrongTrials.slice(0, 40)) L.push(`- ${w}`)
   if (wrongTrials.length > 40) L.push(`- … and ${wrongTrials.length - 40} more`)
   L.push('')
