@@ -20,7 +20,7 @@ import { ENCODINGS, tokenizer } from './lib/tokens.mjs'
 import { PEER_VIEWS, renderView, viewWithRefs } from './lib/views.mjs'
 import { rng } from './lib/rng.mjs'
 import { SESSION_FORMATS, Session } from './lib/session.mjs'
-import { LEAN_CHOICE, engineLean, refFormat, tagsOf } from './lib/refformats.mjs'
+import { LEAN_CHOICE, refFormat, tagsOf } from './lib/refformats.mjs'
 import { binding } from './appliers/hashline.mjs'
 import { shapes } from './lib/shapes.mjs'
 import { movedBlocks, moveOperation } from './lib/moves.mjs'
@@ -234,7 +234,7 @@ function main() {
         acc.reads[t.name] = (acc.reads[t.name] ?? 0) + c.read[t.name]
         acc.calls[t.name] = (acc.calls[t.name] ?? 0) + c.calls[t.name].reduce((a, b) => a + b, 0)
         // Tokens per line of view: the whole file in one view, less the raw file.
-        const whole = f.id === 'opencode' ? renderView(sc.oldLines, PEER_VIEWS[0]) : f.id === 'hashline' ? sc.view : f.id === LEAN_CHOICE && engineLean ? binding.formatView(raw, { path: sc.path, limit: 1_000_000, view: 'lean' }) : refFormat(f.id).page(sc.path, ss.shown, 1, Infinity)
+        const whole = f.id === 'opencode' ? renderView(sc.oldLines, PEER_VIEWS[0]) : f.id === 'hashline' ? sc.view : f.id === LEAN_CHOICE ? binding.formatView(raw, { path: sc.path, limit: 1_000_000, view: 'lean' }) : refFormat(f.id).page(sc.path, ss.shown, 1, Infinity)
         acc.view[t.name] = (acc.view[t.name] ?? 0) + t.count(whole) - t.count(raw)
       }
     }

@@ -1,12 +1,10 @@
 // @ts-check
 // Candidate lean views for this project: their tags, view lines, what the
-// engine would accept, and the echo clean-up rule they need. Until the engine
-// offers a lean view (`formatView(text, { view: 'lean' })`), the candidates
-// are modelled here; once it does, `engineLean` is true and the chosen view
-// is taken from the engine itself.
+// engine would accept, and the echo clean-up rule they need. The candidates
+// are modelled here; the chosen one is the engine's own lean view
+// (`formatView(text, { view: 'lean' })`), taken from the engine itself.
 
 import { createHash } from 'node:crypto'
-import { binding } from '../appliers/hashline.mjs'
 
 const digest = (/** @type {string} */ s) => createHash('sha1').update(s, 'utf8').digest()
 /** The text the engine hashes: trailing spaces and tabs never count. */
@@ -36,19 +34,6 @@ export function b64Tag(/** @type {string} */ hex3) {
   const v = parseInt(hex3, 16)
   return B64[v >> 6] + B64[v & 63]
 }
-
-/**
- * Whether the binding renders the lean view itself. Phase 2 of the lean view
- * adds `view: 'lean'` to `formatView` and `read`; older bindings ignore the
- * option and render the full view.
- */
-export const engineLean = (() => {
-  try {
-    return /^1[a-z]{2}[ \t]a$/m.test(binding.formatView('a\n', { path: 'probe', view: 'lean' }))
-  } catch {
-    return false
-  }
-})()
 
 /**
  * The lean prefix the echo clean-up must recognise: optional diff marker (`+`

@@ -7,7 +7,7 @@
 import { binding } from '../appliers/hashline.mjs'
 import { joinLines } from './diff.mjs'
 import { hashlineView } from './views.mjs'
-import { FULL_PREFIX, b64Tag, engineLean, pairTag, stripLeanPrefixes } from './lean.mjs'
+import { FULL_PREFIX, b64Tag, pairTag, stripLeanPrefixes } from './lean.mjs'
 import { angRef, angRev, changedRows, numbered, ompFileTag, ompV2Tag, omoLegacyTag, omoTag, opencodeRead, around } from './peers.mjs'
 
 /**
@@ -701,4 +701,3 @@ export function rangesIntact(/** @type {HashlineEdit} */ edit, /** @type {(l: nu
   })
 }
 
-export { engineLean }

@@ -14,7 +14,7 @@ import { splitLines } from './diff.mjs'
 import { toolCalls } from './formats.mjs'
 import { inject } from './mistakes.mjs'
 import { COMBOS } from './scenario.mjs'
-import { LEAN_CHOICE, REF_FORMATS, applyRefEdit, engineLean, plainPage, refFormat, specMap, tagsOf } from './refformats.mjs'
+import { LEAN_CHOICE, REF_FORMATS, applyRefEdit, plainPage, refFormat, specMap, tagsOf } from './refformats.mjs'
 import { binding } from '../appliers/hashline.mjs'
 import { pairTag } from './lean.mjs'
 
@@ -81,7 +81,7 @@ const LEAN_ENGINE_LABEL = 'this project, lean view `Nab ` (the engine)'
  */
 export const SESSION_FORMATS = [
   { id: 'opencode', label: 'OpenCode built-in: `N: ` view, str_replace (matcher chain)', family: 'builtin' },
-  ...REF_FORMATS.map((f) => ({ id: f.id, label: f.id === LEAN_CHOICE && engineLean ? LEAN_ENGINE_LABEL : f.label, family: /** @type {'peer' | 'ours' | 'lean'} */ (f.id === 'hashline' ? 'ours' : ['omo', 'omp-v2', 'omp', 'angdrew'].includes(f.id) ? 'peer' : 'lean') })),
+  ...REF_FORMATS.map((f) => ({ id: f.id, label: f.id === LEAN_CHOICE ? LEAN_ENGINE_LABEL : f.label, family: /** @type {'peer' | 'ours' | 'lean'} */ (f.id === 'hashline' ? 'ours' : ['omo', 'omp-v2', 'omp', 'angdrew'].includes(f.id) ? 'peer' : 'lean') })),
 ]
 
 const OPENCODE_OK = 'Edit applied successfully.'
@@ -136,7 +136,7 @@ export class Session {
       .map((start) => {
         if (id === 'opencode') return plainPage(this.path, v, start, PAGE)
         if (id === 'hashline') return binding.formatView(v.text, { path: this.path, offset: start, limit: PAGE, view: 'full' })
-        if (id === LEAN_CHOICE && engineLean) return binding.formatView(v.text, { path: this.path, offset: start, limit: PAGE, view: 'lean' })
+        if (id === LEAN_CHOICE) return binding.formatView(v.text, { path: this.path, offset: start, limit: PAGE, view: 'lean' })
         return refFormat(id).page(this.path, v, start, PAGE)
       })
       .join('\n')
@@ -160,7 +160,7 @@ export class Session {
     // The result a success shows: an ideal edit the engine refuses as an
     // ambiguous echo succeeds when resent literal (play() counts the refusal).
     else if (id === 'hashline') okTexts = [orLiteral((literal) => binding.applyEdits(this.shown.text, { ...hashlineRequestOf(this.sc), ...(literal ? { literal } : {}) })).output]
-    else if (id === LEAN_CHOICE && engineLean) okTexts = [orLiteral((literal) => leanEngineEdit(this.path, this.shown.text, /** @type {HashlineEdit} */ (this.sc.ideal.edits.hashline), undefined, { literal })).output]
+    else if (id === LEAN_CHOICE) okTexts = [orLiteral((literal) => leanEngineEdit(this.path, this.shown.text, /** @type {HashlineEdit} */ (this.sc.ideal.edits.hashline), undefined, { literal })).output]
     else okTexts = [refFormat(id).ok(this.path, this.shown, this.after, this.sc.ideal.edits.hashline.units.length)]
     /** @type {Record<string, number[]>} */
     const callTokens = {}
@@ -212,7 +212,7 @@ export class Session {
         return t
       })
       r = { outcome: t.outcome, rejected: t.outcome === 'rejected' ? [0] : [], errors: t.outcome === 'rejected' ? [t.output ?? ''] : [], resent }
-    } else if (id === LEAN_CHOICE && engineLean) r = this.playLeanEngine(variant, mistakes)
+    } else if (id === LEAN_CHOICE) r = this.playLeanEngine(variant, mistakes)
     else r = this.playRef(refFormat(id), variant, mistakes)
 
     /** @type {Record<string, number>} */

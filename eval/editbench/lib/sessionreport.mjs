@@ -4,7 +4,7 @@
 
 import { KINDS } from './mistakes.mjs'
 import { scatterSvg } from './plot.mjs'
-import { LEAN_CHOICE, engineLean } from './refformats.mjs'
+import { LEAN_CHOICE } from './refformats.mjs'
 import { OUTPUT_WEIGHT, PAGE, SESSION_FORMATS } from './session.mjs'
 
 /**
@@ -35,7 +35,7 @@ export function renderSessions(d) {
   L.push('## Session measure')
   L.push('')
   L.push(
-    `For each fixture, the session that makes its change in each format: read the file (views of at most ${PAGE} lines, the pages holding the lines the change touches), send the edit with the mistakes drawn for it (every site of every kind errs with the given probability, as above), read each result, and for each rejected call read the error, read the pages again and send the call again. *Input* is what the model reads (views, results, errors), *output* what it writes (tool-call arguments). *Cost* = input + ${OUTPUT_WEIGHT} × output; *per success* divides the cost of all sessions by the sessions that did not end silently wrong. Results and errors are each tool's own texts: this engine's real output for ${engineLean ? `its full and lean views (\`${LEAN_CHOICE}\`)` : 'the full view'}; the modelled formats print what their tools print (README, "Session measure").`,
+    `For each fixture, the session that makes its change in each format: read the file (views of at most ${PAGE} lines, the pages holding the lines the change touches), send the edit with the mistakes drawn for it (every site of every kind errs with the given probability, as above), read each result, and for each rejected call read the error, read the pages again and send the call again. *Input* is what the model reads (views, results, errors), *output* what it writes (tool-call arguments). *Cost* = input + ${OUTPUT_WEIGHT} × output; *per success* divides the cost of all sessions by the sessions that did not end silently wrong. Results and errors are each tool's own texts: this engine's real output for its full and lean views (\`${LEAN_CHOICE}\`); the modelled formats print what their tools print (README, "Session measure").`,
   )
   L.push('')
   L.push(`| format | view ${O} / ${C} per line | output per edit (${O}) | ${d.rates.map((r) => `cost/success ${r * 100}%`).join(' | ')} | ${d.rates.map((r) => `silent ${r * 100}%`).join(' | ')} |`)
@@ -81,7 +81,7 @@ export function renderSessions(d) {
     )
   }
   L.push('')
-  L.push(`${engineLean ? `The \`hashline\` and \`${LEAN_CHOICE}\` rows are the engine itself (a session in its full and lean view)` : 'The `hashline` rows are the engine itself'}; every other ref format is modelled (\`lib/refformats.mjs\`). The modelled rules reproduce the engine where they overlap: a test plays the full view through both and compares.`)
+  L.push(`The \`hashline\` and \`${LEAN_CHOICE}\` rows are the engine itself (a session in its full and lean view); every other ref format is modelled (\`lib/refformats.mjs\`). The modelled rules reproduce the engine where they overlap: a test plays the full view through both and compares.`)
   L.push('')
 
   // ------------------------------------------------------------ lean view
