@@ -56,7 +56,7 @@ export class EngineRunner {
     const name = trial.file.path.split('/').pop() ?? 'file'
     const path = join(this.dir, name)
     writeFileSync(path, joinLines(trial.lines, trial.finalNewline))
-    const hl = new binding.Hashline({ root: this.dir })
+    const hl = new binding.Hashline({ root: this.dir, view: 'full' })
     const view = hl.read(name, { limit: trial.lines.length + 1 })
     const refs = refsOf(view.text)
     // The peers' schemes compute refs in JS: they must be the engine's.

@@ -7,8 +7,8 @@
 //! Usage: peers-floor [--reps N] FILE
 //! Prints one JSON object: the median, min and max wall time in nanoseconds.
 
-use hashline::{anchor_hash, line_hash, Tag};
 use hashline::Document;
+use hashline::{anchor_hash, line_hash, Tag};
 use hashline_bench_floor::args;
 use std::fmt::Write;
 use std::hint::black_box;
