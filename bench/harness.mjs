@@ -1,8 +1,9 @@
 // @ts-check
 // What every benchmark shares: its command line (node:util parseArgs), the
-// statistics of its samples, timing in interleaved rounds, the build it
-// measures (a release copy built beside the package, and what kind of build
-// a loader loads), the report it writes, and its progress lines.
+// median of its samples, timing in interleaved rounds, generated code and
+// the refs a view shows of it, the build it measures (a release copy built
+// beside the package, what kind of build a loader loads, the Rust floors, a
+// second run under Bun), the report it writes, and its progress lines.
 
 import { spawnSync } from 'node:child_process'
 import * as fs from 'node:fs'
@@ -15,7 +16,7 @@ export const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '
 /** Where benchmarks keep builds and generated inputs (git ignores it). */
 export const cache = path.join(repo, 'bench', '.cache')
 /** The package's own loader: the build the tests use. */
-export const packageLoader = path.join(repo, 'index.js')
+const packageLoader = path.join(repo, 'index.js')
 const require = createRequire(import.meta.url)
 
 // ---------------------------------------------------------------- command line
@@ -95,20 +96,15 @@ export function options(script, spec, { argv = process.argv.slice(2), positional
 // ---------------------------------------------------------------- statistics
 
 /**
- * The `q` quantile of the samples (0.5: the median), interpolated between
- * the two nearest samples.
+ * The median of the samples: the middle one, or the mean of the two in the
+ * middle.
  * @param {number[]} xs
- * @param {number} q
  */
-export function quantile(xs, q) {
+export function median(xs) {
   const s = [...xs].sort((a, b) => a - b)
-  const at = (s.length - 1) * q
-  const low = Math.floor(at)
-  return low === at ? s[at] : s[low] + (s[low + 1] - s[low]) * (at - low)
+  const m = s.length >> 1
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2
 }
-
-/** @param {number[]} xs */
-export const median = (xs) => quantile(xs, 0.5)
 
 // ---------------------------------------------------------------- timing
 
@@ -133,10 +129,10 @@ export function timed(call) {
  * timed), after one untimed warm-up round, so that load from other
  * processes falls on all of them alike. A candidate with `rounds` set stops
  * after that many. Returns, for each, the median wall and CPU time in
- * milliseconds and the wall-time samples.
+ * milliseconds.
  * @param {Array<{ run?: () => unknown, prepare?: () => () => unknown, rounds?: number }>} candidates
  * @param {{ rounds: number, setup?: () => void }} how
- * @returns {Array<{ ms: number, cpu: number, samples: number[] }>}
+ * @returns {Array<{ ms: number, cpu: number }>}
  */
 export function interleaved(candidates, { rounds, setup }) {
   /** @type {number[][]} */
@@ -155,7 +151,7 @@ export function interleaved(candidates, { rounds, setup }) {
       }
     })
   }
-  return wall.map((w, i) => ({ ms: median(w), cpu: median(cpu[i]), samples: w }))
+  return wall.map((w, i) => ({ ms: median(w), cpu: median(cpu[i]) }))
 }
 
 // ---------------------------------------------------------------- inputs
