@@ -205,7 +205,7 @@ export function buildRelease(name, { cwd = repo, targetDir } = {}) {
 /**
  * The loader a benchmark measures: a fresh release copy named `name` with
  * `--build-release`, else `--binding` (the package's index.js by default).
- * @param {{ binding: string, buildRelease?: boolean }} opts
+ * @param {Record<string, any>} opts  `binding` and `buildRelease`
  * @param {string} name
  */
 export function loaderOf(opts, name) {

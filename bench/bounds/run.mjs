@@ -285,7 +285,7 @@ const WORKLOADS = [
     prepare: (n, env) => {
       const lines = linesFor(n)
       const text = codeFile(lines)
-      const { applyEdits } = require(binding)
+      const { applyEdits } = load(binding)
       const request = { oldString: `${codeLine(lines >> 1)}\n`, newString: '  const edited = 1;\n' }
       return { call: () => applyEdits(text, request) }
     },
