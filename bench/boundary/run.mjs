@@ -8,18 +8,18 @@
 // e.g. a release build of main against one of a branch
 // (cargo build --release --target-dir DIR, then DIR/release/libhashline_node.so
 // copied to a name ending in .node).
-import { createRequire } from "node:module"
 import path from "node:path"
-const require = createRequire(import.meta.url)
-if (process.argv.length < 4) {
+import { load, median, options } from "../harness.mjs"
+
+const addons = options(import.meta.url, {}, { positionals: true })._
+if (addons.length !== 2) {
   console.error("usage: node bench/boundary/run.mjs BASELINE.node CANDIDATE.node")
   process.exit(64)
 }
-const [a, b] = [require(path.resolve(process.argv[2])), require(path.resolve(process.argv[3]))]
+const [a, b] = addons.map((/** @type {string} */ file) => load(path.resolve(file)))
 const line = (i) => `    const value${i} = compute(${i}, "text") + other[${i % 7}];`
 const ascii = Array.from({ length: 100000 }, (_, i) => line(i)).join("\n") + "\n"
 const mixed = ascii.replace(/text/g, "tëxt")
-const median = (xs) => xs.sort((x, y) => x - y)[xs.length >> 1]
 for (const [name, text] of [["ascii", ascii], ["non-ascii", mixed]]) {
   const req = { operations: [{ op: "append", content: "x" }] }
   const times = { baseline: [], candidate: [] }

@@ -39,15 +39,11 @@
 import { spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import * as fs from 'node:fs'
-import { createRequire } from 'node:module'
 import * as os from 'node:os'
 import * as path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { buildRelease } from '../release.mjs'
+import { asNumber, asNumbers, asPath, bindingOptions, codeFile, codeLine, flag, fullRefs, load, loaderOf, median, options, progress, repo, table, timed, writeReport } from '../harness.mjs'
 
-const here = path.dirname(fileURLToPath(import.meta.url))
-const repo = path.resolve(here, '..', '..')
-const require = createRequire(import.meta.url)
 const self = fileURLToPath(import.meta.url)
 
 /** The worst ratio of times allowed for four times the input. */
@@ -56,68 +52,86 @@ const BOUND = 5
 const SPEND_MS = 20000
 const MB = 1 << 20
 
-/** @param {string[]} argv */
-function parseArgs(argv) {
-  /** @type {{ binding: string, buildRelease: boolean, rounds: number, passes: number, timeout: number, quick: boolean, json?: string, only?: Set<number>, worker?: number, size?: number }} */
-  const o = { binding: path.join(repo, 'index.js'), buildRelease: false, rounds: 7, passes: 2, timeout: 120, quick: false }
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]
-    const value = () => {
-      const v = argv[++i]
-      if (v === undefined) throw new Error(`${a} needs a value`)
-      return v
-    }
-    if (a === '--binding') o.binding = path.resolve(value())
-    else if (a === '--build-release') o.buildRelease = true
-    else if (a === '--only') o.only = new Set(value().split(',').map(Number))
-    else if (a === '--rounds') o.rounds = Number(value())
-    else if (a === '--passes') o.passes = Number(value())
-    else if (a === '--timeout') o.timeout = Number(value())
-    else if (a === '--quick') o.quick = true
-    else if (a === '--json') o.json = path.resolve(value())
-    else if (a === '--worker') o.worker = Number(value())
-    else if (a === '--size') o.size = Number(value())
-    else throw new Error(`unknown argument ${a} (see the comment at the top of bench/bounds/run.mjs)`)
-  }
-  return o
+const cli = {
+  ...bindingOptions,
+  only: { parse: asNumbers },
+  rounds: { parse: asNumber, default: 7 },
+  passes: { parse: asNumber, default: 2 },
+  timeout: { parse: asNumber, default: 120 },
+  quick: flag,
+  json: { parse: asPath },
+  worker: { parse: asNumber },
+  size: { parse: asNumber },
 }
 
-/** @param {number[]} xs */
-function median(xs) {
-  const s = [...xs].sort((a, b) => a - b)
-  const m = s.length >> 1
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2
-}
-
-/** A code-like line, distinct for each `i` (about 48 bytes). */
-const codeLine = (/** @type {number} */ i) => `  const value${i} = compute(${i}); // line ${i}`
 /** Lines of a file of about `bytes` bytes. */
 const linesFor = (/** @type {number} */ bytes) => Math.max(1, Math.round(bytes / 48))
-const fileOf = (/** @type {number} */ n, line = codeLine) => {
-  const out = new Array(n)
-  for (let i = 0; i < n; i++) out[i] = line(i)
-  return out.join('\n') + '\n'
-}
-
-/**
- * The full refs (`N#HHH#AAA`) of the lines a view shows, by 0-based line.
- * @param {string} text
- */
-function refsOf(text) {
-  /** @type {string[]} */
-  const refs = []
-  for (const line of text.split('\n')) {
-    const m = /^(\d+)#([0-9A-F]{3})#([0-9A-F]{3})\|/.exec(line)
-    if (m) refs[Number(m[1]) - 1] = `${m[1]}#${m[2]}#${m[3]}`
-  }
-  return refs
-}
 
 /**
  * @typedef {{ hl: any, dir: string, write: (name: string, text: string) => void, session: (options?: object) => any }} Env
  * @typedef {{ setup?: () => void, call: () => unknown }} Timed
  * @typedef {{ name: string, dimension: 'bytes' | 'lines' | 'operations' | 'nesting', sizes?: number[], prepare: (n: number, env: Env) => Timed }} Workload
  */
+
+/**
+ * A plan of `n` operations, `op(k, refs)`, on a file of `2n` code lines
+ * read whole first; `then` changes the file after that read (given its
+ * text), and with `stale` the plan may be refused as stale.
+ * @param {number} n
+ * @param {Env} env
+ * @param {(k: number, refs: string[]) => object} op
+ * @param {{ then?: (text: string) => void, stale?: boolean }} [how]
+ * @returns {Timed}
+ */
+function planOf(n, env, op, { then, stale = false } = {}) {
+  const text = codeFile(2 * n)
+  env.write('f.txt', text)
+  const refs = fullRefs(env.hl.read('f.txt', { limit: 2 * n }).text)
+  then?.(text)
+  const operations = Array.from({ length: n }, (_, k) => op(k, refs))
+  return stale ? staleAllowed(env, operations) : { call: () => env.hl.plan('f.txt', { operations }) }
+}
+
+/**
+ * A plan of `operations` on f.txt that the engine may refuse as stale
+ * (HASH_MISMATCH): the refusal, with its fresh refs, is the work measured.
+ * @param {Env} env
+ * @param {object[]} operations
+ * @returns {Timed}
+ */
+function staleAllowed(env, operations) {
+  return {
+    call: () => {
+      try {
+        env.hl.plan('f.txt', { operations })
+      } catch (err) {
+        if (/** @type {any} */ (err).code !== 'HASH_MISMATCH') throw err
+      }
+    },
+  }
+}
+
+/**
+ * A workload that plans one line inserted after line `after` (0-based) of a
+ * file of `n` nested blocks, a parse of the whole nesting with it.
+ * @param {string} name
+ * @param {string} file
+ * @param {(n: number) => string} text
+ * @param {number} after
+ * @param {string} content
+ * @returns {Workload}
+ */
+function nestedInsert(name, file, text, after, content) {
+  return {
+    name,
+    dimension: 'nesting',
+    prepare: (n, env) => {
+      env.write(file, text(n))
+      const refs = fullRefs(env.hl.read(file, { limit: 3 }).text)
+      return { call: () => env.session().plan(file, { operations: [{ op: 'insert_after', ref: refs[after], content }] }) }
+    },
+  }
+}
 
 const SIZES = {
   bytes: [1.5625 * MB, 6.25 * MB, 25 * MB, 100 * MB],
@@ -135,7 +149,7 @@ const SIZES = {
  */
 function middleLine(env, file, lines) {
   const at = lines >> 1
-  const refs = refsOf(env.hl.read(file, { offset: at - 1, limit: 5 }).text)
+  const refs = fullRefs(env.hl.read(file, { offset: at - 1, limit: 5 }).text)
   return { operations: [{ op: 'replace', ref: refs[at], content: '  const edited = 1;' }] }
 }
 
@@ -145,7 +159,7 @@ const WORKLOADS = [
     name: 'read: the first 2000 lines of a file',
     dimension: 'bytes',
     prepare: (n, env) => {
-      env.write('f.txt', fileOf(linesFor(n)))
+      env.write('f.txt', codeFile(linesFor(n)))
       return { call: () => env.session().read('f.txt') }
     },
   },
@@ -154,7 +168,7 @@ const WORKLOADS = [
     dimension: 'bytes',
     prepare: (n, env) => {
       const lines = linesFor(n)
-      env.write('f.txt', fileOf(lines))
+      env.write('f.txt', codeFile(lines))
       return { call: () => env.session().read('f.txt', { limit: lines }) }
     },
   },
@@ -163,7 +177,7 @@ const WORKLOADS = [
     dimension: 'bytes',
     prepare: (n, env) => {
       const lines = linesFor(n)
-      env.write('f.txt', fileOf(lines))
+      env.write('f.txt', codeFile(lines))
       const shown = Array.from({ length: 2000 }, (_, i) => ({ line: i + 1, text: codeLine(i) }))
       return { call: () => env.session().tag('f.txt', shown) }
     },
@@ -173,7 +187,7 @@ const WORKLOADS = [
     dimension: 'bytes',
     prepare: (n, env) => {
       const lines = linesFor(n)
-      const text = fileOf(lines)
+      const text = codeFile(lines)
       /** @type {{ hl: any, request: object }} */
       let state = { hl: null, request: {} }
       return {
@@ -191,7 +205,7 @@ const WORKLOADS = [
     dimension: 'bytes',
     prepare: (n, env) => {
       const lines = linesFor(n)
-      env.write('f.rs', fileOf(lines, (i) => `fn f${i}() -> u32 { ${i} } // line ${i}`))
+      env.write('f.rs', codeFile(lines, (i) => `fn f${i}() -> u32 { ${i} } // line ${i}`))
       const request = middleLine(env, 'f.rs', lines)
       return { call: () => env.hl.plan('f.rs', request) }
     },
@@ -202,7 +216,7 @@ const WORKLOADS = [
     prepare: (n, env) => {
       const lines = linesFor(n)
       const step = Math.max(1, Math.floor(lines / 100))
-      env.write('f.txt', fileOf(lines, (i) => (i % step === 0 ? `  needle(${i});` : codeLine(i))))
+      env.write('f.txt', codeFile(lines, (i) => (i % step === 0 ? `  needle(${i});` : codeLine(i))))
       return { call: () => env.session().search('needle', { maxResults: 100, path: 'f.txt' }) }
     },
   },
@@ -211,7 +225,7 @@ const WORKLOADS = [
     dimension: 'bytes',
     prepare: (n, env) => {
       const lines = linesFor(n)
-      env.write('f.txt', fileOf(lines))
+      env.write('f.txt', codeFile(lines))
       const at = lines >> 1
       const patch = `*** Begin Patch\n*** Update File: f.txt\n@@\n ${codeLine(at - 1)}\n-${codeLine(at)}\n+  const edited = 1;\n ${codeLine(at + 1)}\n*** End Patch\n`
       return { call: () => env.hl.planPatch(patch) }
@@ -225,7 +239,7 @@ const WORKLOADS = [
     sizes: [1.5625 * MB, 6.25 * MB, 25 * MB],
     prepare: (n, env) => {
       const lines = linesFor(n)
-      const text = fileOf(lines)
+      const text = codeFile(lines)
       const at = lines >> 1
       const written = env.hl.edit('f.txt', { oldString: '', newString: text }).rev
       const rewritten = text.replace(`${codeLine(at)}\n`, `${codeLine(at)} // rewritten\n`)
@@ -240,10 +254,10 @@ const WORKLOADS = [
     sizes: [1.5625 * MB, 6.25 * MB, 25 * MB],
     prepare: (n, env) => {
       const lines = linesFor(n)
-      const text = fileOf(lines)
+      const text = codeFile(lines)
       env.write('f.txt', text)
       const at = lines >> 1
-      const refs = refsOf(env.hl.read('f.txt', { offset: at + 1, limit: 20 }).text)
+      const refs = fullRefs(env.hl.read('f.txt', { offset: at + 1, limit: 20 }).text)
       env.write('f.txt', `// added\n${text}`)
       const operations = Array.from({ length: 10 }, (_, k) => ({ op: 'replace', ref: refs[at + 2 * k], content: `  edited(${k})` }))
       return { call: () => env.hl.plan('f.txt', { operations }) }
@@ -254,23 +268,15 @@ const WORKLOADS = [
     dimension: 'bytes',
     prepare: (n, env) => {
       const lines = linesFor(n)
-      const text = fileOf(lines)
+      const text = codeFile(lines)
       env.write('f.txt', text)
       const at = lines >> 1
-      const refs = refsOf(env.hl.read('f.txt', { offset: at + 1, limit: 20 }).text)
+      const refs = fullRefs(env.hl.read('f.txt', { offset: at + 1, limit: 20 }).text)
       const changed = text.split('\n')
       for (let k = 0; k < 10; k++) changed[at + 2 * k] = `${changed[at + 2 * k]} // changed`
       env.write('f.txt', changed.join('\n'))
       const operations = Array.from({ length: 10 }, (_, k) => ({ op: 'replace', ref: refs[at + 2 * k], content: `  edited(${k})` }))
-      return {
-        call: () => {
-          try {
-            env.hl.plan('f.txt', { operations })
-          } catch (err) {
-            if (/** @type {any} */ (err).code !== 'HASH_MISMATCH') throw err
-          }
-        },
-      }
+      return staleAllowed(env, operations)
     },
   },
   {
@@ -278,8 +284,8 @@ const WORKLOADS = [
     dimension: 'bytes',
     prepare: (n, env) => {
       const lines = linesFor(n)
-      const text = fileOf(lines)
-      const { applyEdits } = require(binding)
+      const text = codeFile(lines)
+      const { applyEdits } = load(binding)
       const request = { oldString: `${codeLine(lines >> 1)}\n`, newString: '  const edited = 1;\n' }
       return { call: () => applyEdits(text, request) }
     },
@@ -298,8 +304,8 @@ const WORKLOADS = [
     name: 'plan: n lines replaced by n new lines in one operation',
     dimension: 'lines',
     prepare: (n, env) => {
-      env.write('f.txt', fileOf(n + 2))
-      const refs = refsOf(env.hl.read('f.txt', { limit: n + 2 }).text)
+      env.write('f.txt', codeFile(n + 2))
+      const refs = fullRefs(env.hl.read('f.txt', { limit: n + 2 }).text)
       const content = Array.from({ length: n }, (_, i) => `  const other${i} = 0;`)
       return { call: () => env.hl.plan('f.txt', { operations: [{ op: 'replace', ref: refs[1], through: refs[n], content }] }) }
     },
@@ -308,8 +314,8 @@ const WORKLOADS = [
     name: 'plan: n lines replaced, every other one retyped as it was',
     dimension: 'lines',
     prepare: (n, env) => {
-      env.write('f.txt', fileOf(n + 2))
-      const refs = refsOf(env.hl.read('f.txt', { limit: n + 2 }).text)
+      env.write('f.txt', codeFile(n + 2))
+      const refs = fullRefs(env.hl.read('f.txt', { limit: n + 2 }).text)
       const content = Array.from({ length: n }, (_, i) => (i % 2 ? codeLine(i + 1) : `  const other${i} = 0;`))
       return { call: () => env.hl.plan('f.txt', { operations: [{ op: 'replace', ref: refs[1], through: refs[n], content }] }) }
     },
@@ -318,8 +324,8 @@ const WORKLOADS = [
     name: 'plan: n lines replaced by n copies of one line',
     dimension: 'lines',
     prepare: (n, env) => {
-      env.write('f.txt', fileOf(n + 2, (i) => (i % 3 ? '}' : codeLine(i))))
-      const refs = refsOf(env.hl.read('f.txt', { limit: n + 2 }).text)
+      env.write('f.txt', codeFile(n + 2, (i) => (i % 3 ? '}' : codeLine(i))))
+      const refs = fullRefs(env.hl.read('f.txt', { limit: n + 2 }).text)
       const content = Array.from({ length: n }, (_, i) => (i % 2 ? '}' : ''))
       return { call: () => env.hl.plan('f.txt', { operations: [{ op: 'replace', ref: refs[1], through: refs[n], content }] }) }
     },
@@ -328,7 +334,7 @@ const WORKLOADS = [
     name: 'reformatted: another tool rewrote all n lines',
     dimension: 'lines',
     prepare: (n, env) => {
-      const text = fileOf(n)
+      const text = codeFile(n)
       const written = env.hl.edit('f.txt', { oldString: '', newString: text }).rev
       env.write('f.txt', text.replace(/const/g, 'let'))
       return { call: () => env.hl.reformatted('f.txt', written) }
@@ -338,9 +344,9 @@ const WORKLOADS = [
     name: 'reformatted: another tool changed every other of n lines',
     dimension: 'lines',
     prepare: (n, env) => {
-      const text = fileOf(n)
+      const text = codeFile(n)
       const written = env.hl.edit('f.txt', { oldString: '', newString: text }).rev
-      env.write('f.txt', fileOf(n, (i) => (i % 2 ? codeLine(i) : `  let value${i} = compute(${i});`)))
+      env.write('f.txt', codeFile(n, (i) => (i % 2 ? codeLine(i) : `  let value${i} = compute(${i});`)))
       return { call: () => env.hl.reformatted('f.txt', written) }
     },
   },
@@ -348,7 +354,7 @@ const WORKLOADS = [
     name: 'planPatch: one hunk replacing n lines',
     dimension: 'lines',
     prepare: (n, env) => {
-      env.write('f.txt', fileOf(n + 2))
+      env.write('f.txt', codeFile(n + 2))
       const removed = Array.from({ length: n }, (_, i) => `-${codeLine(i + 1)}\n`).join('')
       const added = Array.from({ length: n }, (_, i) => `+  const other${i} = 0;\n`).join('')
       const patch = `*** Begin Patch\n*** Update File: f.txt\n@@\n ${codeLine(0)}\n${removed}${added} ${codeLine(n + 1)}\n*** End Patch\n`
@@ -359,7 +365,7 @@ const WORKLOADS = [
     name: 'plan: oldString of n lines replaced',
     dimension: 'lines',
     prepare: (n, env) => {
-      const text = fileOf(n + 2)
+      const text = codeFile(n + 2)
       env.write('f.txt', text)
       const lines = text.split('\n')
       const oldString = lines.slice(1, n + 1).join('\n')
@@ -370,49 +376,29 @@ const WORKLOADS = [
   {
     name: 'plan: n adjacent one-line replaces',
     dimension: 'operations',
-    prepare: (n, env) => {
-      env.write('f.txt', fileOf(2 * n))
-      const refs = refsOf(env.hl.read('f.txt', { limit: 2 * n }).text)
-      const operations = Array.from({ length: n }, (_, k) => ({ op: 'replace', ref: refs[k], content: `  edited(${k})` }))
-      return { call: () => env.hl.plan('f.txt', { operations }) }
-    },
+    prepare: (n, env) => planOf(n, env, (k, refs) => ({ op: 'replace', ref: refs[k], content: `  edited(${k})` })),
   },
   {
     name: 'plan: n one-line replaces, a line apart',
     dimension: 'operations',
-    prepare: (n, env) => {
-      env.write('f.txt', fileOf(2 * n))
-      const refs = refsOf(env.hl.read('f.txt', { limit: 2 * n }).text)
-      const operations = Array.from({ length: n }, (_, k) => ({ op: 'replace', ref: refs[2 * k], content: `  edited(${k})` }))
-      return { call: () => env.hl.plan('f.txt', { operations }) }
-    },
+    prepare: (n, env) => planOf(n, env, (k, refs) => ({ op: 'replace', ref: refs[2 * k], content: `  edited(${k})` })),
   },
   {
     name: 'plan: n inserts, a line apart',
     dimension: 'operations',
-    prepare: (n, env) => {
-      env.write('f.txt', fileOf(2 * n))
-      const refs = refsOf(env.hl.read('f.txt', { limit: 2 * n }).text)
-      const operations = Array.from({ length: n }, (_, k) => ({ op: 'insert_after', ref: refs[2 * k], content: `  added(${k})` }))
-      return { call: () => env.hl.plan('f.txt', { operations }) }
-    },
+    prepare: (n, env) => planOf(n, env, (k, refs) => ({ op: 'insert_after', ref: refs[2 * k], content: `  added(${k})` })),
   },
   {
     name: 'plan: n replaces whose content repeats the line before',
     dimension: 'operations',
-    prepare: (n, env) => {
-      env.write('f.txt', fileOf(2 * n))
-      const refs = refsOf(env.hl.read('f.txt', { limit: 2 * n }).text)
-      const operations = Array.from({ length: n }, (_, k) => ({ op: 'replace', ref: refs[2 * k + 1], content: `${codeLine(2 * k)}\n  edited(${k})` }))
-      return { call: () => env.hl.plan('f.txt', { operations }) }
-    },
+    prepare: (n, env) => planOf(n, env, (k, refs) => ({ op: 'replace', ref: refs[2 * k + 1], content: `${codeLine(2 * k)}\n  edited(${k})` })),
   },
   {
     name: 'plan: n replaces in a Python file, each repeating the line after',
     dimension: 'operations',
     prepare: (n, env) => {
-      env.write('f.py', fileOf(2 * n, (i) => `value${i} = compute(${i})`))
-      const refs = refsOf(env.hl.read('f.py', { limit: 2 * n }).text)
+      env.write('f.py', codeFile(2 * n, (i) => `value${i} = compute(${i})`))
+      const refs = fullRefs(env.hl.read('f.py', { limit: 2 * n }).text)
       const operations = Array.from({ length: n }, (_, k) => ({ op: 'replace', ref: refs[2 * k], content: `edited${k} = 1\nvalue${2 * k + 1} = compute(${2 * k + 1})` }))
       return { call: () => env.hl.plan('f.py', { operations }) }
     },
@@ -420,52 +406,25 @@ const WORKLOADS = [
   {
     name: 'plan: n stale refs (rejected, each shown with a fresh ref)',
     dimension: 'operations',
-    prepare: (n, env) => {
-      const text = fileOf(2 * n)
-      env.write('f.txt', text)
-      const refs = refsOf(env.hl.read('f.txt', { limit: 2 * n }).text)
-      env.write('f.txt', text.replace(/value/g, 'valeur'))
-      const operations = Array.from({ length: n }, (_, k) => ({ op: 'delete', ref: refs[2 * k] }))
-      return {
-        call: () => {
-          try {
-            env.hl.plan('f.txt', { operations })
-          } catch (err) {
-            if (/** @type {any} */ (err).code !== 'HASH_MISMATCH') throw err
-          }
-        },
-      }
-    },
+    prepare: (n, env) => planOf(n, env, (k, refs) => ({ op: 'delete', ref: refs[2 * k] }), { then: (text) => env.write('f.txt', text.replace(/value/g, 'valeur')), stale: true }),
   },
   {
     name: 'plan: n replaces from a view before another edit moved every line',
     dimension: 'operations',
-    prepare: (n, env) => {
-      env.write('f.txt', fileOf(2 * n))
-      const refs = refsOf(env.hl.read('f.txt', { limit: 2 * n }).text)
-      env.hl.edit('f.txt', { operations: [{ op: 'prepend', content: '// header' }] })
-      const operations = Array.from({ length: n }, (_, k) => ({ op: 'replace', ref: refs[2 * k + 1], content: `  edited(${k})` }))
-      return { call: () => env.hl.plan('f.txt', { operations }) }
-    },
+    prepare: (n, env) =>
+      planOf(n, env, (k, refs) => ({ op: 'replace', ref: refs[2 * k + 1], content: `  edited(${k})` }), { then: () => env.hl.edit('f.txt', { operations: [{ op: 'prepend', content: '// header' }] }) }),
   },
   {
     name: 'plan: n replaces after another tool added a line at the top',
     dimension: 'operations',
-    prepare: (n, env) => {
-      const text = fileOf(2 * n)
-      env.write('f.txt', text)
-      const refs = refsOf(env.hl.read('f.txt', { limit: 2 * n }).text)
-      env.write('f.txt', `// added\n${text}`)
-      const operations = Array.from({ length: n }, (_, k) => ({ op: 'replace', ref: refs[2 * k + 1], content: `  edited(${k})` }))
-      return { call: () => env.hl.plan('f.txt', { operations }) }
-    },
+    prepare: (n, env) => planOf(n, env, (k, refs) => ({ op: 'replace', ref: refs[2 * k + 1], content: `  edited(${k})` }), { then: (text) => env.write('f.txt', `// added\n${text}`) }),
   },
   {
     name: 'plan: n moves of one line to the end',
     dimension: 'operations',
     prepare: (n, env) => {
-      env.write('f.txt', fileOf(2 * n + 1))
-      const refs = refsOf(env.hl.read('f.txt', { limit: 2 * n + 1 }).text)
+      env.write('f.txt', codeFile(2 * n + 1))
+      const refs = fullRefs(env.hl.read('f.txt', { limit: 2 * n + 1 }).text)
       const operations = Array.from({ length: n }, (_, k) => ({ op: 'move', ref: refs[2 * k], after: refs[2 * k + 1] }))
       return { call: () => env.hl.plan('f.txt', { operations }) }
     },
@@ -474,7 +433,7 @@ const WORKLOADS = [
     name: 'planPatch: n hunks',
     dimension: 'operations',
     prepare: (n, env) => {
-      env.write('f.txt', fileOf(3 * n))
+      env.write('f.txt', codeFile(3 * n))
       const hunks = Array.from({ length: n }, (_, k) => `@@\n ${codeLine(3 * k)}\n-${codeLine(3 * k + 1)}\n+  edited(${k})\n`).join('')
       return { call: () => env.hl.planPatch(`*** Begin Patch\n*** Update File: f.txt\n${hunks}*** End Patch\n`) }
     },
@@ -483,7 +442,7 @@ const WORKLOADS = [
     name: 'search: n hits shown',
     dimension: 'operations',
     prepare: (n, env) => {
-      env.write('f.txt', fileOf(2 * n, (i) => (i % 2 ? codeLine(i) : `  needle(${i});`)))
+      env.write('f.txt', codeFile(2 * n, (i) => (i % 2 ? codeLine(i) : `  needle(${i});`)))
       return { call: () => env.session().search('needle', { maxResults: n, path: 'f.txt' }) }
     },
   },
@@ -491,53 +450,21 @@ const WORKLOADS = [
     name: 'tag: n lines another viewer showed',
     dimension: 'operations',
     prepare: (n, env) => {
-      env.write('f.txt', fileOf(n))
+      env.write('f.txt', codeFile(n))
       const shown = Array.from({ length: n }, (_, i) => ({ line: i + 1, text: codeLine(i) }))
       return { call: () => env.session().tag('f.txt', shown) }
     },
   },
-  {
-    name: 'plan: an HTML file of n nested elements, one line added',
-    dimension: 'nesting',
-    prepare: (n, env) => {
-      env.write('f.html', '<div>\n'.repeat(n) + '</div>\n'.repeat(n))
-      const refs = refsOf(env.hl.read('f.html', { limit: 3 }).text)
-      return { call: () => env.session().plan('f.html', { operations: [{ op: 'insert_after', ref: refs[1], content: '<p>x</p>' }] }) }
-    },
-  },
-  {
-    name: 'plan: a JSON file of n nested arrays, one line added',
-    dimension: 'nesting',
-    prepare: (n, env) => {
-      env.write('f.json', '[\n'.repeat(n) + ']\n'.repeat(n))
-      const refs = refsOf(env.hl.read('f.json', { limit: 3 }).text)
-      return { call: () => env.session().plan('f.json', { operations: [{ op: 'insert_after', ref: refs[0], content: '1,' }] }) }
-    },
-  },
-  {
-    name: 'plan: a Rust file of n nested blocks, one line added',
-    dimension: 'nesting',
-    prepare: (n, env) => {
-      env.write('f.rs', 'fn f() {\n' + '{\n'.repeat(n) + '}\n'.repeat(n) + '}\n')
-      const refs = refsOf(env.hl.read('f.rs', { limit: 3 }).text)
-      return { call: () => env.session().plan('f.rs', { operations: [{ op: 'insert_after', ref: refs[1], content: 'g();' }] }) }
-    },
-  },
-  {
-    name: 'plan: a YAML file of n nested flow sequences, one line added',
-    dimension: 'nesting',
-    prepare: (n, env) => {
-      env.write('f.yaml', 'a:\n' + '[\n'.repeat(n) + ']\n'.repeat(n))
-      const refs = refsOf(env.hl.read('f.yaml', { limit: 3 }).text)
-      return { call: () => env.session().plan('f.yaml', { operations: [{ op: 'insert_after', ref: refs[1], content: '1,' }] }) }
-    },
-  },
+  nestedInsert('plan: an HTML file of n nested elements, one line added', 'f.html', (n) => '<div>\n'.repeat(n) + '</div>\n'.repeat(n), 1, '<p>x</p>'),
+  nestedInsert('plan: a JSON file of n nested arrays, one line added', 'f.json', (n) => '[\n'.repeat(n) + ']\n'.repeat(n), 0, '1,'),
+  nestedInsert('plan: a Rust file of n nested blocks, one line added', 'f.rs', (n) => 'fn f() {\n' + '{\n'.repeat(n) + '}\n'.repeat(n) + '}\n', 1, 'g();'),
+  nestedInsert('plan: a YAML file of n nested flow sequences, one line added', 'f.yaml', (n) => 'a:\n' + '[\n'.repeat(n) + ']\n'.repeat(n), 1, '1,'),
   {
     name: 'plan: replace_block of the outermost of n nested HTML elements (or its refusal)',
     dimension: 'nesting',
     prepare: (n, env) => {
       env.write('f.html', '<div>\n'.repeat(n) + '</div>\n'.repeat(n))
-      const refs = refsOf(env.hl.read('f.html', { limit: 3 }).text)
+      const refs = fullRefs(env.hl.read('f.html', { limit: 3 }).text)
       return {
         call: () => {
           try {
@@ -555,7 +482,7 @@ const WORKLOADS = [
     dimension: 'nesting',
     prepare: (n, env) => {
       env.write('f.html', '<div>\n'.repeat(n) + '<p>x</p>\n' + '</div>\n'.repeat(n))
-      const refs = refsOf(env.hl.read('f.html', { offset: n + 1, limit: 2 }).text)
+      const refs = fullRefs(env.hl.read('f.html', { offset: n + 1, limit: 2 }).text)
       return { call: () => env.session().plan('f.html', { operations: [{ op: 'replace', ref: refs[n], content: '<p>y</p>\n</div>' }] }) }
     },
   },
@@ -564,32 +491,28 @@ const WORKLOADS = [
 let binding = ''
 
 /** Runs one workload at one size and prints its times as JSON. */
-function worker(/** @type {ReturnType<typeof parseArgs>} */ opts) {
+function worker(/** @type {Record<string, any>} */ opts) {
   const w = WORKLOADS[/** @type {number} */ (opts.worker)]
   const n = /** @type {number} */ (opts.size)
-  const { Hashline } = require(binding)
+  const { Hashline } = load(binding)
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hashline-bounds-'))
   try {
     const session = (/** @type {object} */ options = {}) => new Hashline({ root: dir, view: 'full', maxFileBytes: 512 * MB, ...options })
     /** @type {Env} */
     const env = { hl: session(), dir, write: (name, text) => fs.writeFileSync(path.join(dir, name), text), session }
-    const timed = w.prepare(n, env)
+    const work = w.prepare(n, env)
     const wall = []
     const cpu = []
     let spent = 0
     for (let r = 0; r < opts.rounds && (r === 0 || spent < SPEND_MS); r++) {
-      timed.setup?.()
+      work.setup?.()
       // The garbage of the setup and of the round before is collected
       // outside the timed call.
       global.gc?.()
-      const cpuStart = process.cpuUsage()
-      const start = performance.now()
-      timed.call()
-      const ms = performance.now() - start
-      const used = process.cpuUsage(cpuStart)
-      wall.push(ms)
-      cpu.push((used.user + used.system) / 1000)
-      spent += ms
+      const t = timed(work.call)
+      wall.push(t.ms)
+      cpu.push(t.cpu)
+      spent += t.ms
     }
     // The floor, for inputs measured in bytes: reading the input files and
     // hashing them once, which any check of a version does; its ratio shows
@@ -600,13 +523,13 @@ function worker(/** @type {ReturnType<typeof parseArgs>} */ opts) {
       const floors = []
       for (let r = 0; r < opts.rounds; r++) {
         global.gc?.()
-        const cpuStart = process.cpuUsage()
-        for (const name of fs.readdirSync(dir)) {
-          const file = path.join(dir, name)
-          if (fs.statSync(file).isFile()) createHash('sha1').update(fs.readFileSync(file)).digest()
-        }
-        const used = process.cpuUsage(cpuStart)
-        floors.push((used.user + used.system) / 1000)
+        const t = timed(() => {
+          for (const name of fs.readdirSync(dir)) {
+            const file = path.join(dir, name)
+            if (fs.statSync(file).isFile()) createHash('sha1').update(fs.readFileSync(file)).digest()
+          }
+        })
+        floors.push(t.cpu)
       }
       floorMs = floors
     }
@@ -622,8 +545,8 @@ function sizeName(n, dimension) {
   return n.toLocaleString('en')
 }
 
-const opts = parseArgs(process.argv.slice(2))
-if (opts.buildRelease) opts.binding = buildRelease('bounds-release')
+const opts = options(import.meta.url, cli)
+opts.binding = loaderOf(opts, 'bounds-release')
 binding = opts.binding
 if (opts.worker !== undefined) {
   worker(opts)
@@ -664,7 +587,7 @@ if (opts.worker !== undefined) {
             floors: result.floors && [...earlier.floors, ...result.floors],
             rssMB: Math.max(result.rssMB, earlier.rssMB),
           })
-        process.stderr.write(`  pass ${pass + 1}, ${index + 1}. ${w.name}, ${sizeName(n, w.dimension)}: ${result.error ?? `${median(result.cpu).toFixed(1)} ms CPU, ${median(result.wall).toFixed(1)} ms wall`}\n`)
+        progress(`pass ${pass + 1}, ${index + 1}. ${w.name}, ${sizeName(n, w.dimension)}: ${result.error ?? `${median(result.cpu).toFixed(1)} ms CPU, ${median(result.wall).toFixed(1)} ms wall`}`)
         if (result.error) break
       }
     }
@@ -699,12 +622,8 @@ if (opts.worker !== undefined) {
     }
   }
   const header = ['workload', 'size', 'CPU time', 'ratio', 'floor ratio', 'wall time', 'peak RSS', '']
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)))
-  const line = (/** @type {string[]} */ cells) => `| ${cells.map((c, i) => c.padEnd(widths[i])).join(' | ')} |`
-  console.log(line(header))
-  console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`)
-  for (const r of rows) console.log(line(r))
+  console.log(table(header, rows, { pad: true }))
   console.log(failures.length ? `\n${failures.length} over the bound:\n${failures.map((f) => `- ${f}`).join('\n')}` : `\nEvery step within ${BOUND}× for 4× the input.`)
-  if (opts.json) fs.writeFileSync(opts.json, JSON.stringify(raw, null, 2))
+  if (opts.json) writeReport(opts.json, raw)
   process.exitCode = failures.length ? 1 : 0
 }

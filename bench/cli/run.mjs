@@ -22,31 +22,12 @@ import fs from "node:fs"
 import os from "node:os"
 import path from "node:path"
 import { fileURLToPath } from "node:url"
+import { asCount, bindingOptions, median, options, repo } from "../harness.mjs"
 
 const here = path.dirname(fileURLToPath(import.meta.url))
-const repo = path.resolve(here, "..", "..")
-
-/** @param {string[]} argv */
-function options(argv) {
-  const o = { binding: path.join(repo, "index.js"), runs: 30 }
-  for (let i = 0; i < argv.length; i++) {
-    if (argv[i] === "--binding") o.binding = path.resolve(argv[++i])
-    else if (argv[i] === "--runs") o.runs = Number(argv[++i])
-    else throw new Error(`unknown argument ${argv[i]}`)
-  }
-  if (!Number.isInteger(o.runs) || o.runs < 1) throw new Error("--runs takes a whole number of at least 1")
-  return o
-}
-
-/** @param {number[]} xs */
-function median(xs) {
-  const s = [...xs].sort((a, b) => a - b)
-  const m = s.length >> 1
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2
-}
 
 function main() {
-  const opts = options(process.argv.slice(2))
+  const opts = options(import.meta.url, { binding: bindingOptions.binding, runs: { parse: asCount, default: 30 } })
   const cli = path.join(path.dirname(opts.binding), "cli", "hashline.cjs")
   const work = fs.mkdtempSync(path.join(os.tmpdir(), "hashline-bench-cli-"))
   const env = { ...process.env, HASHLINE_STORE: path.join(work, "store") }

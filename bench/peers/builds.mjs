@@ -10,22 +10,14 @@
 // ratio is the first build's median over this one's (above 1: faster).
 
 import * as fs from 'node:fs'
-import { createRequire } from 'node:module'
 import * as os from 'node:os'
 import * as path from 'node:path'
 import { editedLines, parsingSource, replacement, textOf } from './corpus.mjs'
+import { asCount, load, median, options } from '../harness.mjs'
 
-const require = createRequire(import.meta.url)
-const args = process.argv.slice(2)
-let rounds = 21
-/** @type {string | undefined} */
-let only
-const dirs = []
-for (let i = 0; i < args.length; i++) {
-  if (args[i] === '--rounds') rounds = Number(args[++i])
-  else if (args[i] === '--only') only = args[++i]
-  else dirs.push(path.resolve(args[i]))
-}
+const opts = options(import.meta.url, { rounds: { parse: asCount, default: 21 }, only: {} }, { positionals: true })
+const { rounds, only } = opts
+const dirs = opts._.map((/** @type {string} */ dir) => path.resolve(dir))
 if (dirs.length === 0) throw new Error('name at least one build folder')
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'hashline-builds-'))
@@ -43,7 +35,7 @@ function refs(/** @type {any} */ native, /** @type {string} */ text, /** @type {
 /** @type {Map<string, Map<string, Job>>} */
 const work = new Map()
 for (const [b, dir] of dirs.entries()) {
-  const native = require(path.join(dir, 'index.js'))
+  const native = load(path.join(dir, 'index.js'))
   const session = new native.Hashline({ root })
   /** @type {Map<string, Job>} */
   const jobs = new Map()
@@ -84,7 +76,6 @@ for (const [b, dir] of dirs.entries()) {
   work.set(dir, jobs)
 }
 
-const median = (/** @type {number[]} */ a) => [...a].sort((x, y) => x - y)[a.length >> 1]
 const show = (/** @type {number} */ us) => (us >= 1000 ? `${(us / 1000).toFixed(1)} ms` : `${us.toFixed(1)} µs`)
 const first = work.get(dirs[0]) ?? new Map()
 const rows = [`| workload | ${dirs.map((d) => path.basename(d)).join(' | ')} |`, `|---|${dirs.map(() => '---|').join('')}`]

@@ -11,6 +11,7 @@ import * as fs from 'node:fs'
 import * as path from 'node:path'
 import { expectedEdit, textOf } from './corpus.mjs'
 import { hashline, isBun, mcpHashlineEditServer, ohMyOpenagent, ohMyPiJs, ohMyPiNative, refsOf } from './peers.mjs'
+import { median } from '../harness.mjs'
 
 /** The workloads, in the order they run and are printed. */
 export const WORKLOADS = [
@@ -23,13 +24,6 @@ export const WORKLOADS = [
     [100_000, 100],
   ].flatMap(([lines, k]) => ['text', 'file'].map((where) => ({ kind: 'edit', where, lines, k }))),
 ]
-
-/** @param {number[]} xs */
-function median(xs) {
-  const s = [...xs].sort((a, b) => a - b)
-  const m = s.length >> 1
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2
-}
 
 /**
  * Times one call of `job`, its setup untimed; a call that returns a promise

@@ -17,92 +17,15 @@
 
 import { spawnSync } from 'node:child_process'
 import * as fs from 'node:fs'
-import { createRequire } from 'node:module'
 import * as os from 'node:os'
 import * as path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { editedLines, replacement, SOURCE, textOf, textOfBytes } from './corpus.mjs'
 import { measure, rotate } from './measure.mjs'
 import { refsOf } from './peers.mjs'
-import { buildRelease } from '../release.mjs'
+import { asNames, asPath, bindingOptions, buildOf, flag, floorBinary, int, load, loaderOf, mb, median, options, progress, repo, runUnderBun, table, time, timed, times, verdict, writeReport } from '../harness.mjs'
 
 const here = path.dirname(fileURLToPath(import.meta.url))
-const repo = path.resolve(here, '..', '..')
-const require = createRequire(import.meta.url)
-
-/** @param {string[]} argv */
-function parseArgs(argv) {
-  /** @type {{ quick: boolean, binding: string, buildRelease: boolean, bun: boolean, bunPath?: string, json?: string, only?: string[] }} */
-  const o = { quick: false, binding: path.join(repo, 'index.js'), buildRelease: false, bun: true }
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]
-    const value = () => {
-      const v = argv[++i]
-      if (v === undefined) throw new Error(`${a} needs a value`)
-      return v
-    }
-    if (a === '--quick') o.quick = true
-    else if (a === '--binding') o.binding = path.resolve(value())
-    else if (a === '--build-release') o.buildRelease = true
-    else if (a === '--no-bun') o.bun = false
-    else if (a === '--bun') o.bunPath = value()
-    else if (a === '--json') o.json = path.resolve(value())
-    else if (a === '--only') o.only = value().split(',')
-    else throw new Error(`unknown argument ${a} (see the comment at the top of bench/peers/run.mjs)`)
-  }
-  return o
-}
-
-/** @param {string} what @param {string} cmd @param {string[]} args */
-function run(what, cmd, args) {
-  process.stderr.write(`  ${what} ...\n`)
-  const r = spawnSync(cmd, args, { cwd: repo, stdio: ['ignore', 'inherit', 'inherit'] })
-  if (r.error || r.status !== 0) throw new Error(`${what} failed${r.error ? `: ${r.error.message}` : ''}`)
-}
-
-/** The floor driver, built in release mode (cargo does nothing when it is current). */
-function buildFloor() {
-  const target = path.join(repo, 'bench', '.cache', 'peers-floor')
-  run('building the floor driver', 'cargo', ['build', '--quiet', '--release', '--manifest-path', path.join(here, 'floor', 'Cargo.toml'), '--target-dir', target])
-  return path.join(target, 'release', 'hashline-peers-floor')
-}
-
-/**
- * The names of an ELF file's sections (64-bit little-endian), or undefined
- * for anything else: a debug build has `.debug_info`.
- * @param {Buffer} b
- */
-function elfSections(b) {
-  if (b.length < 64 || b.readUInt32BE(0) !== 0x7f454c46 || b[4] !== 2 || b[5] !== 1) return undefined
-  const shoff = Number(b.readBigUInt64LE(0x28))
-  const size = b.readUInt16LE(0x3a)
-  const count = b.readUInt16LE(0x3c)
-  const strtab = Number(b.readBigUInt64LE(shoff + b.readUInt16LE(0x3e) * size + 0x18))
-  return Array.from({ length: count }, (_, i) => {
-    const start = strtab + b.readUInt32LE(shoff + i * size)
-    return b.toString('latin1', start, b.indexOf(0, start))
-  })
-}
-
-/** The addon next to a loader, and whether it was built for debugging. */
-function bindingKind(/** @type {string} */ binding) {
-  const dir = path.dirname(binding)
-  const node = fs.readdirSync(dir).find((f) => /^hashline\..*\.node$/.test(f))
-  const sections = node && elfSections(fs.readFileSync(path.join(dir, node)))
-  if (!sections) return 'unknown build'
-  return sections.includes('.debug_info') ? 'DEBUG build: numbers not representative' : 'release build'
-}
-
-/** A `bun` that runs: --bun, $BUN, PATH, or the binary of the root's `bun` devDependency. */
-function findBun(/** @type {string | undefined} */ given) {
-  const candidates = [given, process.env.BUN, 'bun', path.join(repo, 'node_modules', 'bun', 'bin', 'bun.exe')]
-  for (const c of candidates) {
-    if (!c) continue
-    const probe = spawnSync(c, ['--version'], { encoding: 'utf8' })
-    if (probe.status === 0) return { path: c, version: probe.stdout.trim() }
-  }
-  return undefined
-}
 
 /**
  * The environment of the Bun process. oh-my-pi 14.9.9's edit imports its
@@ -134,7 +57,7 @@ function bunEnv() {
  * @param {string} binding @param {string} work @param {number} bytes
  */
 function memory(binding, work, bytes) {
-  const native = require(binding)
+  const native = load(binding)
   const dir = path.join(work, 'memory')
   fs.mkdirSync(dir, { recursive: true })
   const text = textOfBytes(bytes)
@@ -163,12 +86,12 @@ function memory(binding, work, bytes) {
  * @param {string} binding @param {string} work @param {boolean} quick
  */
 async function growth(binding, work, quick) {
-  const native = require(binding)
+  const native = load(binding)
   const dir = path.join(work, 'growth')
   fs.mkdirSync(dir, { recursive: true })
   const rows = []
   for (const n of quick ? [1e3, 1e4, 1e5] : [1e3, 1e4, 1e5, 1e6]) {
-    process.stderr.write(`  growth, ${n} lines\n`)
+    progress(`growth, ${n} lines`)
     const text = textOf(n)
     const file = path.join(dir, `g${n}.js`)
     fs.writeFileSync(file, text)
@@ -177,22 +100,17 @@ async function growth(binding, work, quick) {
     const refs = refsOf(view, /^(\d+#[0-9A-F]{3}#[0-9A-F]{3})\|/)
     const request = { operations: editedLines(n, 100).map((at, j) => ({ op: 'replace', ref: refs.get(at + 1), content: replacement(j) })) }
     /** @param {() => unknown} f @param {() => void} [setup] */
-    const timed = (f, setup) => ({
+    const sampled = (f, setup) => ({
       setup,
-      run: () => {
-        const cpu = process.cpuUsage()
-        f()
-        const used = process.cpuUsage(cpu)
-        cpuSamples.push((used.user + used.system) / 1000)
-      },
+      run: () => cpuSamples.push(timed(f).cpu),
     })
     /** @type {number[]} */
     let cpuSamples = []
     const budget = { budgetMs: quick ? 500 : 2000, minRounds: n >= 1e6 ? 5 : quick ? 5 : 9, maxRounds: 500 }
-    const [v] = await rotate([timed(() => s.read(path.basename(file), { limit: n }))], budget)
+    const [v] = await rotate([sampled(() => s.read(path.basename(file), { limit: n }))], budget)
     const viewCpu = median(cpuSamples.slice(3))
     cpuSamples = []
-    const [e] = await rotate([timed(() => s.edit(path.basename(file), request), () => fs.writeFileSync(file, text))], budget)
+    const [e] = await rotate([sampled(() => s.edit(path.basename(file), request), () => fs.writeFileSync(file, text))], budget)
     const editCpu = median(cpuSamples.slice(3))
     fs.rmSync(file)
     rows.push({ lines: n, bytes: Buffer.byteLength(text), viewMs: v.ms, viewCpu, editMs: e.ms, editCpu })
@@ -200,31 +118,9 @@ async function growth(binding, work, quick) {
   return rows
 }
 
-/** @param {number[]} xs */
-function median(xs) {
-  const s = [...xs].sort((a, b) => a - b)
-  const m = s.length >> 1
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2
-}
-
 // ---------------------------------------------------------------- report
 
-/** @param {number} ms */
-function time(ms) {
-  if (ms < 1) return `${(ms * 1000).toFixed(ms < 0.1 ? 1 : 0)} µs`
-  if (ms < 100) return `${ms.toFixed(ms < 10 ? 2 : 1)} ms`
-  return `${ms.toFixed(0)} ms`
-}
-const times = (/** @type {number} */ x) => `${x.toFixed(x < 10 ? 2 : 1)}×`
-const mb = (/** @type {number} */ bytes) => `${(bytes / 1e6).toFixed(bytes < 1e7 ? 2 : 0)} MB`
-const int = (/** @type {number} */ n) => n.toLocaleString('en-US').replace(/,/g, ' ')
-const verdict = (/** @type {boolean} */ ok) => (ok ? '**met**' : '**missed**')
 const spread = (/** @type {{ ms: number, min: number, max: number }} */ t) => `${time(t.ms)} (${time(t.min)}–${time(t.max)})`
-
-/** @param {string[]} header @param {string[][]} rows */
-function table(header, rows) {
-  return [`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n')
-}
 
 /** @param {{ kind: string, where: string, lines: number, k: number }} w */
 const workload = (w) =>
@@ -347,34 +243,29 @@ function report(all) {
 }
 
 async function main() {
-  const opts = parseArgs(process.argv.slice(2))
+  const opts = options(import.meta.url, {
+    ...bindingOptions,
+    quick: flag,
+    'no-bun': flag,
+    bun: {},
+    json: { parse: asPath },
+    only: { parse: asNames },
+  })
   const started = performance.now()
   const loadStart = os.loadavg().map((x) => x.toFixed(2)).join(' ')
-  if (opts.buildRelease) opts.binding = buildRelease('peers-release')
-  const floorBin = buildFloor()
+  opts.binding = loaderOf(opts, 'peers-release')
+  const floorBin = floorBinary('peers-floor')
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'hashline-peers-'))
   try {
     const node = await measure({ binding: opts.binding, work, quick: opts.quick, only: opts.only })
-    /** @type {any} */
-    let bun
-    let bunNote = ''
-    if (opts.bun) {
-      const found = findBun(opts.bunPath)
-      if (!found) bunNote = 'Bun: not run (no `bun` binary found).'
-      else {
-        process.stderr.write(`  running the Bun process (Bun ${found.version}) ...\n`)
-        const job = JSON.stringify({ binding: opts.binding, work, quick: opts.quick, only: opts.only })
-        const child = spawnSync(found.path, [path.join(here, 'measure.mjs'), job], { cwd: here, env: bunEnv(), encoding: 'utf8', maxBuffer: 64 << 20, stdio: ['ignore', 'pipe', 'inherit'] })
-        if (child.status === 0) bun = JSON.parse(child.stdout.trim().split('\n').pop() ?? '{}')
-        else bunNote = `Bun ${found.version}: the run failed (exit ${child.status}); see the messages above.`
-      }
-    }
-    process.stderr.write('  the floor ...\n')
+    const job = JSON.stringify({ binding: opts.binding, work, quick: opts.quick, only: opts.only })
+    const { result: bun, note: bunNote = '' } = opts.noBun ? {} : runUnderBun(opts.bun, [path.join(here, 'measure.mjs'), job], { cwd: here, env: bunEnv() })
+    progress('the floor ...')
     const floorFile = path.join(work, 'floor-100k.js')
     fs.writeFileSync(floorFile, textOf(100_000))
     const f = spawnSync(floorBin, ['--reps', opts.quick ? '7' : '31', floorFile], { encoding: 'utf8' })
     const floor = f.status === 0 ? JSON.parse(f.stdout) : { error: f.stderr || String(f.error) }
-    process.stderr.write('  memory ...\n')
+    progress('memory ...')
     const mem = opts.only ? undefined : memory(opts.binding, work, opts.quick ? 20e6 : 100e6)
     const grow = opts.only ? undefined : await growth(opts.binding, work, opts.quick)
     const meta = {
@@ -383,12 +274,12 @@ async function main() {
       loadStart,
       loadEnd: os.loadavg().map((x) => x.toFixed(2)).join(' '),
       binding: path.relative(repo, opts.binding) || opts.binding,
-      kind: bindingKind(opts.binding),
+      kind: buildOf(opts.binding).kind,
       seconds: ((performance.now() - started) / 1000).toFixed(0),
     }
     const all = { node, bun, bunNote, floor, mem, grow, meta }
     process.stdout.write(report(all))
-    if (opts.json) fs.writeFileSync(opts.json, JSON.stringify(all, null, 2))
+    if (opts.json) writeReport(opts.json, all)
   } finally {
     fs.rmSync(work, { recursive: true, force: true })
   }

@@ -26,83 +26,25 @@
 
 import { spawnSync } from 'node:child_process'
 import * as fs from 'node:fs'
-import { createRequire } from 'node:module'
 import * as os from 'node:os'
 import * as path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { atomicReadWriteFloor, hasOneShotHash, JsSession, readWriteFloor, refOf, restoreSynced } from './baseline.mjs'
 import { generate, generateBytes, SEED } from './gen.mjs'
-import { buildRelease } from '../release.mjs'
+import { asNumbers, asPath, bindingOptions, buildOf, flag, floorBinary, int, interleaved, load, loaderOf, mb, median, options, progress, repo, runUnderBun, table, time, times, verdict, writeReport } from '../harness.mjs'
 
 const here = path.dirname(fileURLToPath(import.meta.url))
-const repo = path.resolve(here, '..', '..')
-const require = createRequire(import.meta.url)
 
-/** @param {string[]} argv */
-function parseArgs(argv) {
-  /** @type {{ quick: boolean, binding: string, buildRelease: boolean, bun: boolean, bunPath?: string, json?: string, keep: boolean, resultsOnly: boolean, workdir?: string, only?: Set<number> }} */
-  const o = { quick: false, binding: path.join(repo, 'index.js'), buildRelease: false, bun: true, keep: false, resultsOnly: false }
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]
-    const value = () => {
-      const v = argv[++i]
-      if (v === undefined) throw new Error(`${a} needs a value`)
-      return v
-    }
-    if (a === '--quick') o.quick = true
-    else if (a === '--binding') o.binding = path.resolve(value())
-    else if (a === '--no-bun') o.bun = false
-    else if (a === '--bun') o.bunPath = value()
-    else if (a === '--json') o.json = path.resolve(value())
-    else if (a === '--keep') o.keep = true
-    else if (a === '--build-release') o.buildRelease = true
-    else if (a === '--results-only') o.resultsOnly = true
-    else if (a === '--workdir') o.workdir = path.resolve(value())
-    else if (a === '--only') o.only = new Set(value().split(',').map(Number))
-    else throw new Error(`unknown argument ${a} (see the comment at the top of bench/perf/run.mjs)`)
-  }
-  return o
-}
-
-/** @param {number[]} xs */
-function median(xs) {
-  const s = [...xs].sort((a, b) => a - b)
-  const m = s.length >> 1
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2
-}
-
-/**
- * Times candidates in interleaved rounds (each round runs every candidate
- * once, after `setup`), after one untimed warm-up round; a candidate with
- * `rounds` set stops after that many. Returns, for each, the median wall
- * time and the median CPU time of the process (all its threads) in
- * milliseconds: on a machine shared with other work the wall time of a long
- * call grows with the load while its CPU time does not.
- * @param {Array<{ run: () => unknown, rounds?: number }>} candidates
- * @param {{ rounds: number, setup?: () => void }} options
- * @returns {Array<{ ms: number, cpu: number }>}
- */
-function bench(candidates, { rounds, setup }) {
-  /** @type {number[][]} */
-  const wall = candidates.map(() => [])
-  /** @type {number[][]} */
-  const cpu = candidates.map(() => [])
-  for (let r = -1; r < rounds; r++) {
-    candidates.forEach((c, i) => {
-      if (c.rounds !== undefined && r >= c.rounds) return
-      setup?.()
-      const cpuStart = process.cpuUsage()
-      const start = performance.now()
-      c.run()
-      const elapsed = performance.now() - start
-      const used = process.cpuUsage(cpuStart)
-      if (r >= 0) {
-        wall[i].push(elapsed)
-        cpu[i].push((used.user + used.system) / 1000)
-      }
-    })
-  }
-  return wall.map((w, i) => ({ ms: median(w), cpu: median(cpu[i]) }))
+const cli = {
+  ...bindingOptions,
+  quick: flag,
+  'no-bun': flag,
+  bun: {},
+  json: { parse: asPath },
+  keep: flag,
+  'results-only': flag,
+  workdir: { parse: asPath },
+  only: { parse: asNumbers },
 }
 
 /** @param {string} text */
@@ -110,7 +52,7 @@ const linesOf = (text) => text.slice(0, -1).split('\n')
 
 /**
  * The benchmark's batch, built exactly as the Rust side builds it
- * (`bench/perf/floor/src/lib.rs`): `count` operations spread evenly,
+ * (`bench/floor/src/lib.rs`): `count` operations spread evenly,
  * cycling through the kinds, with content that repeats no line of the file.
  * @param {string[]} lines
  * @param {number} count
@@ -156,40 +98,12 @@ function runtimeName() {
 }
 
 /**
- * The names of an ELF file's sections (64-bit little-endian), or undefined
- * for anything else.
- * @param {Buffer} b
- */
-function elfSections(b) {
-  if (b.length < 64 || b.readUInt32BE(0) !== 0x7f454c46 || b[4] !== 2 || b[5] !== 1) return undefined
-  const shoff = Number(b.readBigUInt64LE(0x28))
-  const size = b.readUInt16LE(0x3a)
-  const count = b.readUInt16LE(0x3c)
-  const names = b.readUInt16LE(0x3e)
-  const strtab = Number(b.readBigUInt64LE(shoff + names * size + 0x18))
-  return Array.from({ length: count }, (_, i) => {
-    const start = strtab + b.readUInt32LE(shoff + i * size)
-    return b.toString('latin1', start, b.indexOf(0, start))
-  })
-}
-
-/** The native file next to the loader, and whether it was built for debugging. */
-function bindingBuild(/** @type {string} */ binding) {
-  const dir = path.dirname(binding)
-  const node = fs.readdirSync(dir).find((f) => /^hashline\..*\.node$/.test(f))
-  if (!node) return { file: '(from an installed package)', kind: 'unknown build' }
-  const sections = elfSections(fs.readFileSync(path.join(dir, node)))
-  const kind = !sections ? 'unknown build' : sections.includes('.debug_info') ? 'DEBUG build: numbers not representative' : 'release build'
-  return { file: path.join(dir, node), kind }
-}
-
-/**
  * Everything that runs inside the JS runtime under test; returns raw numbers.
- * @param {ReturnType<typeof parseArgs>} opts
+ * @param {Record<string, any>} opts
  * @param {string} work
  */
 function measure(opts, work) {
-  const binding = require(opts.binding)
+  const binding = load(opts.binding)
   const quick = opts.quick
   const want = (/** @type {number} */ n) => !opts.only || opts.only.has(n)
   const write = (/** @type {string} */ name, /** @type {string | Buffer} */ data) => {
@@ -212,7 +126,7 @@ function measure(opts, work) {
     const js = results.hashApis.map((/** @type {any} */ api) => new JsSession({ root: work, hashApi: api }))
     const expected = engine.read(file, { limit: N }).text
     for (const s of js) assertSame('view of 100 000 lines', expected, s.read(file, { limit: N }).text)
-    const [engine1, ...js1] = bench(
+    const [engine1, ...js1] = interleaved(
       [{ run: () => engine.read(file, { limit: N }) }, ...js.map((/** @type {JsSession} */ s) => ({ run: () => s.read(file, { limit: N }), rounds: quick ? 2 : 5 }))],
       { rounds: quick ? 3 : 11 },
     )
@@ -237,7 +151,7 @@ function measure(opts, work) {
       const expected = engine.read(file, { limit: n }).text
       for (const s of js) assertSame(`view of ${n} lines`, expected, s.read(file, { limit: n }).text)
       const rounds = Math.round((quick ? 40_000 : 200_000) / n)
-      const [engine2, ...js2] = bench(
+      const [engine2, ...js2] = interleaved(
         [{ run: () => engine.read(file, { limit: n }) }, ...js.map((/** @type {JsSession} */ s) => ({ run: () => s.read(file, { limit: n }) }))],
         { rounds },
       )
@@ -265,7 +179,7 @@ function measure(opts, work) {
     assertSame('batch result text', e.output, j.output)
     assertSame('batch diff', e.diff, j.diff)
     if (!engineBytes.equals(jsBytes)) throw new Error('batch: the baseline wrote different bytes than the engine')
-    const [engine3, js3, floor3, atomic3, durable3] = bench(
+    const [engine3, js3, floor3, atomic3, durable3] = interleaved(
       [
         { run: () => engine.edit(file, request) },
         { run: () => js.edit(file, request) },
@@ -327,7 +241,7 @@ function measure(opts, work) {
     fresh.read(directFile, { limit: n })
     const request = { operations: [{ op: 'replace', ref: refOf(lines, at(25)), content: content(25) }] }
     const directBytes = Buffer.from(text)
-    const [direct] = bench([{ run: () => fresh.edit(directFile, request) }], { rounds: quick ? 10 : 30, setup: () => restoreSynced(directFull, directBytes) })
+    const [direct] = interleaved([{ run: () => fresh.edit(directFile, request) }], { rounds: quick ? 10 : 30, setup: () => restoreSynced(directFull, directBytes) })
     results.chain = { lines: n, edits: 50, remapped, perEditMs: median(times.slice(1)), firstMs: times[0], lastMs: times[49], directMs: direct.ms }
   }
 
@@ -371,8 +285,8 @@ function measure(opts, work) {
       engine.read(file, { limit: n })
       const request = { operations: batchOps(linesOf(text), 100) }
       const rounds = n >= 1e6 ? 3 : quick ? 3 : 7
-      const [view] = bench([{ run: () => engine.read(file, { limit: n }) }], { rounds })
-      const [batch] = bench([{ run: () => engine.edit(file, request) }], { rounds, setup: () => restoreSynced(full, original) })
+      const [view] = interleaved([{ run: () => engine.read(file, { limit: n }) }], { rounds })
+      const [batch] = interleaved([{ run: () => engine.edit(file, request) }], { rounds, setup: () => restoreSynced(full, original) })
       fs.rmSync(full)
       results.growth.push({ lines: n, bytes: original.length, viewMs: view.ms, viewCpu: view.cpu, batchMs: batch.ms, batchCpu: batch.cpu })
     }
@@ -387,12 +301,12 @@ function measure(opts, work) {
  * @param {boolean} quick
  */
 function rustSide(work, quick) {
-  const manifest = path.join(here, 'floor', 'Cargo.toml')
-  const targetDir = path.join(repo, 'bench', '.cache', 'perf-floor')
-  process.stderr.write('  building the Rust floor (cargo build --release) ...\n')
-  const build = spawnSync('cargo', ['build', '--release', '--quiet', '--manifest-path', manifest, '--target-dir', targetDir], { encoding: 'utf8', stdio: ['ignore', 'inherit', 'inherit'] })
-  if (build.error || build.status !== 0) return { error: `cargo build failed${build.error ? `: ${build.error.message}` : ''}` }
-  const exe = path.join(targetDir, 'release', 'hashline-perf-floor')
+  let exe
+  try {
+    exe = floorBinary('perf-floor')
+  } catch (e) {
+    return { error: /** @type {Error} */ (e).message }
+  }
   const text = generate(100_000)
   fs.writeFileSync(path.join(work, 'floor-100k.ts'), text)
   fs.writeFileSync(path.join(work, 'floor-batch-100k.ts'), text)
@@ -404,37 +318,6 @@ function rustSide(work, quick) {
   if (view.status !== 0 || batch.status !== 0 || small.status !== 0) return { error: `the floor failed: ${view.stderr}${batch.stderr}${small.stderr}` }
   return { view: JSON.parse(view.stdout), batch: JSON.parse(batch.stdout), small: JSON.parse(small.stdout) }
 }
-
-/** A `bun` that runs: --bun, $BUN, PATH, or the npm package's platform binary. */
-function findBun(/** @type {string | undefined} */ given) {
-  const candidates = [given, process.env.BUN, 'bun']
-  for (const pkg of [`@oven/bun-${process.platform}-${process.arch === 'x64' ? 'x64' : 'aarch64'}`, `@oven/bun-${process.platform}-${process.arch === 'x64' ? 'x64-baseline' : 'aarch64'}`]) {
-    try {
-      candidates.push(path.join(path.dirname(require.resolve(`${pkg}/package.json`)), 'bin', 'bun'))
-    } catch {
-      // Not installed for this platform; try the next.
-    }
-  }
-  for (const c of candidates) {
-    if (!c) continue
-    const probe = spawnSync(c, ['--version'], { encoding: 'utf8' })
-    if (probe.status === 0) return { path: c, version: probe.stdout.trim() }
-  }
-  return undefined
-}
-
-// ---------------------------------------------------------------- report
-
-/** @param {number} ms */
-function time(ms) {
-  if (ms < 1) return `${(ms * 1000).toFixed(ms < 0.1 ? 1 : 0)} µs`
-  if (ms < 100) return `${ms.toFixed(ms < 10 ? 2 : 1)} ms`
-  return `${ms.toFixed(0)} ms`
-}
-const times = (/** @type {number} */ x) => `${x.toFixed(x < 10 ? 2 : 1)}×`
-const mb = (/** @type {number} */ bytes) => `${(bytes / 1e6).toFixed(bytes < 1e7 ? 2 : 0)} MB`
-const int = (/** @type {number} */ n) => n.toLocaleString('en-US').replace(/,/g, ' ')
-const verdict = (/** @type {boolean} */ ok) => (ok ? '**met**' : '**missed**')
 
 /**
  * The main table rows for one runtime's results.
@@ -493,11 +376,6 @@ function mainRows(r, floor) {
     }
   }
   return rows
-}
-
-/** @param {string[]} header @param {string[][]} rows */
-function table(header, rows) {
-  return [`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n')
 }
 
 /**
@@ -612,32 +490,26 @@ function loadAverage() {
 }
 
 async function main() {
-  const opts = parseArgs(process.argv.slice(2))
+  const opts = options(import.meta.url, cli)
   if (opts.resultsOnly) {
     const work = opts.workdir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'hashline-bench-'))
     process.stdout.write(JSON.stringify(measure(opts, work)) + '\n')
     return
   }
-  if (opts.buildRelease) opts.binding = buildRelease('perf-release')
+  opts.binding = loaderOf(opts, 'perf-release')
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'hashline-bench-'))
-  if (opts.keep) process.stderr.write(`  generated files in ${work}\n`)
+  if (opts.keep) progress(`generated files in ${work}`)
   try {
     const started = performance.now()
-    const build = bindingBuild(opts.binding)
+    const build = buildOf(opts.binding)
     const startLoad = loadAverage()
     process.stderr.write(`hashline benchmark: ${opts.quick ? 'quick' : 'full'} run, binding ${opts.binding} (${build.kind})\n`)
     /** @type {Record<string, any>} */
     const floor = !opts.only || [1, 2, 3].some((n) => opts.only?.has(n)) ? rustSide(work, opts.quick) : {}
     const node = measure(opts, work)
-    /** @type {Record<string, any> | undefined} */
-    let bun
-    let bunNote = ''
-    if (opts.bun) {
-      const found = findBun(opts.bunPath)
-      if (!found) bunNote = 'Bun: not run (no `bun` binary found; install the `bun` npm package or pass --bun).'
-      else {
-        process.stderr.write(`  running again under Bun ${found.version} ...\n`)
-        const args = [
+    const { result: bun, note: bunNote } = opts.noBun
+      ? {}
+      : runUnderBun(opts.bun, [
           fileURLToPath(import.meta.url),
           '--results-only',
           '--workdir',
@@ -646,12 +518,7 @@ async function main() {
           opts.binding,
           ...(opts.quick ? ['--quick'] : []),
           ...(opts.only ? ['--only', [...opts.only].join(',')] : []),
-        ]
-        const child = spawnSync(found.path, args, { encoding: 'utf8', maxBuffer: 16 << 20, stdio: ['ignore', 'pipe', 'inherit'] })
-        if (child.status === 0) bun = JSON.parse(child.stdout.trim().split('\n').pop() ?? '{}')
-        else bunNote = `Bun ${found.version}: the run failed (exit ${child.status}); see the messages above.`
-      }
-    }
+        ])
     const header = ['#', 'workload', 'hashline', 'compared with', 'that', 'ratio', 'target', 'result']
     const cpu = os.cpus()[0]?.model ?? 'unknown CPU'
     const lines = [
@@ -669,7 +536,7 @@ async function main() {
     else if (bunNote) lines.push('', bunNote)
     lines.push('', `Total time of this run: ${((performance.now() - started) / 1000).toFixed(0)} s.`)
     process.stdout.write(lines.filter((l, i, all) => l !== '' || all[i - 1] !== '').join('\n') + '\n')
-    if (opts.json) fs.writeFileSync(opts.json, JSON.stringify({ node, bun, floor }, null, 2))
+    if (opts.json) writeReport(opts.json, { node, bun, floor })
   } finally {
     if (!opts.keep) fs.rmSync(work, { recursive: true, force: true })
   }

@@ -16,62 +16,9 @@
 // --rounds         timed rounds per size, after one untimed (default 5).
 // --only           run only the numbered workloads.
 import * as fs from 'node:fs'
-import { createRequire } from 'node:module'
 import * as os from 'node:os'
 import * as path from 'node:path'
-import { fileURLToPath } from 'node:url'
-import { buildRelease } from '../release.mjs'
-
-const here = path.dirname(fileURLToPath(import.meta.url))
-const repo = path.resolve(here, '..', '..')
-const require = createRequire(import.meta.url)
-
-function parseArgs(/** @type {string[]} */ argv) {
-  /** @type {{ binding: string, buildRelease: boolean, max: number, rounds: number, only?: Set<number> }} */
-  const o = { binding: path.join(repo, 'index.js'), buildRelease: false, max: 16000, rounds: 5 }
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]
-    const value = () => {
-      const v = argv[++i]
-      if (v === undefined) throw new Error(`${a} needs a value`)
-      return v
-    }
-    if (a === '--binding') o.binding = path.resolve(value())
-    else if (a === '--build-release') o.buildRelease = true
-    else if (a === '--max') o.max = Number(value())
-    else if (a === '--rounds') o.rounds = Number(value())
-    else if (a === '--only') o.only = new Set(value().split(',').map(Number))
-    else throw new Error(`unknown argument ${a} (see the comment at the top of bench/plan-scaling/run.mjs)`)
-  }
-  return o
-}
-
-/** @param {number[]} xs */
-function median(xs) {
-  const s = [...xs].sort((a, b) => a - b)
-  const m = s.length >> 1
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2
-}
-
-/**
- * The refs of a view's lines, by 0-based index.
- * @param {string} text
- */
-function refsOf(text) {
-  /** @type {string[]} */
-  const refs = []
-  for (const line of text.split('\n')) {
-    const m = /^(\d+)#([0-9A-F]{3})#([0-9A-F]{3})\|/.exec(line)
-    if (m) refs[Number(m[1]) - 1] = `${m[1]}#${m[2]}#${m[3]}`
-  }
-  return refs
-}
-
-/**
- * A file of `n` distinct lines, as code has them.
- * @param {number} n
- */
-const fileOf = (n) => Array.from({ length: n }, (_, i) => `  const value${i} = compute(${i}); // line ${i}\n`).join('')
+import { asNumber, asNumbers, bindingOptions, codeFile, fullRefs, load, loaderOf, median, options, repo, table } from '../harness.mjs'
 
 /**
  * @typedef {{ file: string, request: object, code?: string }} Case
@@ -129,9 +76,14 @@ const WORKLOADS = [
   },
 ]
 
-const opts = parseArgs(process.argv.slice(2))
-if (opts.buildRelease) opts.binding = buildRelease('plan-release')
-const { Hashline } = require(opts.binding)
+const opts = options(import.meta.url, {
+  ...bindingOptions,
+  max: { parse: asNumber, default: 16000 },
+  rounds: { parse: asNumber, default: 5 },
+  only: { parse: asNumbers },
+})
+opts.binding = loaderOf(opts, 'plan-release')
+const { Hashline } = load(opts.binding)
 const sizes = []
 for (let n = 1000; n <= opts.max; n *= 2) sizes.push(n)
 
@@ -147,9 +99,9 @@ for (const [index, w] of WORKLOADS.entries()) {
   for (const n of sizes) {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hashline-plan-scaling-'))
     try {
-      fs.writeFileSync(path.join(dir, 'f.txt'), fileOf(w.lines(n)))
+      fs.writeFileSync(path.join(dir, 'f.txt'), codeFile(w.lines(n)))
       const hl = new Hashline({ root: dir, view: 'full' })
-      const refs = refsOf(hl.read('f.txt', { limit: w.lines(n) }).text)
+      const refs = fullRefs(hl.read('f.txt', { limit: w.lines(n) }).text)
       const c = w.build(n, refs, hl, dir)
       hl.read(c.file, { limit: w.lines(n) + 1 })
       const times = []
@@ -178,9 +130,5 @@ for (const [index, w] of WORKLOADS.entries()) {
   }
 }
 const header = ['workload', 'operations', 'plan', 'ratio']
-const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)))
-const line = (/** @type {string[]} */ cells) => `| ${cells.map((c, i) => c.padEnd(widths[i])).join(' | ')} |`
-console.log(line(header))
-console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`)
-for (const r of rows) console.log(line(r))
+console.log(table(header, rows, { pad: true }))
 console.log(`\nFrom ${sizes[0]} to ${sizes[sizes.length - 1]} operations (linear: ${sizes[sizes.length - 1] / sizes[0]}×):\n${growth.join('\n')}`)

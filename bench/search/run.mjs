@@ -22,36 +22,9 @@
 
 import { spawnSync } from 'node:child_process'
 import * as fs from 'node:fs'
-import { createRequire } from 'node:module'
 import * as os from 'node:os'
 import * as path from 'node:path'
-import { fileURLToPath } from 'node:url'
-import { buildRelease } from '../release.mjs'
-
-const here = path.dirname(fileURLToPath(import.meta.url))
-const repo = path.resolve(here, '..', '..')
-const require = createRequire(import.meta.url)
-
-/** @param {string[]} argv */
-function parseArgs(argv) {
-  /** @type {{ binding: string, buildRelease: boolean, runs: number, json?: string }} */
-  const o = { binding: path.join(repo, 'index.js'), buildRelease: false, runs: 7 }
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]
-    const value = () => {
-      const v = argv[++i]
-      if (v === undefined) throw new Error(`${a} needs a value`)
-      return v
-    }
-    if (a === '--build-release') o.buildRelease = true
-    else if (a === '--binding') o.binding = path.resolve(value())
-    else if (a === '--runs') o.runs = Number(value())
-    else if (a === '--json') o.json = path.resolve(value())
-    else throw new Error(`unknown argument ${a}`)
-  }
-  if (!Number.isInteger(o.runs) || o.runs < 1) throw new Error('--runs takes a whole number of at least 1')
-  return o
-}
+import { asCount, asPath, bindingOptions, buildRelease, load, median, options, progress, repo, writeReport } from '../harness.mjs'
 
 /**
  * A release copy of the addon and its loader, with the JS layer beside it so
@@ -83,13 +56,6 @@ function label(/** @type {string} */ pattern, flags) {
   return `${f.length > 0 ? `${f.join(' ')} ` : ''}\`${pattern}\``
 }
 
-/** @param {number[]} xs */
-function median(xs) {
-  const s = [...xs].sort((a, b) => a - b)
-  const m = s.length >> 1
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2
-}
-
 /**
  * Runs a command to completion with its output piped (not to /dev/null,
  * which rg treats as a reason to stop at the first match).
@@ -106,13 +72,13 @@ function timed(command, args, env) {
 }
 
 function main() {
-  const opts = parseArgs(process.argv.slice(2))
+  const opts = options(import.meta.url, { ...bindingOptions, runs: { parse: asCount, default: 7 }, json: { parse: asPath } })
   if (spawnSync('rg', ['--version']).status !== 0) {
     throw new Error('ripgrep (rg) is not on PATH; on Debian: apt-get install -y ripgrep')
   }
   const binding = opts.buildRelease ? releaseWithJs() : opts.binding
   const cli = path.join(path.dirname(binding), 'cli', 'hashline.cjs')
-  const { Hashline } = require(binding)
+  const { Hashline } = load(binding)
   const store = fs.mkdtempSync(path.join(os.tmpdir(), 'hashline-bench-search-'))
 
   const registry = path.join(os.homedir(), '.cargo', 'registry')
@@ -172,7 +138,7 @@ function main() {
       times,
     }
     rows.push(row)
-    process.stderr.write(`  ${row.tree} ${row.pattern}: rg ${ms(row.rg)}, engine ${ms(row.engine)}, cli ${ms(row.cli)}, cli -m 100 ${ms(row.limited)}\n`)
+    progress(`${row.tree} ${row.pattern}: rg ${ms(row.rg)}, engine ${ms(row.engine)}, cli ${ms(row.cli)}, cli -m 100 ${ms(row.limited)}`)
   }
   fs.rmSync(store, { recursive: true, force: true })
 
@@ -194,7 +160,7 @@ function main() {
       `(the command line's time includes starting Node and writing the version of every file with hits to its store on disk, ` +
       `which dominates when thousands of files have hits; with the default limit it stops at 100 hits).\n`,
   )
-  if (opts.json) fs.writeFileSync(opts.json, `${JSON.stringify(rows, null, 2)}\n`)
+  if (opts.json) writeReport(opts.json, `${JSON.stringify(rows, null, 2)}\n`)
 }
 
 function rgVersion() {

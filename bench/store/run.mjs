@@ -14,23 +14,8 @@ import { spawnSync } from "node:child_process"
 import fs from "node:fs"
 import os from "node:os"
 import path from "node:path"
-import { fileURLToPath } from "node:url"
+import { asPath, bindingOptions, options, repo, writeReport } from "../harness.mjs"
 
-const here = path.dirname(fileURLToPath(import.meta.url))
-const repo = path.resolve(here, "..", "..")
-
-/** @param {string[]} argv */
-function options(argv) {
-  /** @type {{ binding: string, cap?: string, json?: string }} */
-  const o = { binding: path.join(repo, "index.js") }
-  for (let i = 0; i < argv.length; i++) {
-    if (argv[i] === "--binding") o.binding = path.resolve(argv[++i])
-    else if (argv[i] === "--cap") o.cap = argv[++i]
-    else if (argv[i] === "--json") o.json = path.resolve(argv[++i])
-    else throw new Error(`unknown argument ${argv[i]}`)
-  }
-  return o
-}
 
 /** Every file under `dir` whose name ends with one of `exts`, sorted. */
 function filesUnder(/** @type {string} */ dir, /** @type {string[]} */ exts) {
@@ -59,7 +44,7 @@ function listing(/** @type {string} */ dir) {
 }
 
 function main() {
-  const opts = options(process.argv.slice(2))
+  const opts = options(import.meta.url, { binding: bindingOptions.binding, cap: {}, json: { parse: asPath } })
   const cli = path.join(path.dirname(opts.binding), "cli", "hashline.cjs")
   const work = fs.mkdtempSync(path.join(os.tmpdir(), "hashline-bench-store-"))
   const tree = path.join(work, "tree")
@@ -108,7 +93,7 @@ function main() {
   for (const f of reads) run(["read", f])
   mark("read the same files whole")
   for (const f of edits) {
-    const view = run(["read", f, "--limit", "1"])
+    const view = run(["read", f, "--limit", "1", "--view", "full"])
     const ref = /^(\d+#[0-9A-F]{3}#[0-9A-F]{3})\|/m.exec(view)?.[1]
     run(["edit", f], JSON.stringify({ operations: [{ op: "insert_before", ref, content: "// edited" }] }))
   }
@@ -124,7 +109,7 @@ function main() {
   for (const s of steps) process.stdout.write(`| ${s.step} | ${s.files} | ${mib(s.bytes)} | ${mib(s.written)} |\n`)
   const total = steps.reduce((sum, s) => sum + s.written, 0)
   process.stdout.write(`\nWritten in all: ${mib(total)}.\n`)
-  if (opts.json) fs.writeFileSync(opts.json, `${JSON.stringify({ cli, calls, treeBytes, steps, written: total }, null, 2)}\n`)
+  if (opts.json) writeReport(opts.json, `${JSON.stringify({ cli, calls, treeBytes, steps, written: total }, null, 2)}\n`)
   fs.rmSync(work, { recursive: true, force: true })
 }
 

@@ -21,28 +21,9 @@
 // --rounds         timed edits per size and mode, after two untimed (default 31).
 import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
-import { createRequire } from "node:module"
 import * as os from "node:os"
 import * as path from "node:path"
-import { fileURLToPath } from "node:url"
-import { buildRelease } from "../release.mjs"
-
-const here = path.dirname(fileURLToPath(import.meta.url))
-const repo = path.resolve(here, "..", "..")
-const require = createRequire(import.meta.url)
-
-/** @param {string[]} argv */
-function parseArgs(argv) {
-  const o = { binding: path.join(repo, "index.js"), rounds: 31 }
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]
-    if (a === "--binding") o.binding = path.resolve(argv[++i])
-    else if (a === "--build-release") o.binding = buildRelease("syntax-release")
-    else if (a === "--rounds") o.rounds = Number(argv[++i])
-    else throw new Error(`unknown argument ${a} (see the comment at the top of bench/syntax/run.mjs)`)
-  }
-  return o
-}
+import { asCount, bindingOptions, load, loaderOf, median, options, progress, repo } from "../harness.mjs"
 
 /** The TypeScript sources of the `ai` package (a dev dependency), whole files in a fixed order. */
 function sources() {
@@ -142,18 +123,13 @@ function firstUse(binding, rounds) {
   return rows
 }
 
-/** @param {number[]} xs */
-function median(xs) {
-  const s = [...xs].sort((a, b) => a - b)
-  return s[Math.floor(s.length / 2)]
-}
-
 /** @param {number} ms */
 const fmt = (ms) => (ms < 1 ? ms.toFixed(3) : ms < 10 ? ms.toFixed(2) : ms.toFixed(1))
 
 function main() {
-  const o = parseArgs(process.argv.slice(2))
-  const { Hashline } = require(o.binding)
+  const o = options(import.meta.url, { ...bindingOptions, rounds: { parse: asCount, default: 31 } })
+  o.binding = loaderOf(o, "syntax-release")
+  const { Hashline } = load(o.binding)
   const texts = sources()
   const work = fs.mkdtempSync(path.join(os.tmpdir(), "hashline-syntax-bench-"))
   /** @type {string[]} */
@@ -204,7 +180,7 @@ function main() {
       rows.push(
         `| ${lines.toLocaleString("en-US")} | ${cell(off)} | ${cell(warn)} | ${ratio(warn, off)} | ${cell(firstOff)} | ${cell(first)} | ${ratio(first, firstOff)} | ${cell(hurried)} | ${ratio(hurried, firstOff)} |`,
       )
-      process.stderr.write(`  ${lines} lines done\n`)
+      progress(`${lines} lines done`)
     }
   } finally {
     fs.rmSync(work, { recursive: true, force: true })

@@ -23,52 +23,13 @@
 
 import { spawnSync } from "node:child_process"
 import fs from "node:fs"
-import { createRequire } from "node:module"
 import os from "node:os"
 import path from "node:path"
-import { fileURLToPath } from "node:url"
-
-const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..")
-const cache = path.join(repo, "bench", ".cache")
-const require = createRequire(import.meta.url)
-
-/** @param {string[]} argv */
-function parseArgs(argv) {
-  /** @type {{ baselineCommit: string, baseline?: string, binding?: string, rounds: number, targetDir: string }} */
-  const o = { baselineCommit: "2c5b678", rounds: 300, targetDir: path.join(cache, "transaction-target") }
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]
-    const value = () => {
-      const v = argv[++i]
-      if (v === undefined) throw new Error(`${a} needs a value`)
-      return v
-    }
-    if (a === "--baseline-commit") o.baselineCommit = value()
-    else if (a === "--baseline") o.baseline = path.resolve(value())
-    else if (a === "--binding") o.binding = path.resolve(value())
-    else if (a === "--rounds") o.rounds = Number(value())
-    else if (a === "--target-dir") o.targetDir = path.resolve(value())
-    else throw new Error(`unknown argument ${a} (see the comment at the top of bench/transaction/run.mjs)`)
-  }
-  return o
-}
+import { asCount, asPath, buildRelease, cache, interleaved, load, options, repo } from "../harness.mjs"
 
 /**
- * A release build of the tree at `cwd` into `out`, in the shared target folder.
- * @param {string} cwd
- * @param {string} out
- * @param {string} targetDir
- */
-function build(cwd, out, targetDir) {
-  const napi = path.join(repo, "node_modules", ".bin", process.platform === "win32" ? "napi.cmd" : "napi")
-  process.stderr.write(`  building ${path.relative(repo, out)} (release) ...\n`)
-  const args = ["build", "--platform", "--release", "--cwd", cwd, "--output-dir", out, "--target-dir", targetDir]
-  const done = spawnSync(napi, args, { cwd, stdio: ["ignore", "inherit", "inherit"] })
-  if (done.error || done.status !== 0) throw new Error(`the release build in ${cwd} failed`)
-  return path.join(out, "index.js")
-}
-
-/**
+ * The baseline: the tree at `commit`, exported with `git archive` into
+ * bench/.cache/transaction-baseline and built there.
  * @param {string} commit
  * @param {string} targetDir
  */
@@ -80,35 +41,7 @@ function baselineFrom(commit, targetDir) {
   if (archive.status !== 0) throw new Error(`git archive ${commit} failed: ${archive.stderr}`)
   const untar = spawnSync("tar", ["-x", "-C", src], { input: archive.stdout })
   if (untar.status !== 0) throw new Error(`tar failed: ${untar.stderr}`)
-  return build(src, src, targetDir)
-}
-
-/** @param {number[]} xs */
-function median(xs) {
-  const s = [...xs].sort((a, b) => a - b)
-  const m = s.length >> 1
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2
-}
-
-/**
- * Times each candidate once per round after its own setup, interleaved,
- * after one untimed round; the median of each, in microseconds.
- * @param {Array<{ setup: () => () => void }>} candidates
- * @param {number} rounds
- */
-function bench(candidates, rounds) {
-  /** @type {number[][]} */
-  const times = candidates.map(() => [])
-  for (let r = -1; r < rounds; r++) {
-    candidates.forEach((c, i) => {
-      const run = c.setup()
-      const start = process.hrtime.bigint()
-      run()
-      const elapsed = Number(process.hrtime.bigint() - start) / 1000
-      if (r >= 0) times[i].push(elapsed)
-    })
-  }
-  return times.map(median)
+  return buildRelease("transaction-baseline", { cwd: src, targetDir })
 }
 
 /** The lines of a generated source file. @param {number} n */
@@ -154,10 +87,16 @@ function fiveFiles(native, dir) {
   }
 }
 
-const o = parseArgs(process.argv.slice(2))
+const o = options(import.meta.url, {
+  "baseline-commit": { default: "2c5b678" },
+  baseline: { parse: asPath },
+  binding: { parse: asPath },
+  rounds: { parse: asCount, default: 300 },
+  "target-dir": { parse: asPath, default: path.join(cache, "transaction-target") },
+})
 const before = o.baseline ?? baselineFrom(o.baselineCommit, o.targetDir)
-const after = o.binding ?? build(repo, path.join(cache, "transaction-release"), o.targetDir)
-const natives = [require(before), require(after)]
+const after = o.binding ?? buildRelease("transaction-release", { targetDir: o.targetDir })
+const natives = [load(before), load(after)]
 const places = [["disk", fs.mkdtempSync(path.join(os.tmpdir(), "hashline-bench-txn-"))]]
 if (fs.existsSync("/dev/shm")) places.push(["memory", fs.mkdtempSync(path.join("/dev/shm", "hashline-bench-txn-"))])
 
@@ -167,7 +106,7 @@ console.log("| workload | folder | before | after | after/before |")
 console.log("|---|---|---:|---:|---:|")
 for (const [name, workload] of /** @type {const} */ ([["one-file edit (2,000 lines)", oneFileEdit], ["five files in one call (500 lines each)", fiveFiles]])) {
   for (const [place, dir] of places) {
-    const [b, a] = bench(natives.map((native, i) => ({ setup: workload(native, path.join(dir, String(i))) })), o.rounds)
+    const [b, a] = interleaved(natives.map((native, i) => ({ prepare: workload(native, path.join(dir, String(i))) })), { rounds: o.rounds }).map((t) => t.ms * 1000)
     console.log(`| ${name} | ${place} | ${b.toFixed(0)} us | ${a.toFixed(0)} us | ${(a / b).toFixed(2)} |`)
   }
 }
