@@ -33,7 +33,7 @@ export function modelIdOf(model) {
 /**
  * Whether read and grep output shows refs to a model with this tool. A model
  * with `edit` cites them. A model with `apply_patch` copies context lines: on
- * the edit-format benchmark (bench/editbench/REPORT.md), hunks citing a ref
+ * the edit-format benchmark (eval/editbench/REPORT.md), hunks citing a ref
  * after `@@` with little context cost a third fewer tokens and survive stale
  * reads, but go silently wrong more often than hunks with three lines of
  * context, so it reads OpenCode's plain view, which is also cheaper to read.

@@ -157,7 +157,7 @@ mod tests {
 
     #[test]
     fn pair_tags_equal_the_reference_function_of_the_benchmark() {
-        // Computed once with bench/editbench/lib/lean.mjs `pairTag`.
+        // Computed once with eval/editbench/lib/lean.mjs `pairTag`.
         for (n, line, tag) in [
             (1, "fn main() {", "ve"),
             (2, "    let x = 1;", "ay"),
