@@ -292,8 +292,14 @@ pub fn plan(ctx: &PlanContext<'_>, operations: &[Operation], rev: Option<&str>) 
         ));
     }
     if ctx.cleanup {
-        let judge = ctx
-            .syntax
+        // A parse proves a reading of one operation's boundary only when no
+        // other operation changes the file: each is parsed against the text
+        // as it is, so a repeat another operation gives its meaning (a rule
+        // it closes, a bracket it removes) would be judged in a file that
+        // is not the one written.
+        let judge = (items.len() == 1)
+            .then_some(ctx.syntax)
+            .flatten()
             .and_then(|(language, kept)| EchoJudge::new(language, ctx.doc, kept.cloned()));
         // Every boundary is judged against the text as it is, then its
         // echoes dropped, so no judgement depends on the order of the others.

@@ -219,6 +219,41 @@ fn a_jsx_closer_echoed_after_a_self_closing_element_with_a_comparison_is_dropped
 }
 
 #[test]
+fn a_repeat_judged_by_a_parse_of_its_own_operation_alone_is_refused_when_another_operation_changes_the_file(
+) {
+    // The first insert closes `body`; judged alone, the second insert's
+    // `}` (a copy of line 4) parses as the close of a nested rule, and a
+    // parse without the first insert would keep it: written twice.
+    let text = "body {\n    margin: 0;\n\n}\n";
+    let (_dir, file, engine) = setup("style.css", text);
+    engine.read("style.css").unwrap();
+    let ops = vec![
+        Operation::new(
+            OpKind::InsertAfter,
+            Some(&lean(2, "    margin: 0;")),
+            None,
+            "    padding: 20px;\n}",
+        ),
+        Operation::new(
+            OpKind::InsertAfter,
+            Some(&lean(3, "")),
+            None,
+            "h1, a {\n    color: #a00;\n}",
+        ),
+    ];
+    match engine.edit("style.css", &request(ops, None)) {
+        Ok(_) => assert_eq!(
+            fs::read_to_string(&file).unwrap(),
+            "body {\n    margin: 0;\n    padding: 20px;\n}\n\nh1, a {\n    color: #a00;\n}\n"
+        ),
+        Err(err) => {
+            assert_eq!(err.code, ErrorCode::AmbiguousEcho, "{}", err.message);
+            assert_eq!(fs::read_to_string(&file).unwrap(), text);
+        }
+    }
+}
+
+#[test]
 fn a_nested_element_whose_opening_tag_spans_lines_keeps_its_own_closer_or_is_refused() {
     let text = "<section>\n<p>old</p>\n</section>\n";
     let content = "<section\n  class=\"inner\">\n<p>new</p>\n</section>";
