@@ -4,7 +4,7 @@
 import test from "ava"
 import fs from "node:fs"
 import path from "node:path"
-import editTool from "../opencode/tool.mjs"
+import editTool from "../opencode/edit.mjs"
 import { binding, refsOf as refsOfView, scratch, thrown } from "./helpers.mjs"
 
 const { Hashline } = binding

@@ -13,7 +13,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { EDIT_SCHEMA } from "../lib/definitions.mjs"
 import { createTools } from "../lib/tools.mjs"
-import editTool from "../opencode/tool.mjs"
+import editTool from "../opencode/edit.mjs"
 import pluginModule from "../opencode/plugin.mjs"
 import { binding, refsOf, scratch } from "./helpers.mjs"
 

@@ -6,10 +6,10 @@ import fs from "node:fs"
 import os from "node:os"
 import path from "node:path"
 import { z } from "zod"
-import editTool, { parseArguments } from "../opencode/tool.mjs"
+import editTool, { parseArguments } from "../opencode/edit.mjs"
 import pluginModule from "../opencode/plugin.mjs"
 import * as pluginExports from "../opencode/plugin.mjs"
-import { INSTRUCTION } from "../lib/instruction.mjs"
+import { INSTRUCTION } from "../lib/texts.mjs"
 import { applyEdits } from "../index.js"
 
 // These tests pin the full view's text; the lean view, the default, has its own in lean.spec.mjs.
@@ -113,7 +113,6 @@ test("the tool checks only what is the host's, and the engine's wording of a bad
   const message = (args) => t.throws(() => parseArguments(args))?.message ?? ""
   t.regex(message(undefined), /expected an object with filePath and operations/)
   t.regex(message({ operations: [] }), /filePath must be the path/)
-  t.regex(message({ filePath: "a", operations: "[oops" }), /not valid JSON/)
   t.regex(message({ filePath: null, operations: [] }), /filePath must be the path of the file to edit, got null/)
 
   /**
@@ -135,6 +134,8 @@ test("the tool checks only what is the host's, and the engine's wording of a bad
   t.regex(engine({ filePath: "a", oldString: "x" }), /`oldString` needs `newString`/)
   t.regex(engine({ filePath: "a", oldString: "a", newString: "a" }), /^NO_CHANGE: No changes to apply: oldString and newString are identical\.$/)
   t.regex(engine({ filePath: "a", rev: 5, operations: [{ op: "append", content: "x" }] }), /`rev` must be a string, not a number/)
+  // Operations sent as JSON text are the engine's to decode, in every host.
+  t.regex(engine({ filePath: "a", operations: "[oops" }), /^INVALID_REQUEST: .*not valid JSON/)
 
   // The aliases the engine accepts reach it from the tool too.
   t.is(applyEdits("a\n", parseArguments({ filePath: "a", ops: JSON.stringify([{ op: "append", content: "b" }]) }).request).text, "a\nb\n")
@@ -143,8 +144,9 @@ test("the tool checks only what is the host's, and the engine's wording of a bad
   const ops = [{ op: "append", content: "x" }]
   t.deepEqual(parseArguments({ filePath: "a", operations: JSON.stringify(ops), rev: " 72C4946C " }), {
     filePath: "a",
-    request: { operations: ops, rev: " 72C4946C " },
+    request: { operations: JSON.stringify(ops), rev: " 72C4946C " },
   })
+  t.is(applyEdits("a\n", parseArguments({ filePath: "a", operations: JSON.stringify(ops) }).request).text, "a\nx\n")
   t.deepEqual(parseArguments({ filePath: "a", operations: ops, rev: null, oldString: null, newString: null, replaceAll: null }), {
     filePath: "a",
     request: { operations: ops },

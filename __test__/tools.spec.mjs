@@ -6,8 +6,9 @@ import test from "ava"
 import fs from "node:fs"
 import path from "node:path"
 import { z } from "zod"
-import { createTools } from "../lib/tools.mjs"
-import editTool, { DESCRIPTION } from "../opencode/tool.mjs"
+import { createToolList, createTools } from "../lib/tools.mjs"
+import { openEngine } from "../lib/engine.cjs"
+import editTool, { DESCRIPTION } from "../opencode/edit.mjs"
 import * as helpers from "./helpers.mjs"
 
 // These tests pin the full view's text; the lean view, the default, has its own in lean.spec.mjs.
@@ -192,4 +193,61 @@ test("a tool call whose signal is aborted writes nothing and rejects with CANCEL
   t.is(fs.readFileSync(path.join(root, "a.txt"), "utf8"), "one\ntwo\n")
   await t.throwsAsync(tools.read.execute({ filePath: "a.txt" }, { signal: AbortSignal.abort() }), { code: "CANCELLED" })
   await t.throwsAsync(tools.grep.execute({ pattern: "one" }, { signal: AbortSignal.abort() }), { code: "CANCELLED" })
+})
+
+test("every host gets one list of four tools, the same objects createTools names", (t) => {
+  const list = createToolList({ root: scratch(t) })
+  t.deepEqual(list.map((tool) => tool.name), ["read", "edit", "grep", "apply"])
+  const byName = createTools({ root: scratch(t) })
+  for (const tool of list) {
+    t.is(byName[tool.name].description, tool.description)
+    t.deepEqual(byName[tool.name].inputSchema, tool.inputSchema)
+    t.is(tool.annotations.readOnlyHint, tool.name === "read" || tool.name === "grep")
+  }
+})
+
+test("each tool's zod shape is its JSON schema", (t) => {
+  for (const tool of createToolList({ root: scratch(t) })) {
+    const { $schema, ...fromZod } = z.toJSONSchema(z.object(tool.zodSchema(z)), { io: "input" })
+    // zod states the largest safe integer as every whole number's maximum.
+    const stated = JSON.parse(JSON.stringify(fromZod, (key, value) => (key === "maximum" && value === Number.MAX_SAFE_INTEGER ? undefined : value)))
+    t.deepEqual(stated, tool.inputSchema, tool.name)
+  }
+})
+
+test("apply writes several files as one change, and one stale entry writes none of them", async (t) => {
+  const root = project(t, { "a.txt": "a\n", "b.txt": "b\n" })
+  const tools = createTools({ root })
+  const a = refsOf(await tools.read.execute({ filePath: "a.txt" }))
+  const b = refsOf(await tools.read.execute({ filePath: "b.txt" }))
+  const { text, result } = await tools.apply.call({
+    files: [
+      { filePath: "a.txt", operations: [{ op: "replace", ref: a[1], content: "A" }] },
+      { filePath: "b.txt", operations: JSON.stringify([{ op: "replace", ref: b[1], content: "B" }]) },
+    ],
+  })
+  t.is(result.files.length, 2)
+  t.regex(text, /a\.txt/)
+  t.is(fs.readFileSync(path.join(root, "a.txt"), "utf8"), "A\n")
+  t.is(fs.readFileSync(path.join(root, "b.txt"), "utf8"), "B\n")
+  const err = await t.throwsAsync(tools.apply.execute({
+    files: [
+      { filePath: "a.txt", operations: [{ op: "append", content: "more" }] },
+      { filePath: "b.txt", operations: [{ op: "replace", ref: b[1], content: "stale" }] },
+    ],
+  }))
+  t.is(/** @type {any} */ (err).code, "HASH_MISMATCH")
+  t.is(fs.readFileSync(path.join(root, "a.txt"), "utf8"), "A\n")
+  t.regex(await t.throwsAsync(tools.apply.execute({ files: [] })).then((e) => e?.message ?? ""), /files must be a list of edits/)
+})
+
+test("the binding judges the view and syntax options, and a wrong value from the environment names its variable", (t) => {
+  const root = scratch(t)
+  const fromEnv = /** @type {any} */ (t.throws(() => openEngine({ root }, { HASHLINE_VIEW: "tiny" })))
+  t.is(fromEnv.code, "INVALID_REQUEST")
+  t.regex(fromEnv.message, /"lean" or "full".*\(from HASHLINE_VIEW\)\.$/)
+  const given = /** @type {any} */ (t.throws(() => openEngine({ root, syntax: /** @type {any} */ ("loud") }, {})))
+  t.regex(given.message, /"warn", "reject" or "off"/)
+  t.notRegex(given.message, /HASHLINE_SYNTAX/)
+  t.truthy(openEngine({ root }, { HASHLINE_VIEW: " Full ", HASHLINE_SYNTAX: "Reject" }))
 })

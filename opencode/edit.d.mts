@@ -1,4 +1,4 @@
-// Types of `hashline/opencode/tool`: the `edit` tool for OpenCode. Declared
+// Types of `hashline/opencode/tool` (opencode/edit.mjs): the `edit` tool for OpenCode. Declared
 // without OpenCode's packages; the tool fits `ToolDefinition` of
 // `@opencode-ai/plugin`.
 import type { ZodRawShape } from "zod"
@@ -41,7 +41,7 @@ export default editTool
 export declare function execute(args: unknown, context: ToolContext): Promise<EditToolResult>
 /** The description the model is given. */
 export declare const DESCRIPTION: string
-/** The operations an edit can use. */
-export declare const OPS: readonly ["replace", "delete", "insert_before", "insert_after", "prepend", "append"]
+/** The ops an edit can use: the engine's, in its order (empty when the native module cannot load). */
+export declare const OPS: readonly string[]
 /** Checks edit arguments as the tool does, with errors that say how to call it. */
 export declare function parseArguments(args: unknown): { filePath: string; request: EditRequest }

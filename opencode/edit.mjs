@@ -5,15 +5,14 @@
 // problems the edit introduced, as OpenCode's own edit has them.
 import path from "node:path"
 import { EDIT_DESCRIPTION, EDIT_SCHEMA, parseEditArguments, zodEditArgs } from "../lib/definitions.mjs"
-import { report, toDiagnostics } from "./diagnostics.mjs"
-import { askOutside, engineCallAsync, realLocation, toolError } from "./access.mjs"
-import { engineFor, errorCode, insideProject, projectRoot, toPosix } from "./engine.mjs"
-import { formatWritten, headlineOf } from "./format.mjs"
+import { toDiagnostics } from "./diagnostics.mjs"
+import { askOutside, realLocation } from "./access.mjs"
+import { engineFor, insideProject, projectRoot, toPosix } from "./engine.mjs"
+import { editFlow, settleFile } from "./flow.mjs"
 
 /**
  * @typedef {import("@opencode-ai/plugin").ToolContext} ToolContext
  * @typedef {import("@opencode-ai/plugin").ToolDefinition} ToolDefinition
- * @typedef {import("./types.mjs").EditPlan} EditPlan
  * @typedef {import("./format.mjs").FormatDeps} FormatDeps
  */
 
@@ -47,67 +46,36 @@ export async function execute(args, ctx, formatting) {
   const place = { directory: ctx.directory, worktree: ctx.worktree }
   const file = path.resolve(ctx.directory, filePath)
   const root = projectRoot(place)
+  const title = toPosix(path.relative(root, file))
 
-  let outside = !insideProject(file, place)
+  const outside = !insideProject(file, place)
   if (outside) await askOutside(ctx, file)
 
   const engine = engineFor(place)
   // The engine works off OpenCode's thread, and the call's abort stops it
   // before anything is written.
   const signal = ctx.abort
-  const plan = () => engine.planAsync(file, request, { allowOutsideRoot: outside, signal })
-
-  /** @type {EditPlan} */
-  let planned
-  try {
-    planned = await plan()
-  } catch (err) {
-    // A path inside the project can still lead out of it through a link:
-    // that needs the same permission as naming the outside path directly.
-    if (outside || errorCode(err) !== "OUTSIDE_ROOT") throw toolError(err)
-    await askOutside(ctx, realLocation(file))
-    outside = true
-    planned = await engineCallAsync(plan)
-  }
-
-  const title = toPosix(path.relative(root, file))
-  for (let attempt = 0; ; attempt++) {
-    await ctx.ask({
-      permission: "edit",
-      patterns: [title],
-      always: ["*"],
-      metadata: { filepath: file, diff: planned.diff },
-    })
-    let written
-    try {
-      written = await engine.commitAsync(planned, { signal })
-    } catch (err) {
-      // The file changed while the user looked at the diff: what was approved
-      // is not what would be written, so plan again and show the new diff.
-      if (errorCode(err) !== "BASE_CHANGED" || attempt > 0) throw toolError(err)
-      planned = await engineCallAsync(plan)
-      continue
-    }
-    const formatted = await formatWritten(
-      engine,
-      { file, shown: title, rev: written.rev, previousRev: written.previousRev, headline: headlineOf(written.output), allowOutsideRoot: outside },
-      formatting,
-      signal,
-    )
-    const result = formatted.result ?? written
-    let output = [result.output.trimEnd(), ...formatted.notes].join("\n")
-    const errors = report(file, result.problems)
-    if (errors) output += `\n\nLSP errors detected in this file, please fix:\n${errors}`
-    return {
-      title,
-      output,
-      metadata: {
-        diff: result.diff,
-        filediff: { file, patch: result.diff, additions: result.additions, deletions: result.deletions },
-        diagnostics: result.problems.length > 0 ? { [file]: toDiagnostics(result.problems) } : {},
-      },
-    }
-  }
+  return editFlow(ctx, {
+    outside,
+    leadsOutside: () => askOutside(ctx, realLocation(file)),
+    plan: (outside) => engine.planAsync(file, request, { allowOutsideRoot: outside, signal }),
+    permission: (planned) => ({ permission: "edit", patterns: [title], always: ["*"], metadata: { filepath: file, diff: planned.diff } }),
+    commit: (planned) => engine.commitAsync(planned, { signal }),
+    async finish(written, outside) {
+      const { result, notes, errors } = await settleFile(engine, { file, shown: title, written, outside }, formatting, signal)
+      let output = [result.output.trimEnd(), ...notes].join("\n")
+      if (errors) output += `\n\nLSP errors detected in this file, please fix:\n${errors}`
+      return {
+        title,
+        output,
+        metadata: {
+          diff: result.diff,
+          filediff: { file, patch: result.diff, additions: result.additions, deletions: result.deletions },
+          diagnostics: result.problems.length > 0 ? { [file]: toDiagnostics(result.problems) } : {},
+        },
+      }
+    },
+  })
 }
 
 /**

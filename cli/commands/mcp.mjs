@@ -57,20 +57,21 @@ function handOverCommand(version) {
  * Serves MCP on stdio until the client closes it; resolves once serving (or
  * the process it handed over to) has started, and sets the exit code when a
  * hand-over ends.
- * @param {{ root: string, storeDir?: string, storeMaxBytes?: number, view?: "lean" | "full", syntax?: "warn" | "reject" | "off" }} options
+ * @param {{ root: string, storeDir?: string, storeMaxBytes?: number, view?: string, syntax?: string }} options
  */
 export async function serveMcp(options) {
   let server
   try {
-    server = await import("../mcp/server.mjs")
+    server = await import("../../mcp/server.mjs")
   } catch (err) {
     if (!sdkMissing(err)) throw err
   }
   if (server) {
-    await server.serveStdio(options)
+    // The binding judges the view and the syntax check.
+    await server.serveStdio(/** @type {import("../../mcp/server-types.d.mts").ServerOptions} */ (options))
     return
   }
-  const { version } = require("../package.json")
+  const { version } = require("../../package.json")
   const [command, prefix] = handOverCommand(version)
   const args = [
     ...prefix,
