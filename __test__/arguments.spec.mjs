@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { parseEditArguments, parseReadArguments } from '../lib/definitions.mjs'
+import { parseEditArguments, parseReadArguments } from '../lib/arguments.cjs'
 import { createTools } from '../lib/tools.mjs'
 import { binding, refsOf as untypedRefsOf, scratch } from './helpers.mjs'
 

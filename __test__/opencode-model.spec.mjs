@@ -7,7 +7,7 @@ import fs from "node:fs"
 import os from "node:os"
 import path from "node:path"
 import pluginModule from "../opencode/plugin.mjs"
-import { INSTRUCTION, PATCH_INSTRUCTION } from "../lib/texts.mjs"
+import { INSTRUCTION, PATCH_INSTRUCTION } from "../lib/texts.cjs"
 import { editKindOf } from "../opencode/model.mjs"
 
 // These tests pin the full view's text; the lean view, the default, has its own in lean.spec.mjs.

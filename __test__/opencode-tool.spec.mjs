@@ -9,7 +9,7 @@ import { z } from "zod"
 import editTool, { parseArguments } from "../opencode/edit.mjs"
 import pluginModule from "../opencode/plugin.mjs"
 import * as pluginExports from "../opencode/plugin.mjs"
-import { INSTRUCTION } from "../lib/texts.mjs"
+import { INSTRUCTION } from "../lib/texts.cjs"
 import { applyEdits } from "../index.js"
 
 // These tests pin the full view's text; the lean view, the default, has its own in lean.spec.mjs.

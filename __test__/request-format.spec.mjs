@@ -6,7 +6,7 @@ import test from "ava"
 import { z } from "zod"
 import { requestFormat } from "../index.js"
 import { EDIT_DESCRIPTION, EDIT_SCHEMA, OPS, zodEditArgs } from "../lib/definitions.mjs"
-import { EDIT_FIELDS } from "../lib/texts.mjs"
+import { EDIT_FIELDS } from "../lib/texts.cjs"
 
 const format = requestFormat()
 /** @param {{ name: string }[]} fields */

@@ -5,7 +5,7 @@
 //   {
 //     name,          "read" | "edit" | "grep" | "apply"
 //     title,         a short human title
-//     description,   what the model is told (texts.mjs)
+//     description,   what the model is told (texts.cjs)
 //     inputSchema,   the arguments as JSON Schema (a fresh copy per list)
 //     zodSchema(z),  the same arguments as a zod shape, for hosts that take zod
 //     annotations,   { readOnlyHint, destructiveHint, idempotentHint, openWorldHint }
@@ -23,20 +23,10 @@
 //
 // `apply` edits several files as one change (`applyBatchAsync`): all of them
 // or none. Hosts that offer the classic three tools leave it out.
-import {
-  APPLY_SCHEMA,
-  EDIT_DESCRIPTION,
-  EDIT_SCHEMA,
-  GREP_SCHEMA,
-  READ_SCHEMA,
-  parseApplyArguments,
-  parseEditArguments,
-  parseGrepArguments,
-  parseReadArguments,
-  zodShape,
-} from "./definitions.mjs"
+import { parseApplyArguments, parseEditArguments, parseGrepArguments, parseReadArguments } from "./arguments.cjs"
+import { APPLY_SCHEMA, EDIT_DESCRIPTION, EDIT_SCHEMA, GREP_SCHEMA, READ_SCHEMA, zodShape } from "./definitions.mjs"
 import { openEngine } from "./engine.cjs"
-import { APPLY_DESCRIPTION, GREP_DESCRIPTION, READ_DESCRIPTION } from "./texts.mjs"
+import { APPLY_DESCRIPTION, GREP_DESCRIPTION, READ_DESCRIPTION } from "./texts.cjs"
 
 /**
  * @typedef {import("../index.js").HashlineOptions} HashlineOptions

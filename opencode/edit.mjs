@@ -4,7 +4,8 @@
 // prompt and diff view in between, then the project's formatters and the
 // problems the edit introduced, as OpenCode's own edit has them.
 import path from "node:path"
-import { EDIT_DESCRIPTION, EDIT_SCHEMA, parseEditArguments, zodEditArgs } from "../lib/definitions.mjs"
+import { parseEditArguments } from "../lib/arguments.cjs"
+import { EDIT_DESCRIPTION, EDIT_SCHEMA, zodEditArgs } from "../lib/definitions.mjs"
 import { toDiagnostics } from "./diagnostics.mjs"
 import { askOutside, realLocation } from "./access.mjs"
 import { engineFor, insideProject, projectRoot, toPosix } from "./engine.mjs"
@@ -16,7 +17,8 @@ import { editFlow, settleFile } from "./flow.mjs"
  * @typedef {import("./format.mjs").FormatDeps} FormatDeps
  */
 
-export { OPS, parseEditArguments as parseArguments } from "../lib/definitions.mjs"
+export { OPS } from "../lib/definitions.mjs"
+export { parseEditArguments as parseArguments } from "../lib/arguments.cjs"
 export const DESCRIPTION = EDIT_DESCRIPTION
 
 /**

@@ -6,7 +6,7 @@
 // newline, and the result shows fresh refs. The permission prompt and the
 // metadata are those of OpenCode's own `apply_patch`.
 import path from "node:path"
-import { PATCH_DESCRIPTION, PATCH_FIELDS } from "../lib/texts.mjs"
+import { PATCH_DESCRIPTION, PATCH_FIELDS } from "../lib/texts.cjs"
 import { toDiagnostics } from "./diagnostics.mjs"
 import { engineFor, insideProject, nativeModule, projectRoot, toPosix } from "./engine.mjs"
 import { editFlow, settleFile } from "./flow.mjs"
@@ -20,7 +20,7 @@ import { askOutside, engineCall, realLocation } from "./access.mjs"
  * @typedef {import("../index.js").Problem} Problem
  */
 
-export { PATCH_DESCRIPTION } from "../lib/texts.mjs"
+export { PATCH_DESCRIPTION } from "../lib/texts.cjs"
 
 /** @type {typeof import("zod").z | undefined} */
 let zod

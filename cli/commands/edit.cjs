@@ -17,7 +17,7 @@ const { Failure } = require("../args.cjs")
  * @param {string | undefined} rev
  */
 async function editArguments(json, filePath, rev) {
-  const { describeType, parseEditArguments } = await import("../../lib/definitions.mjs")
+  const { describeType, parseEditArguments } = require("../../lib/arguments.cjs")
   const body = Array.isArray(json) ? { operations: json } : json
   if (!body || typeof body !== "object") {
     throw new Failure("INVALID_REQUEST", `The request must be an object like {"operations":[...]} or an array of operations, got ${describeType(body)}.`)

@@ -5,17 +5,19 @@
 // tools and the command line all take their texts from here, so a model
 // meets the same tools wherever it runs. What the engine accepts (ops, fields,
 // aliases) is the engine's: `definitions.mjs` builds the schemas from its
-// `requestFormat()` and these texts.
+// `requestFormat()` and these texts. CommonJS, so that the command line
+// loads it without the ES module loader.
+"use strict"
 
 /**
  * @typedef {"edit" | "patch"} EditKind
  */
 
-export const READ_DESCRIPTION = `Read a text file. Each line comes with its ref: \`LINEab content\`, e.g. \`12ab   return total;\` (ref \`12ab\`), or in the full view \`LINE#HASH#ANCHOR|content\`, e.g. \`12#A3F#9BC|  return total;\`; the first line names the file, its REV (e.g. \`REV:72C4946C\`) and the lines shown. The ref and the one space (or \`|\`) after it are not part of the file.
+const READ_DESCRIPTION = `Read a text file. Each line comes with its ref: \`LINEab content\`, e.g. \`12ab   return total;\` (ref \`12ab\`), or in the full view \`LINE#HASH#ANCHOR|content\`, e.g. \`12#A3F#9BC|  return total;\`; the first line names the file, its REV (e.g. \`REV:72C4946C\`) and the lines shown. The ref and the one space (or \`|\`) after it are not part of the file.
 Cite the refs in edit operations instead of retyping old lines.
 Shows up to 2000 lines from offset (1-based, default 1); for a long file the last line says how to read on.`
 
-export const GREP_DESCRIPTION = `Search the text files under the project folder for lines matching a regular expression (Rust regex syntax, as in ripgrep: no look-around or backreferences). Each matching line comes with its ref, \`LINEab content\` (or \`LINE#HASH#ANCHOR|content\` in the full view), under a header with the file's path and REV, so a hit can be edited without reading the file first.
+const GREP_DESCRIPTION = `Search the text files under the project folder for lines matching a regular expression (Rust regex syntax, as in ripgrep: no look-around or backreferences). Each matching line comes with its ref, \`LINEab content\` (or \`LINE#HASH#ANCHOR|content\` in the full view), under a header with the file's path and REV, so a hit can be edited without reading the file first.
 path narrows the search to a file or folder; include keeps the files matching a glob such as *.ts, *.{js,mjs} or src/**/*.rs, and exclude leaves files or folders out. Files .gitignore lists, hidden files and binary files are skipped unless path names them; hidden: true searches hidden files too. ignoreCase, fixedStrings (the pattern as plain text) and word (whole words only) refine the match; context shows lines around each hit, with refs. Shows up to maxResults matching lines (default 100), and says how many more it found.`
 
 const EDIT_INTRO = `Edit a file by citing the refs that read and grep show before each line, e.g. \`12ab   return total;\` has the ref \`12ab\` (line 12, tag ab). Full refs (\`12#A3F#9BC\` from \`12#A3F#9BC|  return total;\`) work too.
@@ -48,7 +50,7 @@ const OP_LINES = [
  * words for yet listed by name, so that none is ever hidden from the model.
  * @param {readonly string[]} ops
  */
-export function editDescription(ops) {
+function editDescription(ops) {
   const quoted = (/** @type {readonly string[]} */ names) => names.map((op) => JSON.stringify(op)).join("|")
   const lines = []
   for (const [covers, line] of OP_LINES) {
@@ -64,7 +66,7 @@ export function editDescription(ops) {
  * The descriptions of the edit arguments, by the engine's field names.
  * @type {Record<string, string>}
  */
-export const EDIT_FIELDS = {
+const EDIT_FIELDS = {
   filePath: "Path of the file to edit, absolute or relative to the session folder",
   rev: "The REV the read showed, e.g. 72C4946C (optional)",
   operations: "Edits citing refs, all against the version you read",
@@ -80,14 +82,14 @@ export const EDIT_FIELDS = {
   replaceAll: "Fallback without refs: replace every occurrence of oldString",
 }
 
-export const READ_FIELDS = {
+const READ_FIELDS = {
   filePath: "Path of the file to read, absolute or relative to the session folder",
   offset: "First line to show, 1-based (default 1)",
   limit: "How many lines to show (default 2000)",
   view: "lean (12ab content) or full (12#A3F#9BC|content); default: the server's",
 }
 
-export const GREP_FIELDS = {
+const GREP_FIELDS = {
   pattern: "Regular expression to search for (Rust regex syntax), e.g. fn\\s+total",
   path: "File or folder to search, relative to the session folder (default: all of it)",
   include: "Glob that files must match, e.g. *.ts, *.{js,mjs} or src/**/*.rs",
@@ -100,13 +102,13 @@ export const GREP_FIELDS = {
   maxResults: "Matching lines to show at most (default 100)",
 }
 
-export const APPLY_DESCRIPTION = `Edit several files at once: files is a list of {"filePath":P,"operations":[...]} (or the oldString/newString fallback), each as the edit tool takes it, citing refs that read and grep showed. Every entry is checked before any file is written, and the files are written as one change: all of them, or none. A rejection lists each failing entry with why and the current lines with fresh refs.`
+const APPLY_DESCRIPTION = `Edit several files at once: files is a list of {"filePath":P,"operations":[...]} (or the oldString/newString fallback), each as the edit tool takes it, citing refs that read and grep showed. Every entry is checked before any file is written, and the files are written as one change: all of them, or none. A rejection lists each failing entry with why and the current lines with fresh refs.`
 
-export const APPLY_FIELDS = {
+const APPLY_FIELDS = {
   files: "One entry per file: its filePath and operations (or oldString/newString), as the edit tool takes them",
 }
 
-export const PATCH_DESCRIPTION = `Edit files with a patch: add, delete, move and change files in one call. patchText is:
+const PATCH_DESCRIPTION = `Edit files with a patch: add, delete, move and change files in one call. patchText is:
 *** Begin Patch
 *** Update File: src/app.ts
 @@ function total(items) {
@@ -122,25 +124,25 @@ Paths are relative to the session folder, or absolute. Every hunk must fit exact
 Lines are written as sent. Refs copied from a result into hunk lines are removed only where the engine proves them copies; where it cannot tell, the patch is refused with AMBIGUOUS_ECHO: send it again without them, or with literal: true to write every line exactly as sent.
 Results and rejections show lines with their ref, LINEab content (e.g. 12ab   return total;, ref 12ab), or in the full view LINE#HASH#ANCHOR|content (e.g. 12#A3F#9BC|  return total;); the ref and the one space (or |) after it are not part of the file. The result shows the lines changed as they are now: keep editing from it without reading again. A rejection shows the current lines: copy them, or put the ref of a hunk's first line after its @@ (@@ 12ab, or @@ 12#A3F#9BC) to anchor it at exactly that line.`
 
-export const PATCH_FIELDS = {
+const PATCH_FIELDS = {
   patchText: "The full patch text, from *** Begin Patch to *** End Patch",
   literal: "true: write every line exactly as sent, with no ref removed as a copy from a result",
 }
 
 /** What opens and closes the instruction, so that a host adds it once. */
-export const MARKER = "<hashline>"
+const MARKER = "<hashline>"
 
 const REFS = `The read and grep tools show each line with a ref: \`LINEab content\`, e.g. \`12ab   return total;\` (ref \`12ab\`), or in the full view \`LINE#HASH#ANCHOR|content\` (ref \`12#A3F#9BC\`); both kinds of refs work. A read shows the file's REV (\`REV:72C4946C\`). The ref and the one space (or \`|\`) after it are not part of the file.`
 
 /** What a model with the edit tool is told about refs. */
-export const INSTRUCTION = `${MARKER}
+const INSTRUCTION = `${MARKER}
 ${REFS}
 To change a file, call edit with operations that cite these refs (replace, delete, insert_before, insert_after, prepend, append) instead of retyping old text. Put only the new text in content, never refs: content is written as sent, and if it holds lines that look copied from a view the edit is refused (AMBIGUOUS_ECHO) unless you add "literal": true to say the text is meant. To move or copy lines, cite them: {"op":"move","ref":"12ab","through":"20cd","after":"40ef"}.
 An edit result shows fresh refs for the lines it changed and how the other lines moved: continue from it without reading the file again. If an edit is rejected nothing was written; use the refs the rejection shows, or read the file again.
 </hashline>`
 
 /** What a model with the apply_patch tool is told. */
-export const PATCH_INSTRUCTION = `${MARKER}
+const PATCH_INSTRUCTION = `${MARKER}
 To change files, call apply_patch. Copy each hunk's context and removed lines exactly as the file has them, with about three lines of context: a hunk must fit exactly one place after the hunk before it, or the whole patch is rejected and nothing is written.
 Results and rejections show lines with a ref, \`LINEab content\`, e.g. \`12ab   return total;\` (ref \`12ab\`), or \`LINE#HASH#ANCHOR|content\`, e.g. \`12#A3F#9BC|  return total;\`; the ref and the one space (or \`|\`) after it are not part of the file. A result shows the lines it changed as they are now (formatted, if the project formats files): continue from it without reading the files again. To retry a rejected hunk, copy the current lines it shows, or put the ref of the hunk's first line after its \`@@\` (\`@@ 12ab\` or \`@@ 12#A3F#9BC\`) to anchor it at exactly that line.
 </hashline>`
@@ -149,11 +151,13 @@ Results and rejections show lines with a ref, \`LINEab content\`, e.g. \`12ab   
  * The instruction for a model with this edit tool.
  * @param {EditKind} kind
  */
-export function instructionFor(kind) {
+function instructionFor(kind) {
   return kind === "patch" ? PATCH_INSTRUCTION : INSTRUCTION
 }
 
 /** The instruction without its marker lines, for hosts that place it themselves (MCP's `instructions`). */
-export const PLAIN_INSTRUCTION = INSTRUCTION.split("\n")
+const PLAIN_INSTRUCTION = INSTRUCTION.split("\n")
   .filter((line) => line !== MARKER && line !== MARKER.replace("<", "</"))
   .join("\n")
+
+module.exports = { READ_DESCRIPTION, GREP_DESCRIPTION, editDescription, EDIT_FIELDS, READ_FIELDS, GREP_FIELDS, APPLY_DESCRIPTION, APPLY_FIELDS, PATCH_DESCRIPTION, PATCH_FIELDS, MARKER, INSTRUCTION, PATCH_INSTRUCTION, instructionFor, PLAIN_INSTRUCTION }
