@@ -237,7 +237,7 @@ test.serial("every export has types, and the Linux glibc binary needs glibc 2.17
   for (const name of fs.readdirSync(REPO).filter((n) => n.endsWith(".node"))) fs.copyFileSync(path.join(REPO, name), path.join(copy, name))
   fs.symlinkSync(path.join(REPO, "node_modules"), path.join(copy, "node_modules"), "dir")
   const ava = path.join(REPO, "node_modules", "ava", "entrypoints", "cli.js")
-  const out = run(process.execPath, [ava, "--tap", "--match", "*PERMISSION*", "__test__/errors.spec.mjs", "__test__/hostile.spec.mjs"], { cwd: copy, env: process.env, ok: false })
+  const out = run(process.execPath, [ava, "--tap", "--match", "*PERMISSION*", "__test__/engine/errors.spec.mjs", "__test__/engine/hostile.spec.mjs"], { cwd: copy, env: process.env, ok: false })
   const passed = [...out.stdout.matchAll(/^ok \d+ - (.*)$/gm)].map((m) => m[1])
   t.is(out.status, 0, out.stdout + out.stderr)
   for (const name of [
