@@ -1,5 +1,6 @@
 // Types of `hashline/tools`.
-import type { HashlineOptions } from "../index.js"
+import type { ZodRawShape } from "zod"
+import type { BatchResult, EditResult, Hashline, HashlineOptions, ReadView, SearchResult } from "../index.js"
 
 /** A JSON Schema for a tool's arguments: an object with named properties. */
 export interface ObjectSchema {
@@ -8,31 +9,67 @@ export interface ObjectSchema {
   required: string[]
 }
 
+export type HashlineToolName = "read" | "edit" | "grep" | "apply"
+
+/** What each tool's `call` resolves to besides the text: the engine's result. */
+export interface HashlineToolResults {
+  read: ReadView
+  edit: EditResult
+  grep: SearchResult
+  apply: BatchResult
+}
+
+/** The hints MCP defines for a tool, all stated. */
+export interface HashlineToolAnnotations {
+  readOnlyHint: boolean
+  destructiveHint: boolean
+  idempotentHint: boolean
+  openWorldHint: boolean
+}
+
 /** A tool in the form any agent framework can wrap. */
-export interface HashlineTool {
-  name: "read" | "edit" | "grep"
+export interface HashlineTool<Name extends HashlineToolName = HashlineToolName> {
+  name: Name
+  /** A short title for people. */
+  title: string
   /** What the model is told about the tool. */
   description: string
   /** The arguments, as JSON Schema. */
   inputSchema: ObjectSchema
+  /** The same arguments as a zod shape, built with the host's `z`. */
+  zodSchema(z: typeof import("zod").z): ZodRawShape
+  annotations: HashlineToolAnnotations
   /**
-   * Runs the tool, off the event loop. Resolves to the text for the model;
-   * rejects with an Error whose `code` is the error code and whose `message`
-   * is the repair text for the model (nothing was written). An aborted
-   * `signal` stops the call before it writes: it rejects with `CANCELLED`
-   * (`name` `AbortError`).
+   * Runs the tool, off the event loop. Resolves to the text for the model
+   * and the engine's result; rejects with an Error whose `code` is the error
+   * code and whose `message` is the repair text for the model (nothing was
+   * written). An aborted `signal` stops the call before it writes: it
+   * rejects with `CANCELLED` (`name` `AbortError`).
    */
+  call(args: unknown, options?: { signal?: AbortSignal }): Promise<{ text: string; result: HashlineToolResults[Name] }>
+  /** `call`, resolving to the text for the model only. */
   execute(args: unknown, options?: { signal?: AbortSignal }): Promise<string>
 }
 
 export type HashlineTools = {
-  read: HashlineTool
-  edit: HashlineTool
-  grep: HashlineTool
+  read: HashlineTool<"read">
+  edit: HashlineTool<"edit">
+  grep: HashlineTool<"grep">
+  apply: HashlineTool<"apply">
 }
 
 /**
- * read, edit and grep over one engine. Relative paths resolve against
- * `options.root` (default: the working directory); paths outside it are refused.
+ * read, edit, grep and apply over one engine, in that order. Relative paths
+ * resolve against `options.root` (default: the working directory); paths
+ * outside it are refused.
  */
+export declare function createToolList(options?: HashlineOptions): HashlineTool[]
+
+/** The tools of `createToolList`, by name. */
 export declare function createTools(options?: HashlineOptions): HashlineTools
+
+/**
+ * The tools over an engine the host opened itself, asked for at each call
+ * (so a host can list the tools before it has one).
+ */
+export declare function toolsOver(engine: () => Hashline): HashlineTool[]

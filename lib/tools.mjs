@@ -1,73 +1,138 @@
 // @ts-check
-// The read, edit and grep tools in a form any agent framework can wrap: a
-// name, the description for the model, a JSON schema for the arguments, and
-// `execute`, which resolves to the text for the model. The engine runs off
-// the event loop; the framework's AbortSignal, when it passes one, stops a
-// call before it writes anything.
-import { createRequire } from "node:module"
-import {
-  EDIT_DESCRIPTION,
-  EDIT_SCHEMA,
-  GREP_DESCRIPTION,
-  GREP_SCHEMA,
-  READ_DESCRIPTION,
-  READ_SCHEMA,
-  parseEditArguments,
-  parseGrepArguments,
-  parseReadArguments,
-} from "./definitions.mjs"
-import { syntaxOption } from "./syntax.cjs"
-import { viewOption } from "./view.cjs"
+// The one list of hashline's tools that every JS host maps: the MCP server,
+// the AI SDK tools, and any agent framework or coding agent. Each tool is
+//
+//   {
+//     name,          "read" | "edit" | "grep" | "apply"
+//     title,         a short human title
+//     description,   what the model is told (texts.cjs)
+//     inputSchema,   the arguments as JSON Schema (a fresh copy per list)
+//     zodSchema(z),  the same arguments as a zod shape, for hosts that take zod
+//     annotations,   { readOnlyHint, destructiveHint, idempotentHint, openWorldHint }
+//     call(args, { signal }),    resolves to { text, result }: the text for the
+//                                model and the engine's result object
+//     execute(args, { signal }), resolves to the text for the model
+//   }
+//
+// `call` and `execute` check the host's part of the arguments, then run the
+// engine off the event loop (its async forms); an aborted `signal` stops a
+// call before it writes anything (CANCELLED). A failure rejects with an Error
+// whose `code` is the engine's code and whose `message` is the repair text
+// for the model: a host hands that message to the model as the tool's
+// result, and decides nothing about the edit itself.
+//
+// `apply` edits several files as one change (`applyBatchAsync`): all of them
+// or none. Hosts that offer the classic three tools leave it out.
+import { parseApplyArguments, parseEditArguments, parseGrepArguments, parseReadArguments } from "./arguments.cjs"
+import { APPLY_SCHEMA, EDIT_DESCRIPTION, EDIT_SCHEMA, GREP_SCHEMA, READ_SCHEMA, zodShape } from "./definitions.mjs"
+import { openEngine } from "./engine.cjs"
+import { APPLY_DESCRIPTION, GREP_DESCRIPTION, READ_DESCRIPTION } from "./texts.cjs"
 
 /**
  * @typedef {import("../index.js").HashlineOptions} HashlineOptions
+ * @typedef {import("../index.js").Hashline} Hashline
  * @typedef {import("./tools-types.d.mts").HashlineTool} HashlineTool
+ * @typedef {import("./tools-types.d.mts").HashlineToolName} HashlineToolName
  * @typedef {import("./tools-types.d.mts").HashlineTools} HashlineTools
  */
 
-const require = createRequire(import.meta.url)
+// Every hint stated, since a client assumes the riskiest value of one left
+// out. Nothing leaves the root, so no tool reaches an open world; an edit
+// replaces lines, and the same edit sent twice is refused the second time.
+const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false }
+const WRITES = { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false }
 
 /**
- * The three tools over one engine, so that what read and grep show is known to
- * edit. Relative paths resolve against `root` (default: the working
- * directory), and paths that lead outside it are refused. `view` ("lean",
- * the default, or "full"; else HASHLINE_VIEW) is how refs are shown; refs of
- * both styles are accepted.
+ * @param {Omit<HashlineTool, "execute" | "zodSchema">} tool
+ * @returns {HashlineTool}
+ */
+function tool(tool) {
+  return {
+    ...tool,
+    zodSchema: (z) => zodShape(z, tool.inputSchema),
+    execute: async (args, options) => (await tool.call(args, options)).text,
+  }
+}
+
+/**
+ * The tools over an engine the host opened itself: `engine` is called at
+ * each call, so a host can list the tools before the engine can be had (the
+ * MCP server without its binary) and let each call fail with the reason.
+ * @param {() => Hashline} engine
+ * @returns {HashlineTool[]}
+ */
+export function toolsOver(engine) {
+  return [
+    tool({
+      name: "read",
+      title: "Read a file with refs",
+      description: READ_DESCRIPTION,
+      inputSchema: structuredClone(READ_SCHEMA),
+      annotations: READ_ONLY,
+      async call(args, options) {
+        const { filePath, ...range } = parseReadArguments(args)
+        const result = await engine().readAsync(filePath, { ...range, signal: options?.signal })
+        return { text: result.text, result }
+      },
+    }),
+    tool({
+      name: "edit",
+      title: "Edit a file by citing refs",
+      description: EDIT_DESCRIPTION,
+      inputSchema: structuredClone(EDIT_SCHEMA),
+      annotations: WRITES,
+      async call(args, options) {
+        const { filePath, request } = parseEditArguments(args)
+        const result = await engine().editAsync(filePath, request, { signal: options?.signal })
+        return { text: result.output, result }
+      },
+    }),
+    tool({
+      name: "grep",
+      title: "Search files, hits with refs",
+      description: GREP_DESCRIPTION,
+      inputSchema: structuredClone(GREP_SCHEMA),
+      annotations: READ_ONLY,
+      async call(args, options) {
+        const { pattern, options: search } = parseGrepArguments(args)
+        const result = await engine().searchAsync(pattern, { ...search, signal: options?.signal })
+        return { text: result.text, result }
+      },
+    }),
+    tool({
+      name: "apply",
+      title: "Edit several files as one change",
+      description: APPLY_DESCRIPTION,
+      inputSchema: structuredClone(APPLY_SCHEMA),
+      annotations: WRITES,
+      async call(args, options) {
+        const batch = parseApplyArguments(args)
+        const result = await engine().applyBatchAsync(batch, { signal: options?.signal })
+        return { text: result.output, result }
+      },
+    }),
+  ]
+}
+
+/**
+ * read, edit, grep and apply over one engine, so that what read and grep
+ * show is known to edit. Relative paths resolve against `root` (default:
+ * the working directory), and paths that lead outside it are refused.
+ * `view` ("lean", the default, or "full"; else HASHLINE_VIEW) is how refs
+ * are shown; refs of both styles are accepted.
+ * @param {HashlineOptions} [options] as for `new Hashline(options)`
+ * @returns {HashlineTool[]}
+ */
+export function createToolList(options = {}) {
+  const engine = openEngine(options)
+  return toolsOver(() => engine)
+}
+
+/**
+ * The same tools as `createToolList`, by name.
  * @param {HashlineOptions} [options] as for `new Hashline(options)`
  * @returns {HashlineTools}
  */
 export function createTools(options = {}) {
-  const native = /** @type {typeof import("../index.js")} */ (require("./native.cjs"))
-  const view = viewOption(options.view)
-  const syntax = syntaxOption(options.syntax)
-  const engine = new native.Hashline({ ...options, ...(view ? { view } : {}), ...(syntax ? { syntax } : {}) })
-  return {
-    read: {
-      name: "read",
-      description: READ_DESCRIPTION,
-      inputSchema: structuredClone(READ_SCHEMA),
-      async execute(args, options) {
-        const { filePath, ...range } = parseReadArguments(args)
-        return (await engine.readAsync(filePath, { ...range, signal: options?.signal })).text
-      },
-    },
-    edit: {
-      name: "edit",
-      description: EDIT_DESCRIPTION,
-      inputSchema: structuredClone(EDIT_SCHEMA),
-      async execute(args, options) {
-        const { filePath, request } = parseEditArguments(args)
-        return (await engine.editAsync(filePath, request, { signal: options?.signal })).output
-      },
-    },
-    grep: {
-      name: "grep",
-      description: GREP_DESCRIPTION,
-      inputSchema: structuredClone(GREP_SCHEMA),
-      async execute(args, options) {
-        const { pattern, options: search } = parseGrepArguments(args)
-        return (await engine.searchAsync(pattern, { ...search, signal: options?.signal })).text
-      },
-    },
-  }
+  return /** @type {HashlineTools} */ (Object.fromEntries(createToolList(options).map((t) => [t.name, t])))
 }

@@ -7,71 +7,47 @@
 import { createRequire } from "node:module"
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js"
-import { INSTRUCTION, MARKER } from "../lib/instruction.mjs"
+import { openEngine } from "../lib/engine.cjs"
 import { errorInfo } from "../lib/errors.mjs"
-import {
-  EDIT_DESCRIPTION,
-  EDIT_SCHEMA,
-  GREP_DESCRIPTION,
-  GREP_SCHEMA,
-  READ_DESCRIPTION,
-  READ_SCHEMA,
-  parseEditArguments,
-  parseGrepArguments,
-  parseReadArguments,
-} from "../lib/definitions.mjs"
+import { PLAIN_INSTRUCTION } from "../lib/texts.cjs"
+import { toolsOver } from "../lib/tools.mjs"
 import { OUTPUT_SCHEMAS, editContent, errorContent, grepContent, readContent } from "./results.mjs"
-import { syntaxOption } from "../lib/syntax.cjs"
-import { viewOption } from "../lib/view.cjs"
 import { LineTransport } from "./transport.mjs"
 
 /**
  * @typedef {import("./server-types.d.mts").ServerOptions} ServerOptions
+ * @typedef {import("../lib/tools-types.d.mts").HashlineTool} HashlineTool
  */
 
 const require = createRequire(import.meta.url)
 const { version } = /** @type {{ version: string }} */ (require("../package.json"))
 
-// The same explanation the OpenCode plugin gives, without its marker tags.
-const INSTRUCTIONS = INSTRUCTION.split("\n")
-  .filter((line) => line !== MARKER && line !== MARKER.replace("<", "</"))
-  .join("\n")
-
 /** The engine's file size limit when none is given. */
 const DEFAULT_MAX_FILE_BYTES = 16 * 1024 * 1024
 
-// Every hint stated, since a client assumes the riskiest value of one left
-// out. Nothing leaves the root, so no tool reaches an open world; an edit
-// replaces lines, and the same edit sent twice is refused the second time.
-const ANNOTATIONS = {
-  read: { title: "Read a file with refs", readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  edit: { title: "Edit a file by citing refs", readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
-  grep: { title: "Search files, hits with refs", readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+/** The structured content of each tool's result, in the shape of its output schema. */
+const STRUCTURED = {
+  read: readContent,
+  edit: editContent,
+  grep: grepContent,
 }
 
 /**
- * @typedef {{ text: string, structured: Record<string, unknown> }} ToolOutput
- * @typedef {{ name: "read" | "edit" | "grep", description: string, inputSchema: object, run(args: unknown, signal: AbortSignal): Promise<ToolOutput> }} Tool
- */
-
-/**
- * The three tools over one engine, so that what read and grep show is known
- * to edit. The engine runs off the event loop, so the server keeps
- * answering (pings, cancellations) meanwhile, and a request the client
- * cancels stops before it writes anything.
+ * The read, edit and grep tools of the shared list, over one engine, so
+ * that what read and grep show is known to edit. The engine runs off the
+ * event loop, so the server keeps answering (pings, cancellations)
+ * meanwhile, and a request the client cancels stops before it writes
+ * anything.
  * @param {ServerOptions} options
- * @returns {Tool[]}
+ * @returns {HashlineTool[]}
  */
 function tools(options) {
-  const view = viewOption(options.view)
-  const syntax = syntaxOption(options.syntax)
-  /** @type {InstanceType<typeof import("../index.js").Hashline> | undefined} */
+  /** @type {import("../index.js").Hashline | undefined} */
   let loaded
   /** @type {unknown} */
   let unavailable
   try {
-    const native = /** @type {typeof import("../index.js")} */ (require("../lib/native.cjs"))
-    loaded = new native.Hashline({ ...options, ...(view ? { view } : {}), ...(syntax ? { syntax } : {}), allowOutsideRoot: false })
+    loaded = openEngine({ ...options, allowOutsideRoot: false })
   } catch (err) {
     // Without its binary the server still answers initialize and lists its
     // tools, and every call says why it failed: a host that saw the server
@@ -83,38 +59,7 @@ function tools(options) {
     if (!loaded) throw unavailable
     return loaded
   }
-  return [
-    {
-      name: "read",
-      description: READ_DESCRIPTION,
-      inputSchema: READ_SCHEMA,
-      async run(args, signal) {
-        const { filePath, ...range } = parseReadArguments(args)
-        const view = await engine().readAsync(filePath, { ...range, signal })
-        return { text: view.text, structured: readContent(view) }
-      },
-    },
-    {
-      name: "edit",
-      description: EDIT_DESCRIPTION,
-      inputSchema: EDIT_SCHEMA,
-      async run(args, signal) {
-        const { filePath, request } = parseEditArguments(args)
-        const result = await engine().editAsync(filePath, request, { signal })
-        return { text: result.output, structured: editContent(result) }
-      },
-    },
-    {
-      name: "grep",
-      description: GREP_DESCRIPTION,
-      inputSchema: GREP_SCHEMA,
-      async run(args, signal) {
-        const { pattern, options: search } = parseGrepArguments(args)
-        const result = await engine().searchAsync(pattern, { ...search, signal })
-        return { text: result.text, structured: grepContent(result) }
-      },
-    },
-  ]
+  return toolsOver(engine).filter((t) => Object.hasOwn(STRUCTURED, t.name))
 }
 
 /**
@@ -124,7 +69,7 @@ function tools(options) {
  */
 export function createServer(options = {}) {
   const list = tools(options)
-  const server = new Server({ name: "hashline", version }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS })
+  const server = new Server({ name: "hashline", version }, { capabilities: { tools: {} }, instructions: PLAIN_INSTRUCTION })
 
   // The protocol has the client initialize before anything but a ping.
   const initialized = () => {
@@ -140,8 +85,8 @@ export function createServer(options = {}) {
         name: t.name,
         description: t.description,
         inputSchema: structuredClone(t.inputSchema),
-        outputSchema: structuredClone(OUTPUT_SCHEMAS[t.name]),
-        annotations: ANNOTATIONS[t.name],
+        outputSchema: structuredClone(OUTPUT_SCHEMAS[/** @type {keyof typeof STRUCTURED} */ (t.name)]),
+        annotations: { title: t.title, ...t.annotations },
       })),
     }
   })
@@ -153,7 +98,8 @@ export function createServer(options = {}) {
       return { content: [{ type: "text", text: `Unknown tool ${request.params.name}. The tools are ${list.map((t) => t.name).join(", ")}.` }], isError: true }
     }
     try {
-      const { text, structured } = await found.run(request.params.arguments ?? {}, extra.signal)
+      const { text, result } = await found.call(request.params.arguments ?? {}, { signal: extra.signal })
+      const structured = STRUCTURED[/** @type {keyof typeof STRUCTURED} */ (found.name)](/** @type {any} */ (result))
       return { content: [{ type: "text", text }], structuredContent: structured }
     } catch (err) {
       // The engine's message is the repair text written for the model.

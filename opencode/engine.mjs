@@ -5,6 +5,7 @@
 // of that one call.
 import { createRequire } from "node:module"
 import path from "node:path"
+import { openEngine } from "../lib/engine.cjs"
 
 /**
  * @typedef {import("./types.mjs").HashlineModule} HashlineModule
@@ -92,23 +93,24 @@ export function engineFor(place) {
   return engineIn(place, configured)
 }
 
-/** @type {{ view?: "lean" | "full", syntax?: "warn" | "reject" | "off" }} */
+/** @type {{ view?: unknown, syntax?: unknown }} */
 let configured = {}
 
 /**
  * The options the plugin's engines are made with: the view they render in
  * (the plugin option `view`, else HASHLINE_VIEW, else lean) and what an
  * edit that breaks a file's parse gets (`syntax`, else HASHLINE_SYNTAX,
- * else a warning). Engines made before keep theirs.
- * @param {{ view?: "lean" | "full", syntax?: "warn" | "reject" | "off" }} options
+ * else a warning); the binding judges both when an engine is made. Engines
+ * made before keep theirs.
+ * @param {{ view?: unknown, syntax?: unknown }} options
  */
 export function configureEngines(options) {
-  configured = Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined))
+  configured = options
 }
 
 /**
  * @param {Place} place
- * @param {{ view?: "lean" | "full", syntax?: "warn" | "reject" | "off" }} options
+ * @param {{ view?: unknown, syntax?: unknown }} options
  * @returns {HashlineInstance}
  */
 function engineIn(place, options) {
@@ -116,8 +118,8 @@ function engineIn(place, options) {
   const map = registry()
   let engine = map.get(root)
   if (!engine) {
-    const { Hashline } = nativeModule()
-    engine = new Hashline({ root, ...options })
+    nativeModule()
+    engine = openEngine(/** @type {import("../index.js").HashlineOptions} */ ({ root, ...options }))
     map.set(root, engine)
   }
   return engine

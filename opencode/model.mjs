@@ -5,7 +5,7 @@
 // provider's API knows the model by.
 
 /**
- * @typedef {import("../lib/instruction.mjs").EditKind} EditKind
+ * @typedef {import("../lib/texts.cjs").EditKind} EditKind
  */
 
 /**

@@ -6,10 +6,11 @@
 // newline, and the result shows fresh refs. The permission prompt and the
 // metadata are those of OpenCode's own `apply_patch`.
 import path from "node:path"
-import { report, toDiagnostics } from "./diagnostics.mjs"
-import { engineFor, errorCode, insideProject, nativeModule, projectRoot, toPosix } from "./engine.mjs"
-import { formatWritten, headlineOf } from "./format.mjs"
-import { askOutside, engineCall, engineCallAsync, realLocation, toolError } from "./access.mjs"
+import { PATCH_DESCRIPTION, PATCH_FIELDS } from "../lib/texts.cjs"
+import { toDiagnostics } from "./diagnostics.mjs"
+import { engineFor, insideProject, nativeModule, projectRoot, toPosix } from "./engine.mjs"
+import { editFlow, settleFile } from "./flow.mjs"
+import { askOutside, engineCall, realLocation } from "./access.mjs"
 
 /**
  * @typedef {import("@opencode-ai/plugin").ToolContext} ToolContext
@@ -19,21 +20,7 @@ import { askOutside, engineCall, engineCallAsync, realLocation, toolError } from
  * @typedef {import("../index.js").Problem} Problem
  */
 
-export const PATCH_DESCRIPTION = `Edit files with a patch: add, delete, move and change files in one call. patchText is:
-*** Begin Patch
-*** Update File: src/app.ts
-@@ function total(items) {
-   let sum = 0
--  for (const x of items) sum += x
-+  for (const x of items) sum += x.price
-*** End Patch
-Per file, one of:
-- *** Add File: PATH, then the new file's lines, each starting with +
-- *** Delete File: PATH
-- *** Update File: PATH, optionally *** Move to: NEWPATH, then hunks. A hunk starts with @@, optionally followed by a line of the file at or above the hunk, then its lines: ' ' context (unchanged), '-' removed, '+' added. Copy context and removed lines exactly as in the file, with about three lines of context. *** End of File after a hunk says it ends the file.
-Paths are relative to the session folder, or absolute. Every hunk must fit exactly one place, in file order, after the hunk before it: a hunk whose lines are missing or fit several places rejects the whole patch, and nothing is written. Files keep their line endings.
-Lines are written as sent. Refs copied from a result into hunk lines are removed only where the engine proves them copies; where it cannot tell, the patch is refused with AMBIGUOUS_ECHO: send it again without them, or with literal: true to write every line exactly as sent.
-Results and rejections show lines as LINE#HASH#ANCHOR|content (e.g. 12#A3F#9BC|  return total;); the ref and | are not part of the file. The result shows the lines changed as they are now: keep editing from it without reading again. A rejection shows the current lines: copy them, or put the ref of a hunk's first line after its @@ (@@ 12#A3F#9BC) to anchor it at exactly that line.`
+export { PATCH_DESCRIPTION } from "../lib/texts.cjs"
 
 /** @type {typeof import("zod").z | undefined} */
 let zod
@@ -100,39 +87,24 @@ export async function execute(args, ctx, formatting) {
   // The engine works off OpenCode's thread, and the call's abort stops it
   // before anything is written.
   const signal = ctx.abort
-  const plan = () => engine.planPatchAsync(patchText, { directory, allowOutsideRoot: outside, literal, signal })
-  let planned
-  try {
-    planned = await plan()
-  } catch (err) {
-    // A path inside the project can still lead out of it through a link.
-    if (outside || errorCode(err) !== "OUTSIDE_ROOT") throw toolError(err)
-    for (const file of named) await askOutside(ctx, realLocation(file))
-    outside = true
-    planned = await engineCallAsync(plan)
-  }
-
-  for (let attempt = 0; ; attempt++) {
-    const files = planned.files
-    const relative = files.map((f) => toPosix(path.relative(root, f.absolutePath)))
-    await ctx.ask({
-      permission: "edit",
-      patterns: relative,
-      always: ["*"],
-      metadata: { filepath: relative.join(", "), diff: totalDiff(files), files: filesMetadata(files, root) },
-    })
-    let done
-    try {
-      done = await engine.commitPatchAsync(planned, { signal })
-    } catch (err) {
-      // A file changed while the user looked at the diff: plan again and
-      // show what would be written now.
-      if (errorCode(err) !== "BASE_CHANGED" || attempt > 0) throw toolError(err)
-      planned = await engineCallAsync(plan)
-      continue
-    }
-    return await finish(engine, done, root, outside, formatting, signal)
-  }
+  return editFlow(ctx, {
+    outside,
+    leadsOutside: async () => {
+      for (const file of named) await askOutside(ctx, realLocation(file))
+    },
+    plan: (outside) => engine.planPatchAsync(patchText, { directory, allowOutsideRoot: outside, literal, signal }),
+    permission: (planned) => {
+      const relative = planned.files.map((f) => toPosix(path.relative(root, f.absolutePath)))
+      return {
+        permission: "edit",
+        patterns: relative,
+        always: ["*"],
+        metadata: { filepath: relative.join(", "), diff: totalDiff(planned.files), files: filesMetadata(planned.files, root) },
+      }
+    },
+    commit: (planned) => engine.commitPatchAsync(planned, { signal }),
+    finish: (done, outside) => finish(engine, done, root, outside, formatting, signal),
+  })
 }
 
 /**
@@ -159,22 +131,15 @@ async function finish(engine, done, root, outside, formatting, signal) {
       continue
     }
     const file = f.moveAbsolutePath ?? f.absolutePath
-    const formatted = await formatWritten(
-      engine,
-      { file, shown: shownPath(f), rev: f.rev, previousRev: f.previousRev, headline: headlineOf(f.output), allowOutsideRoot: outside },
-      formatting,
-      signal,
-    )
-    notes.push(...formatted.notes)
-    const r = formatted.result
-    /** @type {PatchFile} */
-    const now = r ? { ...f, rev: r.rev, diff: r.diff, additions: r.additions, deletions: r.deletions, output: r.output, problems: r.problems } : f
+    const rev = f.rev
+    const settled = await settleFile(engine, { file, shown: shownPath(f), written: { ...f, rev }, outside }, formatting, signal)
+    notes.push(...settled.notes)
+    const now = settled.result
     files.push(now)
     sections.push(now.output)
     if (now.problems.length > 0) {
       diagnostics[file] = toDiagnostics(now.problems)
-      const block = report(file, now.problems)
-      if (block) errors += `\n\nLSP errors detected in ${toPosix(path.relative(root, file))}, please fix:\n${block}`
+      if (settled.errors) errors += `\n\nLSP errors detected in ${toPosix(path.relative(root, file))}, please fix:\n${settled.errors}`
     }
   }
   const output = [done.summary, ...sections].join("\n").trimEnd() + (notes.length > 0 ? `\n${notes.join("\n")}` : "") + errors
@@ -207,11 +172,9 @@ function filesMetadata(files, root) {
   }))
 }
 
-const PATCH_TEXT = "The full patch text, from *** Begin Patch to *** End Patch"
-const LITERAL = "true: write every line exactly as sent, with no ref removed as a copy from a result"
 const ARGS = zod
-  ? { patchText: zod.string().describe(PATCH_TEXT), literal: zod.boolean().optional().describe(LITERAL) }
-  : { patchText: { type: "string", description: PATCH_TEXT }, literal: { type: "boolean", description: LITERAL } }
+  ? { patchText: zod.string().describe(PATCH_FIELDS.patchText), literal: zod.boolean().optional().describe(PATCH_FIELDS.literal) }
+  : { patchText: { type: "string", description: PATCH_FIELDS.patchText }, literal: { type: "boolean", description: PATCH_FIELDS.literal } }
 
 /**
  * The apply_patch tool; with `formatting`, the project's formatters run on

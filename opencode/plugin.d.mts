@@ -1,7 +1,7 @@
 // Types of `hashline/server` and `hashline/opencode/plugin`: the OpenCode
 // plugin. Declared without OpenCode's packages; the module fits
 // `PluginModule` of `@opencode-ai/plugin`.
-import type { HashlineOpencodeTool } from "./tool.d.mts"
+import type { HashlineOpencodeTool } from "./edit.d.mts"
 
 /** The parts of what OpenCode passes to a plugin that hashline uses. */
 export interface PluginInput {

@@ -10,13 +10,11 @@
 import path from "node:path"
 import { fileURLToPath } from "node:url"
 import { configureEngines, engineFor, errorCode, nativeModule } from "./engine.mjs"
-import { syntaxOption } from "../lib/syntax.cjs"
-import { viewOption } from "../lib/view.cjs"
 import { configFrom, formatterTimeoutOption } from "./format.mjs"
-import { instructionFor, MARKER } from "../lib/instruction.mjs"
+import { instructionFor, MARKER } from "../lib/texts.cjs"
 import { editKindOf, modelIdOf, tagsReads } from "./model.mjs"
+import { createEditTool } from "./edit.mjs"
 import { createPatchTool } from "./patch.mjs"
-import { createEditTool } from "./tool.mjs"
 import { tagGrepOutput, tagReadOutput } from "./view.mjs"
 
 /**
@@ -82,9 +80,12 @@ async function server(input, options) {
     // `["hashline", { "view": "full", "syntax": "reject", "formatterTimeout": 20000 }]`
     // in opencode.json, else HASHLINE_VIEW, HASHLINE_SYNTAX and
     // HASHLINE_FORMATTER_TIMEOUT_MS.
-    configureEngines({ view: viewOption(options?.view), syntax: syntaxOption(options?.syntax) })
+    configureEngines({ view: options?.view, syntax: options?.syntax })
     timeoutMs = formatterTimeoutOption(options?.formatterTimeout)
     nativeModule()
+    // Made now, so that an option the binding refuses turns hashline off
+    // with the reason before any tool is offered.
+    engineFor({ directory: input.directory, worktree: input.worktree })
   } catch (err) {
     // Tools that could only fail would replace OpenCode's working edit.
     logUnavailable(input, err)

@@ -3,13 +3,21 @@
 // stays OpenCode's; only the line labels change, and only for lines the engine
 // confirms are the file's current lines.
 
-import { taggedLine } from "../lib/view.cjs"
-
 /**
  * @typedef {import("./types.mjs").ShownLine} ShownLine
  * @typedef {import("./types.mjs").TagResult} TagResult
  * @typedef {(file: string, lines: ShownLine[]) => TagResult | Promise<TagResult>} Tagger
  */
+
+/**
+ * One tagged line in the style of its ref: lean refs are followed by a
+ * space, full ones by `|`.
+ * @param {string} ref
+ * @param {string} text
+ */
+function taggedLine(ref, text) {
+  return /^\d+[a-z]{2}$/.test(ref) ? `${ref} ${text}` : `${ref}|${text}`
+}
 
 const TRUNCATION = /\.\.\. \(line truncated to \d+ chars\)$/
 const READ_LINE = /^(\d+): (.*)$/s

@@ -2,7 +2,7 @@
 // module does not load, the file exports no tool (OpenCode registers only
 // exports shaped as tools), so OpenCode's own edit stays rather than one that
 // fails every call, and the reason goes to the log once.
-import editTool from "../../opencode/tool.mjs"
+import editTool from "../../opencode/edit.mjs"
 import { nativeModule } from "../../opencode/engine.mjs"
 
 let usable: typeof editTool | undefined = editTool

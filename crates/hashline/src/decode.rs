@@ -62,6 +62,8 @@ impl Request {
                         "`replaceAll` goes with `oldString`/`newString`, not with `operations`.",
                     ));
                 }
+                let sent_as_text = operations_from_text(ops)?;
+                let ops = sent_as_text.as_ref().unwrap_or(ops);
                 let Value::Array(items) = ops else {
                     return Err(Error::invalid_request(format!(
                         "`operations` must be an array of operations, not {}.",
@@ -117,6 +119,38 @@ impl Request {
                     replace_all,
                 })
             }
+        }
+    }
+}
+
+/// The operations array some models send as JSON text instead of an array:
+/// text that starts with `[` can mean nothing else, so it is decoded; any
+/// other string is left for the type check to refuse.
+fn operations_from_text(value: &Value) -> Result<Option<Value>> {
+    let Value::String(text) = value else {
+        return Ok(None);
+    };
+    if !text.trim_start().starts_with('[') {
+        return Ok(None);
+    }
+    let parsed: serde_json::Value = serde_json::from_str(text).map_err(|_| {
+        Error::invalid_request(
+            "`operations` must be an array of operations; the text given is not valid JSON.",
+        )
+    })?;
+    Ok(Some(from_json(parsed)))
+}
+
+/// A decoded JSON value as the request's loosely typed value.
+fn from_json(value: serde_json::Value) -> Value {
+    match value {
+        serde_json::Value::Null => Value::Null,
+        serde_json::Value::Bool(b) => Value::Bool(b),
+        serde_json::Value::Number(n) => Value::Number(n.as_f64().unwrap_or(f64::NAN)),
+        serde_json::Value::String(s) => Value::String(s),
+        serde_json::Value::Array(items) => Value::Array(items.into_iter().map(from_json).collect()),
+        serde_json::Value::Object(fields) => {
+            Value::Object(fields.into_iter().map(|(k, v)| (k, from_json(v))).collect())
         }
     }
 }
@@ -714,6 +748,34 @@ mod tests {
                 err.message
             );
         }
+    }
+
+    #[test]
+    fn operations_sent_as_json_text_are_decoded_under_every_alias() {
+        let text = r#" [{"op":"insert_after","ref":"3#ABC","content":"x\ny","literal":null}]"#;
+        for name in ["operations", "ops", "edits"] {
+            let Request::Operations { operations, .. } =
+                Request::from_value(&obj(&[(name, s(text))])).unwrap()
+            else {
+                panic!()
+            };
+            assert_eq!(operations.len(), 1);
+            assert_eq!(operations[0].kind, OpKind::InsertAfter);
+            assert_eq!(operations[0].reference.as_deref(), Some("3#ABC"));
+            assert_eq!(operations[0].content, vec!["x", "y"]);
+        }
+        let err = Request::from_value(&obj(&[("ops", s("[oops"))])).unwrap_err();
+        assert_eq!(err.code, ErrorCode::InvalidRequest);
+        assert!(err.message.contains("not valid JSON"), "{}", err.message);
+        // Text that is not an array is not taken for one.
+        let err =
+            Request::from_value(&obj(&[("operations", s("{\"op\":\"append\"}"))])).unwrap_err();
+        assert!(
+            err.message
+                .contains("must be an array of operations, not a string"),
+            "{}",
+            err.message
+        );
     }
 
     #[test]

@@ -26,9 +26,10 @@ pub enum SyntaxCheck {
 }
 
 impl SyntaxCheck {
-    /// The mode by its name in the hosts' options.
+    /// The mode by its name in the hosts' options, any case and
+    /// surrounding spaces (as environment variables are often written).
     pub fn from_name(name: &str) -> Option<SyntaxCheck> {
-        match name {
+        match name.trim().to_ascii_lowercase().as_str() {
             "warn" => Some(SyntaxCheck::Warn),
             "reject" => Some(SyntaxCheck::Reject),
             "off" => Some(SyntaxCheck::Off),
@@ -292,6 +293,16 @@ fn floor_char_boundary(text: &str, mut at: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn modes_are_named_in_any_case_with_spaces_around() {
+        assert_eq!(
+            SyntaxCheck::from_name(" Reject "),
+            Some(SyntaxCheck::Reject)
+        );
+        assert_eq!(SyntaxCheck::from_name("OFF"), Some(SyntaxCheck::Off));
+        assert_eq!(SyntaxCheck::from_name("strict"), None);
+    }
 
     fn check(language: Language, old: &Document, new: &Document, hunks: &[Hunk]) -> Vec<Broken> {
         let parse = Parse {

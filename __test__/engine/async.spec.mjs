@@ -1,0 +1,151 @@
+// @ts-check
+// The asynchronous forms of the heavy calls: they settle with what the
+// synchronous ones return, run off the JS thread (the event loop keeps
+// turning while one waits), and stop on their AbortSignal before they
+// write, leaving the files as they were. A call is held mid-way by a
+// process that holds its folder's lock (the lock every write takes), so
+// that nothing here depends on timing.
+import test from 'ava'
+import { getEventListeners } from 'node:events'
+import { readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { binding, holdFolderLock, refsOf, scratch } from '../helpers.mjs'
+
+const { Hashline } = binding
+
+/** A folder with `a.txt`, a session on it, and the refs of its view. */
+function setup(/** @type {import('ava').ExecutionContext} */ t, text = 'one\ntwo\nthree\n') {
+  const dir = scratch(t)
+  writeFileSync(join(dir, 'a.txt'), text)
+  const hl = new Hashline({ root: dir, view: 'full', lockTimeoutMs: 60_000 })
+  const refs = /** @type {Record<number, string>} */ (refsOf(hl.read('a.txt').text))
+  return { dir, hl, refs, read: () => readFileSync(join(dir, 'a.txt'), 'utf8') }
+}
+
+/**
+ * Timers that fire, one after the other, until `done()` or `max` of them;
+ * how many fired.
+ * @param {() => boolean} done @param {number} max
+ */
+async function timersFired(done, max) {
+  let n = 0
+  while (!done() && n < max) {
+    await new Promise((resolve) => setTimeout(resolve, 0))
+    n++
+  }
+  return n
+}
+
+const locking = process.platform === 'win32' ? test.skip : test
+
+test('every heavy call has an asynchronous form that settles with what the synchronous one returns', async (t) => {
+  const a = setup(t)
+  const b = setup(t)
+  t.deepEqual(await b.hl.readAsync('a.txt', { limit: 2 }), a.hl.read('a.txt', { limit: 2 }))
+  const shown = [{ line: 2, text: 'two' }]
+  t.deepEqual(await b.hl.tagAsync('a.txt', shown), a.hl.tag('a.txt', shown))
+  t.deepEqual(await b.hl.searchAsync('t', { maxResults: 5 }), a.hl.search('t', { maxResults: 5 }))
+  const request = { operations: [{ op: 'replace', ref: a.refs[2], content: 'TWO' }] }
+  const planned = await b.hl.planAsync('a.txt', request)
+  t.is(planned.output, a.hl.plan('a.txt', request).output)
+  t.deepEqual(await b.hl.commitAsync(planned), a.hl.edit('a.txt', request))
+  t.is(b.read(), 'one\nTWO\nthree\n')
+  const again = { operations: [{ op: 'delete', ref: a.refs[3] }] }
+  t.deepEqual(await b.hl.editAsync('a.txt', again), a.hl.edit('a.txt', again))
+  const patch = '*** Begin Patch\n*** Update File: a.txt\n@@\n one\n-TWO\n+2\n*** End Patch\n'
+  const patchPlan = await b.hl.planPatchAsync(patch)
+  t.is(patchPlan.output, a.hl.planPatch(patch).output)
+  /** @param {import('../../index.js').PatchResult} r @param {string} dir */
+  const relative = (r, dir) => JSON.parse(JSON.stringify(r).replaceAll(dir, 'ROOT'))
+  t.deepEqual(relative(await b.hl.commitPatchAsync(patchPlan), b.dir), relative(a.hl.commitPatch(a.hl.planPatch(patch)), a.dir))
+  t.is(b.read(), 'one\n2\n')
+  const written = b.hl.edit('a.txt', { operations: [{ op: 'append', content: 'x' }] }).rev
+  a.hl.edit('a.txt', { operations: [{ op: 'append', content: 'x' }] })
+  writeFileSync(join(a.dir, 'a.txt'), 'one\n2\nX\n')
+  writeFileSync(join(b.dir, 'a.txt'), 'one\n2\nX\n')
+  t.deepEqual(await b.hl.reformattedAsync('a.txt', written), a.hl.reformatted('a.txt', written))
+})
+
+test('an asynchronous call fails as the synchronous one does, with the engine code', async (t) => {
+  const s = setup(t)
+  const err = await t.throwsAsync(s.hl.editAsync('a.txt', { operations: [{ op: 'delete', ref: '2#000#000' }] }))
+  t.is(/** @type {any} */ (err).code, 'HASH_MISMATCH')
+  t.is(s.read(), 'one\ntwo\nthree\n')
+  const missing = await t.throwsAsync(s.hl.readAsync('nope.txt'))
+  t.is(/** @type {any} */ (missing).code, 'NOT_FOUND')
+})
+
+/** @typedef {(s: ReturnType<typeof setup>, signal: AbortSignal) => Promise<unknown>} Start */
+/** @type {[string, Start][]} */
+const writes = [
+  ['commitAsync', (s, signal) => s.hl.commitAsync(s.hl.plan('a.txt', { operations: [{ op: 'delete', ref: s.refs[1] }] }), { signal })],
+  ['editAsync', (s, signal) => s.hl.editAsync('a.txt', { operations: [{ op: 'delete', ref: s.refs[1] }] }, { signal })],
+  ['commitPatchAsync', (s, signal) => s.hl.commitPatchAsync(s.hl.planPatch('*** Begin Patch\n*** Delete File: a.txt\n*** End Patch\n'), { signal })],
+]
+
+for (const [name, start] of writes) {
+  test(`${name} with a signal aborted already writes nothing and fails with CANCELLED`, async (t) => {
+    const s = setup(t)
+    const err = await t.throwsAsync(start(s, AbortSignal.abort()))
+    t.like(err, { code: 'CANCELLED', name: 'AbortError' })
+    t.is(s.read(), 'one\ntwo\nthree\n')
+  })
+}
+
+// An edit's last look at its signal is after it took its folder's lock,
+// just before the file is replaced; a patch's is before its first file.
+for (const [name, start] of writes.slice(0, 2)) {
+  locking(`${name} aborted while it waits for its folder's lock writes nothing`, async (t) => {
+    const s = setup(t)
+    const lock = await holdFolderLock(t, s.dir)
+    const controller = new AbortController()
+    let settled = false
+    const call = start(s, controller.signal).finally(() => {
+      settled = true
+    })
+    // Timers fire while the call waits on another thread.
+    t.is(await timersFired(() => settled, 20), 20)
+    controller.abort()
+    await lock.release()
+    const err = await t.throwsAsync(call)
+    t.like(err, { code: 'CANCELLED', name: 'AbortError' })
+    t.is(s.read(), 'one\ntwo\nthree\n')
+    t.is(getEventListeners(controller.signal, 'abort').length, 0)
+  })
+}
+
+locking('the event loop keeps turning while an edit waits, and the edit completes once it can', async (t) => {
+  const s = setup(t)
+  const lock = await holdFolderLock(t, s.dir)
+  const signal = new AbortController().signal
+  let settled = false
+  const call = s.hl.editAsync('a.txt', { operations: [{ op: 'replace', ref: s.refs[2], content: 'TWO' }] }, { signal }).finally(() => {
+    settled = true
+  })
+  t.is(await timersFired(() => settled, 50), 50, 'timers fire while the edit waits')
+  t.false(settled)
+  await lock.release()
+  const result = await call
+  t.is(result.additions, 1)
+  t.is(s.read(), 'one\nTWO\nthree\n')
+  t.is(getEventListeners(signal, 'abort').length, 0, 'the listener is removed once the call settles')
+})
+
+test('a signal that is not an AbortSignal is refused before anything runs', async (t) => {
+  const s = setup(t)
+  for (const signal of [{}, 'stop', { aborted: 'no', addEventListener() {}, removeEventListener() {} }]) {
+    const err = await t.throwsAsync(async () => s.hl.editAsync('a.txt', { operations: [{ op: 'delete', ref: s.refs[1] }] }, /** @type {any} */ ({ signal })))
+    t.is(/** @type {any} */ (err).code, 'INVALID_REQUEST')
+  }
+  t.is(s.read(), 'one\ntwo\nthree\n')
+})
+
+test('a plan committed asynchronously cannot be committed again, and its result stays readable', async (t) => {
+  const s = setup(t)
+  const plan = s.hl.plan('a.txt', { operations: [{ op: 'replace', ref: s.refs[1], content: 'ONE' }] })
+  const [first, second] = await Promise.allSettled([s.hl.commitAsync(plan), s.hl.commitAsync(plan)])
+  const outcomes = [first, second].map((o) => (o.status === 'fulfilled' ? 'written' : /** @type {any} */ (o.reason).code)).sort()
+  t.deepEqual(outcomes, ['BASE_CHANGED', 'written'])
+  t.is(s.read(), 'ONE\ntwo\nthree\n')
+  t.true(plan.output.includes('ONE'))
+})

@@ -1,0 +1,402 @@
+// @ts-check
+// `hashline mcp`, driven by the MCP SDK's own client over stdio: the tool
+// list, edits by refs on real files, and the root the server refuses to leave.
+import test from "ava"
+import { spawn } from "node:child_process"
+import fs from "node:fs"
+import path from "node:path"
+import { PassThrough } from "node:stream"
+import { fileURLToPath } from "node:url"
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js"
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
+import { EDIT_DESCRIPTION, EDIT_SCHEMA, GREP_SCHEMA, READ_SCHEMA } from "../../lib/definitions.mjs"
+import { GREP_DESCRIPTION, READ_DESCRIPTION } from "../../lib/texts.cjs"
+import { OUTPUT_SCHEMAS } from "../../mcp/results.mjs"
+import { createServer } from "../../mcp/server.mjs"
+import { IdScanner, LineTransport } from "../../mcp/transport.mjs"
+import * as helpers from "../helpers.mjs"
+
+// These tests pin the full view's text; the lean view, the default, has its own in lean.spec.mjs.
+process.env.HASHLINE_VIEW = "full"
+
+const { scratch } = helpers
+/**
+ * The refs of a view's lines, by line number.
+ * @param {string} text
+ */
+const refsOf = (text) => /** @type {Record<number, string>} */ (helpers.refsOf(text))
+
+const CLI = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "cli", "hashline.cjs")
+
+/**
+ * A project folder, a folder next to it, and a connected client whose server
+ * has the project as its root.
+ * @param {import("ava").ExecutionContext} t
+ * @param {Record<string, string>} files
+ */
+async function connect(t, files) {
+  const root = scratch(t)
+  const outside = scratch(t)
+  fs.writeFileSync(path.join(outside, "secret.txt"), "secret\n")
+  for (const [name, content] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(root, name)), { recursive: true })
+    fs.writeFileSync(path.join(root, name), content)
+  }
+  const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, "mcp", "--root", root, "--view", "full"], cwd: outside, stderr: "pipe" })
+  const client = new Client({ name: "hashline-test", version: "1.0.0" })
+  await client.connect(transport)
+  t.teardown(() => client.close())
+  /**
+   * @param {string} name
+   * @param {Record<string, unknown>} args
+   */
+  const call = async (name, args) => {
+    const result = /** @type {{ content: Array<{ type: string, text: string }>, structuredContent?: any, isError?: boolean }} */ (await client.callTool({ name, arguments: args }))
+    return { text: result.content.map((c) => c.text).join(""), structured: result.structuredContent, isError: result.isError === true }
+  }
+  return { root, outside, client, call }
+}
+
+test("the server lists read, edit and grep with the shared descriptions and JSON schemas", async (t) => {
+  const { client } = await connect(t, {})
+  const { tools } = await client.listTools()
+  t.deepEqual(
+    tools.map((tool) => [tool.name, tool.description, tool.inputSchema]),
+    [
+      ["read", READ_DESCRIPTION, READ_SCHEMA],
+      ["edit", EDIT_DESCRIPTION, EDIT_SCHEMA],
+      ["grep", GREP_DESCRIPTION, GREP_SCHEMA],
+    ],
+  )
+  t.true(tools.find((tool) => tool.name === "read")?.annotations?.readOnlyHint)
+  t.regex(client.getInstructions() ?? "", /LINE#HASH#ANCHOR\|content/)
+})
+
+test("an edit by the refs of a read writes the file, and a second edit from the same read lands too", async (t) => {
+  const { root, call } = await connect(t, { "src/app.ts": "export function total(items) {\n  if (!items) return null\n  return items.length\n}\n" })
+  const view = await call("read", { filePath: "src/app.ts" })
+  t.false(view.isError)
+  const refs = refsOf(view.text)
+
+  const first = await call("edit", { filePath: "src/app.ts", operations: [{ op: "replace", ref: refs[2], content: "  if (!items) {\n    return 0\n  }" }] })
+  t.false(first.isError, first.text)
+  t.regex(first.text, /^Applied 1 operation to src\/app\.ts/)
+  const second = await call("edit", { filePath: "src/app.ts", operations: [{ op: "insert_after", ref: refs[3], content: "  // counted" }] })
+  t.false(second.isError, second.text)
+  t.is(
+    fs.readFileSync(path.join(root, "src/app.ts"), "utf8"),
+    "export function total(items) {\n  if (!items) {\n    return 0\n  }\n  return items.length\n  // counted\n}\n",
+  )
+})
+
+test("grep hits carry refs an edit can cite directly", async (t) => {
+  const { root, call } = await connect(t, { "a.py": "x = 1\ny = 2\n", "b.py": "z = 3\n" })
+  const found = await call("grep", { pattern: "^y =", include: "*.py" })
+  t.false(found.isError)
+  const ref = /^ {2}(\d+#[0-9A-F]{3}#[0-9A-F]{3})\|y = 2$/m.exec(found.text)?.[1]
+  t.truthy(ref, found.text)
+  const edit = await call("edit", { filePath: "a.py", operations: [{ op: "replace", ref, content: "y = 20" }] })
+  t.false(edit.isError, edit.text)
+  t.is(fs.readFileSync(path.join(root, "a.py"), "utf8"), "x = 1\ny = 20\n")
+})
+
+test("paths outside the root are tool errors, whichever tool and however named, and nothing is written", async (t) => {
+  const { root, outside, call } = await connect(t, { "in.txt": "in\n" })
+  fs.symlinkSync(path.join(outside, "secret.txt"), path.join(root, "link.txt"))
+  const secret = path.join(outside, "secret.txt")
+  const attempts = [
+    await call("read", { filePath: secret }),
+    await call("read", { filePath: "link.txt" }),
+    await call("edit", { filePath: secret, operations: [{ op: "append", content: "x" }] }),
+    await call("edit", { filePath: "link.txt", oldString: "secret", newString: "public" }),
+    await call("grep", { pattern: "secret", path: outside }),
+  ]
+  for (const attempt of attempts) {
+    t.true(attempt.isError)
+    t.regex(attempt.text, /outside the project root/)
+  }
+  const everything = await call("grep", { pattern: "secret" })
+  t.is(everything.text, "No matches found.\n")
+  t.is(fs.readFileSync(secret, "utf8"), "secret\n")
+})
+
+test("a rejected edit is a tool error carrying the repair text", async (t) => {
+  const { root, call } = await connect(t, { "a.txt": "a\nb\n" })
+  const result = await call("edit", { filePath: "a.txt", operations: [{ op: "delete", ref: "2#AAA#BBB" }] })
+  t.true(result.isError)
+  t.regex(result.text, /^Edit rejected, nothing written: 1 ref no longer matches a\.txt/)
+  t.regex(result.text, /^>>> 2#[0-9A-F]{3}#[0-9A-F]{3}\|b$/m)
+  t.is(fs.readFileSync(path.join(root, "a.txt"), "utf8"), "a\nb\n")
+
+  const badArgs = await call("edit", { file: "a.txt" })
+  t.true(badArgs.isError)
+  t.regex(badArgs.text, /filePath must be the path of the file to edit, got an undefined \(the arguments given are file\)/)
+  const unknown = await call("write", {})
+  t.true(unknown.isError)
+  t.regex(unknown.text, /Unknown tool write\. The tools are read, edit, grep\./)
+})
+
+test("every tool declares its output schema and states all four hints", async (t) => {
+  const { client } = await connect(t, {})
+  const { tools } = await client.listTools()
+  for (const tool of tools) {
+    t.deepEqual(tool.outputSchema, OUTPUT_SCHEMAS[/** @type {keyof typeof OUTPUT_SCHEMAS} */ (tool.name)], tool.name)
+    for (const hint of ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"]) {
+      t.is(typeof tool.annotations?.[/** @type {"readOnlyHint"} */ (hint)], "boolean", `${tool.name} ${hint}`)
+    }
+  }
+  const hints = Object.fromEntries(tools.map((tool) => [tool.name, tool.annotations]))
+  t.like(hints, {
+    read: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    edit: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+    grep: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  })
+})
+
+test("read, edit and grep return structured content beside the text, which the SDK client checks against the output schema", async (t) => {
+  const { call } = await connect(t, { "a.txt": "one\ntwo\nthree\n", "b.txt": "two more\n" })
+  const read = await call("read", { filePath: "a.txt", offset: 2 })
+  t.like(read.structured, { ok: true, path: "a.txt", totalLines: 3, startLine: 2, endLine: 3 })
+  t.deepEqual(read.structured.lines, [
+    { line: 2, ref: refsOf(read.text)[2], text: "two" },
+    { line: 3, ref: refsOf(read.text)[3], text: "three" },
+  ])
+  t.regex(read.text, new RegExp(`REV:${read.structured.rev}`))
+
+  const edit = await call("edit", { filePath: "a.txt", operations: [{ op: "replace", ref: read.structured.lines[0].ref, content: "TWO" }] })
+  t.like(edit.structured, { ok: true, path: "a.txt", previousRev: read.structured.rev, additions: 1, deletions: 1 })
+  t.regex(edit.structured.diff, /^-two$/m)
+  t.is(edit.structured.output, undefined)
+
+  const grep = await call("grep", { pattern: "two", include: "*.txt" })
+  t.like(grep.structured, { ok: true, shown: 1, files: 1, more: 0, stopped: false })
+  t.like(grep.structured.hits[0], { path: "b.txt", line: 1, text: "two more" })
+  t.regex(grep.text, new RegExp(`${grep.structured.hits[0].ref.replace(/[#]/g, "#")}\\|two more`))
+})
+
+test("a failed call's structured content carries the error code, message and mismatches", async (t) => {
+  const { call } = await connect(t, { "a.txt": "a\nb\n" })
+  const stale = await call("edit", { filePath: "a.txt", operations: [{ op: "delete", ref: "2#AAA#BBB" }] })
+  t.true(stale.isError)
+  t.like(stale.structured, { ok: false, error: { code: "HASH_MISMATCH", path: "a.txt", message: stale.text } })
+  t.like(stale.structured.error.mismatches[0], { line: 2, expected: "2#AAA#BBB" })
+  t.like((await call("read", { filePath: "missing.txt" })).structured, { ok: false, error: { code: "NOT_FOUND" } })
+  t.like((await call("grep", { pattern: "(" })).structured, { ok: false, error: { code: "INVALID_REQUEST" } })
+  t.like((await call("read", { filePath: "../x" })).structured, { ok: false, error: { code: "OUTSIDE_ROOT" } })
+})
+
+/**
+ * `hashline mcp` driven line by line, to send what an SDK client would not:
+ * requests before initialize, lines that are not JSON-RPC, huge messages.
+ * @param {import("ava").ExecutionContext} t
+ * @param {Record<string, string>} files
+ */
+function rawServer(t, files) {
+  const root = scratch(t)
+  for (const [name, content] of Object.entries(files)) fs.writeFileSync(path.join(root, name), content)
+  const child = spawn(process.execPath, [CLI, "mcp", "--root", root], { stdio: ["pipe", "pipe", "pipe"] })
+  t.teardown(() => child.kill())
+  /** @type {Map<unknown, (message: any) => void>} */
+  const waiting = new Map()
+  /** @type {any[]} */
+  const unclaimed = []
+  let buffered = ""
+  child.stdout.setEncoding("utf8")
+  child.stdout.on("data", (chunk) => {
+    buffered += chunk
+    let end
+    while ((end = buffered.indexOf("\n")) !== -1) {
+      const message = JSON.parse(buffered.slice(0, end))
+      buffered = buffered.slice(end + 1)
+      const resolve = waiting.get(message.id)
+      if (resolve) {
+        waiting.delete(message.id)
+        resolve(message)
+      } else unclaimed.push(message)
+    }
+  })
+  /**
+   * Sends a line and resolves with the answer carrying `id` (failing after
+   * 60 s rather than waiting for ever).
+   * @param {string} line
+   * @param {unknown} id
+   * @returns {Promise<any>}
+   */
+  const exchange = (line, id) =>
+    new Promise((resolve, reject) => {
+      const early = unclaimed.findIndex((m) => m.id === id)
+      if (early !== -1) return resolve(unclaimed.splice(early, 1)[0])
+      const timer = setTimeout(() => reject(new Error(`no answer for id ${JSON.stringify(id)}`)), 60_000)
+      waiting.set(id, (message) => {
+        clearTimeout(timer)
+        resolve(message)
+      })
+      child.stdin.write(`${line}\n`)
+    })
+  /**
+   * @param {number} id
+   * @param {string} method
+   * @param {unknown} params
+   */
+  const request = (id, method, params) => exchange(JSON.stringify({ jsonrpc: "2.0", id, method, params }), id)
+  const initialize = async (/** @type {number} */ id) => {
+    const answer = await request(id, "initialize", { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } })
+    child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })}\n`)
+    return answer
+  }
+  return { root, request, exchange, initialize }
+}
+
+test("tool calls and the tool list before initialize are refused with a JSON-RPC error, and the server serves after", async (t) => {
+  const { request, initialize } = rawServer(t, { "a.txt": "a\n" })
+  const early = await request(1, "tools/call", { name: "read", arguments: { filePath: "a.txt" } })
+  t.is(early.error?.code, -32600)
+  t.regex(early.error?.message ?? "", /initialize/)
+  t.is(early.result, undefined)
+  const list = await request(2, "tools/list", {})
+  t.is(list.error?.code, -32600)
+  t.is((await request(3, "ping", {})).error, undefined, "a ping is allowed before initialize")
+  t.truthy((await initialize(4)).result?.serverInfo)
+  const read = await request(5, "tools/call", { name: "read", arguments: { filePath: "a.txt" } })
+  t.regex(read.result?.content?.[0]?.text ?? "", /^a\.txt REV:/)
+})
+
+test("a 16 MB tools/call is answered, and the next call on the same connection too", async (t) => {
+  const { root, call } = await connect(t, { "small.txt": "small\n" })
+  // Sixteen megabytes: under the file size limit as a file, over the 10 MB
+  // the SDK's own transport reads.
+  const big = "0123456789abcdefghijklmnopqrstuvwxyz_=\n".repeat(400_000)
+  const edit = await call("edit", { filePath: "big.txt", oldString: "", newString: big })
+  t.false(edit.isError, edit.text.slice(0, 500))
+  t.like(edit.structured, { ok: true, path: "big.txt", additions: 400_000 })
+  t.is(edit.structured.diff, undefined)
+  t.is(fs.statSync(path.join(root, "big.txt")).size, Buffer.byteLength(big))
+  const read = await call("read", { filePath: "small.txt" })
+  t.false(read.isError)
+  t.regex(read.text, /\|small$/m)
+})
+
+test("the server answers with the latest protocol version it knows, or the client's own if it supports that", async (t) => {
+  const { request } = rawServer(t, {})
+  /** @param {number} id @param {string} version */
+  const negotiate = async (id, version) =>
+    (await request(id, "initialize", { protocolVersion: version, capabilities: {}, clientInfo: { name: "raw", version: "1" } })).result?.protocolVersion
+  t.is(LATEST_PROTOCOL_VERSION, "2025-11-25")
+  t.is(await negotiate(1, LATEST_PROTOCOL_VERSION), LATEST_PROTOCOL_VERSION)
+  t.is(await negotiate(2, "2099-01-01"), LATEST_PROTOCOL_VERSION)
+  t.is(await negotiate(3, "2025-06-18"), "2025-06-18")
+})
+
+test("a line that is not JSON-RPC gets a JSON-RPC error, and the server keeps serving", async (t) => {
+  const { request, exchange, initialize } = rawServer(t, { "a.txt": "a\n" })
+  await initialize(1)
+  const notJson = await exchange("{ this is not json", null)
+  t.is(notJson.error?.code, -32700)
+  const notUtf8 = await exchange(Buffer.from([0x7b, 0xff, 0x7d]).toString("latin1"), null)
+  t.is(notUtf8.error?.code, -32700)
+  const notRpc = await exchange(JSON.stringify({ id: 9, hello: "world" }), 9)
+  t.is(notRpc.error?.code, -32600)
+  const read = await request(10, "tools/call", { name: "read", arguments: { filePath: "a.txt" } })
+  t.regex(read.result?.content?.[0]?.text ?? "", /^a\.txt REV:/)
+})
+
+test("a message over the size limit is refused with a JSON-RPC error carrying its id, and the server keeps serving", async (t) => {
+  const root = scratch(t)
+  fs.writeFileSync(path.join(root, "a.txt"), "a\n")
+  const input = new PassThrough()
+  const output = new PassThrough()
+  const server = createServer({ root })
+  await server.connect(new LineTransport({ input, output, maxMessageBytes: 100_000 }))
+  t.teardown(() => server.close())
+  /** @type {any[]} */
+  const answers = []
+  let buffered = ""
+  output.setEncoding("utf8")
+  output.on("data", (chunk) => {
+    buffered += chunk
+    let end
+    while ((end = buffered.indexOf("\n")) !== -1) {
+      answers.push(JSON.parse(buffered.slice(0, end)))
+      buffered = buffered.slice(end + 1)
+    }
+  })
+  const answer = async (/** @type {unknown} */ id) => {
+    for (let i = 0; i < 600; i++) {
+      const found = answers.find((a) => a.id === id)
+      if (found) return found
+      await new Promise((resolve) => setTimeout(resolve, 10))
+    }
+    throw new Error(`no answer for id ${JSON.stringify(id)}`)
+  }
+  /** @param {object} message */
+  const send = (message) => {
+    const line = `${JSON.stringify(message)}\n`
+    // In pieces, as a pipe delivers a large message.
+    for (let i = 0; i < line.length; i += 4096) input.write(line.slice(i, i + 4096))
+  }
+  send({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } })
+  await answer(1)
+  const huge = "x".repeat(200_000)
+  send({ jsonrpc: "2.0", method: "tools/call", params: { name: "edit", arguments: { filePath: "a.txt", oldString: "a", newString: huge, id: 99 } }, id: "late-id" })
+  const refused = await answer("late-id")
+  t.is(refused.error?.code, -32600)
+  t.regex(refused.error?.message ?? "", /over this server's limit of 100000 bytes/)
+  send({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "read", arguments: { filePath: "a.txt" } } })
+  t.regex((await answer(2)).result?.content?.[0]?.text ?? "", /^a\.txt REV:/)
+  t.is(fs.readFileSync(path.join(root, "a.txt"), "utf8"), "a\n")
+})
+
+test("the id of a message too large to read is found wherever it is and however the message is split", (t) => {
+  const messages = [
+    { id: 42, jsonrpc: "2.0", method: "tools/call", params: { arguments: { id: 1, text: 'he said "id": 7 \\ ' } } },
+    { jsonrpc: "2.0", method: "tools/call", params: { nested: [{ id: "inner" }], "x\"id": 3 }, id: "outer-\"quoted\"" },
+    { jsonrpc: "2.0", method: "x", params: { id: 5 } },
+  ]
+  const expected = [42, 'outer-"quoted"', undefined]
+  messages.forEach((message, k) => {
+    const bytes = Buffer.from(JSON.stringify(message, null, k === 1 ? 1 : 0))
+    for (let cut = 0; cut <= bytes.length; cut++) {
+      const scanner = new IdScanner()
+      scanner.feed(bytes.subarray(0, cut))
+      scanner.feed(bytes.subarray(cut))
+      t.is(scanner.id, expected[k], `message ${k} cut at ${cut}`)
+    }
+  })
+})
+
+const unix = process.platform === "win32" ? test.skip : test
+
+unix("a tool call the client cancels while it waits to write writes nothing, and the server keeps serving", async (t) => {
+  const { root, request, exchange, initialize } = rawServer(t, { "a.txt": "one\ntwo\n" })
+  await initialize(1)
+  const lock = await helpers.holdFolderLock(t, root)
+  const call = exchange(JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "edit", arguments: { filePath: "a.txt", oldString: "two", newString: "TWO" } } }), 2)
+  await exchange(JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 2, reason: "the user stopped" } }) + "\n" + JSON.stringify({ jsonrpc: "2.0", id: 3, method: "ping" }), 3)
+  await lock.release()
+  const read = await request(4, "tools/call", { name: "read", arguments: { filePath: "a.txt" } })
+  t.regex(read.result?.content?.[0]?.text ?? "", /\|two$/m)
+  t.is(fs.readFileSync(path.join(root, "a.txt"), "utf8"), "one\ntwo\n")
+  // A cancelled request gets no answer; one that came would not be a success.
+  const answered = await Promise.race([call, new Promise((resolve) => setTimeout(() => resolve(undefined), 200))])
+  t.falsy(/** @type {any} */ (answered)?.result?.structuredContent?.ok)
+})
+
+test("without a loadable binary the server still answers initialize and lists its tools, and each call says why it fails", async (t) => {
+  const root = scratch(t)
+  fs.writeFileSync(path.join(root, "f.txt"), "a\n")
+  const env = /** @type {Record<string, string>} */ ({ ...process.env, NAPI_RS_NATIVE_LIBRARY_PATH: path.join(root, "missing.node") })
+  const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, "mcp", "--root", root], cwd: root, env, stderr: "pipe" })
+  const client = new Client({ name: "hashline-test", version: "1.0.0" })
+  await client.connect(transport)
+  t.teardown(() => client.close())
+  t.is(client.getServerVersion()?.name, "hashline")
+  const { tools } = await client.listTools()
+  t.deepEqual(tools.map((tool) => tool.name), ["read", "edit", "grep"])
+  for (const [name, args] of /** @type {const} */ ([["read", { filePath: "f.txt" }], ["grep", { pattern: "a" }]])) {
+    const result = /** @type {{ content: Array<{ text: string }>, structuredContent?: any, isError?: boolean }} */ (await client.callTool({ name, arguments: args }))
+    t.true(result.isError, name)
+    t.regex(result.content[0].text, /^The hashline native module could not be loaded on .*missing\.node, which did not load/)
+    t.like(result.structuredContent, { ok: false, error: { code: "NATIVE_MODULE_MISSING" } })
+  }
+})

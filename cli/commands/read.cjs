@@ -1,0 +1,11 @@
+// @ts-check
+// `hashline read FILE`: the file with a ref before each line.
+"use strict"
+
+/** @param {import("../args.cjs").Context} cx */
+async function read(cx) {
+  const view = cx.engine().read(cx.given(cx.rest[0]), { offset: cx.offset, limit: cx.limit })
+  return { stdout: view.text, json: { ok: true, ...view } }
+}
+
+module.exports = { run: read }

@@ -1,0 +1,166 @@
+// @ts-check
+// The help texts: the command list, each command's options, and the exit
+// codes, derived from the table in exit-codes.cjs.
+"use strict"
+
+const COMMON = `Options of every command:
+  --root DIR    nothing outside DIR is read or written, and relative paths resolve against
+                it (default: the enclosing git work tree, else the working directory; paths
+                then resolve against the working directory)
+  --store DIR   where versions are kept between invocations (default: $HASHLINE_STORE,
+                else $XDG_CACHE_HOME/hashline or ~/.cache/hashline)
+  --store-max-bytes N
+                the most the store may hold, e.g. 500M (default: $HASHLINE_STORE_MAX_BYTES,
+                else 256M); the versions used longest ago are removed first
+  --view STYLE  how refs are shown: lean (12ab content, the default) or full
+                (12#A3F#9BC|content); both are accepted in edits (default: $HASHLINE_VIEW)
+  --syntax MODE what an edit that breaks the parse of a file in a known language gets:
+                warn (written, broken lines reported), reject (nothing written) or off
+                (default: $HASHLINE_SYNTAX, else warn)
+  --json        print results and errors as one JSON object on stdout
+  -h, --help    show help
+`
+
+/** How the exit codes' help names each class. */
+const CLASS_WORDS = /** @type {Record<string, string>} */ ({
+  stale: "refs stale or lines unseen",
+  request: "invalid request",
+  file: "file not editable",
+  refused: "refused",
+  other: "other failure",
+  usage: "wrong command line",
+})
+
+/**
+ * A paragraph wrapped at 80 columns.
+ * @param {string} text
+ */
+function wrap(text) {
+  const lines = []
+  let line = ""
+  for (const word of text.split(" ")) {
+    if (line !== "" && line.length + 1 + word.length > 80) {
+      lines.push(line)
+      line = word
+    } else line = line === "" ? word : `${line} ${word}`
+  }
+  return [...lines, line].join("\n")
+}
+
+/** The exit codes, by status, each with its class and codes. */
+function exitCodesText() {
+  const { errorCodes } = /** @type {typeof import("./exit-codes.cjs")} */ (require("./exit-codes.cjs"))
+  /** @type {Map<number, { class: string, codes: string[] }>} */
+  const byStatus = new Map()
+  for (const c of errorCodes()) {
+    const entry = byStatus.get(c.exitStatus) ?? { class: c.class, codes: [] }
+    entry.codes.push(c.code)
+    byStatus.set(c.exitStatus, entry)
+  }
+  const parts = [...byStatus].sort(([a], [b]) => a - b).map(([status, e]) => `${status} ${CLASS_WORDS[e.class] ?? e.class} (${e.codes.join(", ")})`)
+  return `${wrap(`Exit codes: 0 done; ${parts.join("; ")}. Errors are printed on stderr after "hashline: ". A closed output pipe (hashline read f | head) ends with 0.`)}\n`
+}
+
+const usage = () => `Usage: hashline <command> [options]
+
+Commands:
+  read FILE [--offset N] [--limit N]    show FILE with a ref before each line
+  edit FILE [--ops JSON] [--rev REV]    edit FILE; the request ({"operations":[...]} or just the
+                                        array, or {"oldString","newString"}) from --ops or stdin
+  apply [--ops JSON]                    edit several files: [{"path":P,"operations":[...]}, ...]
+                                        from --ops or stdin, all of them or none
+  grep PATTERN [PATH...] [flags]        search the files under each PATH for lines matching
+                                        PATTERN, hits with refs (as rg: -i -F -w -v -g -m -C)
+  mcp                                   serve read, edit and grep over MCP on stdio
+  cache clear                           remove every version kept in the store
+
+Run hashline COMMAND --help for a command's options.
+
+${COMMON}  -V, --version show the version
+
+${exitCodesText()}`
+
+/** Each command's help. */
+const HELP = /** @type {Record<string, string>} */ ({
+  read: `Usage: hashline read FILE [--offset N] [--limit N]
+
+Shows FILE with a ref (LINE#HASH#ANCHOR) before each line, under a header with
+its REV. An edit cites those refs; later edits from other processes can still
+cite them, since the version shown is kept in the store.
+
+  --offset N    first line to show, 1-based (default 1)
+  --limit N     lines to show (default 2000)
+
+${COMMON}`,
+  edit: `Usage: hashline edit FILE [--ops JSON] [--rev REV]
+
+Edits FILE by citing refs. The request comes from --ops or stdin: an object
+{"operations":[{"op":"replace","ref":"12#A3F#9BC","content":"..."}, ...]},
+just the array of operations, or {"oldString":"...","newString":"..."}.
+Operations: replace, delete, insert_before, insert_after, prepend, append,
+move, copy ({"op":"move","ref":R,"through":R2,"after":R3} or "before":R3), and
+replace_block, delete_block, insert_before_block, insert_after_block, which cite
+only the first line of a function, class, statement, element, object or section.
+
+  --ops JSON    the request (default: read from stdin)
+  --rev REV     the REV the refs were read from, so that refs of an older view
+                are remapped or refused rather than guessed
+
+${COMMON}`,
+  apply: `Usage: hashline apply [--ops JSON]
+
+Edits several files: [{"path":P,"operations":[...]}, ...] from --ops or stdin.
+Every entry is checked before any file is written; one bad entry writes nothing.
+The files are then written as one change: all of them, or none if one cannot be.
+
+  --ops JSON    the batch (default: read from stdin)
+
+${COMMON}`,
+  grep: `Usage: hashline grep PATTERN [PATH...] [flags]
+
+Searches the files under each PATH (default: the working directory) for lines
+matching PATTERN (Rust regex syntax, as rg), each hit with its ref. Files that
+.gitignore lists, hidden files and binary files are skipped, as rg does.
+
+  -i, --ignore-case     ignore case              -F, --fixed-strings   PATTERN is plain text
+  -w, --word-regexp     whole words only         -v, --invert-match    lines not matching
+  -g, --glob GLOB       search only files matching GLOB; !GLOB leaves files out (repeatable;
+                        --include GLOB is the same)
+  -m, --max-count N     show at most N matching lines in all (default 100)
+  -C, --context N       show N lines before and after each hit, with refs
+  --hidden              search hidden files and folders too
+
+${COMMON}`,
+  mcp: `Usage: hashline mcp [--root DIR] [--store DIR] [--store-max-bytes N]
+
+Serves the read, edit and grep tools over MCP on stdio, inside the root
+(default: the working directory), against which the tools' relative paths
+resolve. Versions are kept in memory unless --store or $HASHLINE_STORE is given.
+
+${COMMON}`,
+  cache: `Usage: hashline cache clear [--store DIR]
+
+Removes every version kept in the store folder and says how many files and
+bytes that was. A file there named like a version is removed only if its
+content proves hashline wrote it; others are left and counted. Refs shown
+before can then no longer be remapped after the file changes; refs to an
+unchanged file keep working.
+
+${COMMON}`,
+})
+
+/**
+ * The help for a command, or the general help.
+ * @param {string | undefined} topic
+ */
+function helpFor(topic) {
+  return topic !== undefined && Object.hasOwn(HELP, topic) ? HELP[topic] : usage()
+}
+
+/**
+ * A command's synopsis, from the first line of its help.
+ * @param {string} command
+ */
+const synopsis = (command) => HELP[command].split("\n")[0].replace("Usage: ", "")
+
+module.exports = { helpFor, synopsis }

@@ -1,0 +1,163 @@
+// @ts-check
+// Every word a model reads about hashline's tools, in one place: the tools'
+// descriptions, their fields' descriptions and the instruction each host adds
+// to the system prompt. The MCP server, the framework tools, the OpenCode
+// tools and the command line all take their texts from here, so a model
+// meets the same tools wherever it runs. What the engine accepts (ops, fields,
+// aliases) is the engine's: `definitions.mjs` builds the schemas from its
+// `requestFormat()` and these texts. CommonJS, so that the command line
+// loads it without the ES module loader.
+"use strict"
+
+/**
+ * @typedef {"edit" | "patch"} EditKind
+ */
+
+const READ_DESCRIPTION = `Read a text file. Each line comes with its ref: \`LINEab content\`, e.g. \`12ab   return total;\` (ref \`12ab\`), or in the full view \`LINE#HASH#ANCHOR|content\`, e.g. \`12#A3F#9BC|  return total;\`; the first line names the file, its REV (e.g. \`REV:72C4946C\`) and the lines shown. The ref and the one space (or \`|\`) after it are not part of the file.
+Cite the refs in edit operations instead of retyping old lines.
+Shows up to 2000 lines from offset (1-based, default 1); for a long file the last line says how to read on.`
+
+const GREP_DESCRIPTION = `Search the text files under the project folder for lines matching a regular expression (Rust regex syntax, as in ripgrep: no look-around or backreferences). Each matching line comes with its ref, \`LINEab content\` (or \`LINE#HASH#ANCHOR|content\` in the full view), under a header with the file's path and REV, so a hit can be edited without reading the file first.
+path narrows the search to a file or folder; include keeps the files matching a glob such as *.ts, *.{js,mjs} or src/**/*.rs, and exclude leaves files or folders out. Files .gitignore lists, hidden files and binary files are skipped unless path names them; hidden: true searches hidden files too. ignoreCase, fixedStrings (the pattern as plain text) and word (whole words only) refine the match; context shows lines around each hit, with refs. Shows up to maxResults matching lines (default 100), and says how many more it found.`
+
+const EDIT_INTRO = `Edit a file by citing the refs that read and grep show before each line, e.g. \`12ab   return total;\` has the ref \`12ab\` (line 12, tag ab). Full refs (\`12#A3F#9BC\` from \`12#A3F#9BC|  return total;\`) work too.
+Give filePath and operations; the whole batch is checked against the version you read and applied at once, or nothing is written:`
+
+const EDIT_RULES = `content is the new text only, lines separated by \\n, never with the ref prefixes; it is written exactly as sent. Lines that look copied from a view (a ref at their start, or a repeat of the line next to where the content goes) are removed only where the engine proves them copies; where it cannot tell, the edit is refused with AMBIGUOUS_ECHO: send it again without those lines, or with "literal": true (on an operation, or on the whole request) to write the content exactly as sent. All refs name lines of the version you read: do not adjust line numbers for earlier operations of the same batch. rev (the REV the read showed) is optional.
+The result shows fresh refs for the changed lines and how the others moved: keep editing from it without reading again. A rejected edit says why and shows the current lines with fresh refs.
+Without refs, oldString/newString (and replaceAll) replace one unique occurrence of oldString instead, as the classic edit tool does.`
+
+/**
+ * How the edit description shows each op: the ops a line covers and the
+ * line, given those ops as the model writes them (`"insert_before"|"insert_after"`).
+ * @type {Array<[readonly string[], (op: string) => string]>}
+ */
+const OP_LINES = [
+  [["replace"], (op) => `{"op":${op},"ref":R,"through":R2,"content":C}: lines R..R2 (inclusive; omit through for one line) become C`],
+  [["delete"], (op) => `{"op":${op},"ref":R,"through":R2}`],
+  [["insert_before", "insert_after"], (op) => `{"op":${op},"ref":R,"content":C}`],
+  [["prepend", "append"], (op) => `{"op":${op},"content":C}: at the start or end of the file (append creates a missing file)`],
+  [["move", "copy"], (op) => `{"op":${op},"ref":R,"through":R2,"after":R3} (or "before":R3): lines R..R2 as they are, put after (before) line R3, with no retyping`],
+  [
+    ["replace_block", "delete_block", "insert_before_block", "insert_after_block"],
+    (op) => `{"op":${op},"ref":R,"content":C}: R is the first line of a function, class, if/for/while/try, element, object or Markdown section (the outermost one starting there); the engine finds its last line`,
+  ],
+]
+
+/**
+ * The edit tool's description for the ops the engine has, in the engine's
+ * order: each op on the line that explains it, and an op this file has no
+ * words for yet listed by name, so that none is ever hidden from the model.
+ * @param {readonly string[]} ops
+ */
+function editDescription(ops) {
+  const quoted = (/** @type {readonly string[]} */ names) => names.map((op) => JSON.stringify(op)).join("|")
+  const lines = []
+  for (const [covers, line] of OP_LINES) {
+    const present = covers.filter((op) => ops.includes(op))
+    if (present.length > 0) lines.push(`- ${line(quoted(present))}`)
+  }
+  const unexplained = ops.filter((op) => !OP_LINES.some(([covers]) => covers.includes(op)))
+  if (unexplained.length > 0) lines.push(`- also ${quoted(unexplained)}`)
+  return [EDIT_INTRO, ...lines, EDIT_RULES].join("\n")
+}
+
+/**
+ * The descriptions of the edit arguments, by the engine's field names.
+ * @type {Record<string, string>}
+ */
+const EDIT_FIELDS = {
+  filePath: "Path of the file to edit, absolute or relative to the session folder",
+  rev: "The REV the read showed, e.g. 72C4946C (optional)",
+  operations: "Edits citing refs, all against the version you read",
+  op: "What to do",
+  ref: "Ref of the first line, as shown, e.g. 12ab or 12#A3F#9BC (not for prepend/append)",
+  through: "Ref of the last line of a replace, delete, move or copy range (inclusive)",
+  after: "move/copy: ref of the line to put the lines after",
+  before: "move/copy: ref of the line to put the lines before",
+  content: "New lines, separated by \\n, without ref prefixes (replace*, insert_*, prepend, append)",
+  literal: "true: write the content exactly as sent, with no line removed as a copy from a view (on an operation, or on the request for all of them)",
+  oldString: "Fallback without refs: exact text to replace",
+  newString: "Fallback without refs: the replacement text",
+  replaceAll: "Fallback without refs: replace every occurrence of oldString",
+}
+
+const READ_FIELDS = {
+  filePath: "Path of the file to read, absolute or relative to the session folder",
+  offset: "First line to show, 1-based (default 1)",
+  limit: "How many lines to show (default 2000)",
+  view: "lean (12ab content) or full (12#A3F#9BC|content); default: the server's",
+}
+
+const GREP_FIELDS = {
+  pattern: "Regular expression to search for (Rust regex syntax), e.g. fn\\s+total",
+  path: "File or folder to search, relative to the session folder (default: all of it)",
+  include: "Glob that files must match, e.g. *.ts, *.{js,mjs} or src/**/*.rs",
+  exclude: "Glob of files or folders to leave out, e.g. *.test.ts or vendor/",
+  ignoreCase: "Ignore case (default false)",
+  fixedStrings: "Take the pattern as plain text, not a regular expression (default false)",
+  word: "Match whole words only (default false)",
+  hidden: "Also search hidden files and folders (default false)",
+  context: "Lines to show before and after each hit, with refs (default 0)",
+  maxResults: "Matching lines to show at most (default 100)",
+}
+
+const APPLY_DESCRIPTION = `Edit several files at once: files is a list of {"filePath":P,"operations":[...]} (or the oldString/newString fallback), each as the edit tool takes it, citing refs that read and grep showed. Every entry is checked before any file is written, and the files are written as one change: all of them, or none. A rejection lists each failing entry with why and the current lines with fresh refs.`
+
+const APPLY_FIELDS = {
+  files: "One entry per file: its filePath and operations (or oldString/newString), as the edit tool takes them",
+}
+
+const PATCH_DESCRIPTION = `Edit files with a patch: add, delete, move and change files in one call. patchText is:
+*** Begin Patch
+*** Update File: src/app.ts
+@@ function total(items) {
+   let sum = 0
+-  for (const x of items) sum += x
++  for (const x of items) sum += x.price
+*** End Patch
+Per file, one of:
+- *** Add File: PATH, then the new file's lines, each starting with +
+- *** Delete File: PATH
+- *** Update File: PATH, optionally *** Move to: NEWPATH, then hunks. A hunk starts with @@, optionally followed by a line of the file at or above the hunk, then its lines: ' ' context (unchanged), '-' removed, '+' added. Copy context and removed lines exactly as in the file, with about three lines of context. *** End of File after a hunk says it ends the file.
+Paths are relative to the session folder, or absolute. Every hunk must fit exactly one place, in file order, after the hunk before it: a hunk whose lines are missing or fit several places rejects the whole patch, and nothing is written. Files keep their line endings.
+Lines are written as sent. Refs copied from a result into hunk lines are removed only where the engine proves them copies; where it cannot tell, the patch is refused with AMBIGUOUS_ECHO: send it again without them, or with literal: true to write every line exactly as sent.
+Results and rejections show lines with their ref, LINEab content (e.g. 12ab   return total;, ref 12ab), or in the full view LINE#HASH#ANCHOR|content (e.g. 12#A3F#9BC|  return total;); the ref and the one space (or |) after it are not part of the file. The result shows the lines changed as they are now: keep editing from it without reading again. A rejection shows the current lines: copy them, or put the ref of a hunk's first line after its @@ (@@ 12ab, or @@ 12#A3F#9BC) to anchor it at exactly that line.`
+
+const PATCH_FIELDS = {
+  patchText: "The full patch text, from *** Begin Patch to *** End Patch",
+  literal: "true: write every line exactly as sent, with no ref removed as a copy from a result",
+}
+
+/** What opens and closes the instruction, so that a host adds it once. */
+const MARKER = "<hashline>"
+
+const REFS = `The read and grep tools show each line with a ref: \`LINEab content\`, e.g. \`12ab   return total;\` (ref \`12ab\`), or in the full view \`LINE#HASH#ANCHOR|content\` (ref \`12#A3F#9BC\`); both kinds of refs work. A read shows the file's REV (\`REV:72C4946C\`). The ref and the one space (or \`|\`) after it are not part of the file.`
+
+/** What a model with the edit tool is told about refs. */
+const INSTRUCTION = `${MARKER}
+${REFS}
+To change a file, call edit with operations that cite these refs (replace, delete, insert_before, insert_after, prepend, append) instead of retyping old text. Put only the new text in content, never refs: content is written as sent, and if it holds lines that look copied from a view the edit is refused (AMBIGUOUS_ECHO) unless you add "literal": true to say the text is meant. To move or copy lines, cite them: {"op":"move","ref":"12ab","through":"20cd","after":"40ef"}.
+An edit result shows fresh refs for the lines it changed and how the other lines moved: continue from it without reading the file again. If an edit is rejected nothing was written; use the refs the rejection shows, or read the file again.
+</hashline>`
+
+/** What a model with the apply_patch tool is told. */
+const PATCH_INSTRUCTION = `${MARKER}
+To change files, call apply_patch. Copy each hunk's context and removed lines exactly as the file has them, with about three lines of context: a hunk must fit exactly one place after the hunk before it, or the whole patch is rejected and nothing is written.
+Results and rejections show lines with a ref, \`LINEab content\`, e.g. \`12ab   return total;\` (ref \`12ab\`), or \`LINE#HASH#ANCHOR|content\`, e.g. \`12#A3F#9BC|  return total;\`; the ref and the one space (or \`|\`) after it are not part of the file. A result shows the lines it changed as they are now (formatted, if the project formats files): continue from it without reading the files again. To retry a rejected hunk, copy the current lines it shows, or put the ref of the hunk's first line after its \`@@\` (\`@@ 12ab\` or \`@@ 12#A3F#9BC\`) to anchor it at exactly that line.
+</hashline>`
+
+/**
+ * The instruction for a model with this edit tool.
+ * @param {EditKind} kind
+ */
+function instructionFor(kind) {
+  return kind === "patch" ? PATCH_INSTRUCTION : INSTRUCTION
+}
+
+/** The instruction without its marker lines, for hosts that place it themselves (MCP's `instructions`). */
+const PLAIN_INSTRUCTION = INSTRUCTION.split("\n")
+  .filter((line) => line !== MARKER && line !== MARKER.replace("<", "</"))
+  .join("\n")
+
+module.exports = { READ_DESCRIPTION, GREP_DESCRIPTION, editDescription, EDIT_FIELDS, READ_FIELDS, GREP_FIELDS, APPLY_DESCRIPTION, APPLY_FIELDS, PATCH_DESCRIPTION, PATCH_FIELDS, MARKER, INSTRUCTION, PATCH_INSTRUCTION, instructionFor, PLAIN_INSTRUCTION }
