@@ -145,6 +145,42 @@ export function zodEditArgs(z) {
 }
 
 /**
+ * The zod form of the read arguments, for hosts that take zod, built from
+ * READ_SCHEMA's descriptions.
+ * @param {typeof import("zod").z} z
+ */
+export function zodReadArgs(z) {
+  const p = READ_SCHEMA.properties
+  return {
+    filePath: z.string().describe(p.filePath.description),
+    offset: z.number().int().min(1).optional().describe(p.offset.description),
+    limit: z.number().int().min(1).optional().describe(p.limit.description),
+    view: z.enum(["lean", "full"]).optional().describe(p.view.description),
+  }
+}
+
+/**
+ * The zod form of the grep arguments, for hosts that take zod, built from
+ * GREP_SCHEMA's descriptions.
+ * @param {typeof import("zod").z} z
+ */
+export function zodGrepArgs(z) {
+  const p = GREP_SCHEMA.properties
+  return {
+    pattern: z.string().describe(p.pattern.description),
+    path: z.string().optional().describe(p.path.description),
+    include: z.string().optional().describe(p.include.description),
+    exclude: z.string().optional().describe(p.exclude.description),
+    ignoreCase: z.boolean().optional().describe(p.ignoreCase.description),
+    fixedStrings: z.boolean().optional().describe(p.fixedStrings.description),
+    word: z.boolean().optional().describe(p.word.description),
+    hidden: z.boolean().optional().describe(p.hidden.description),
+    context: z.number().int().min(0).optional().describe(p.context.description),
+    maxResults: z.number().int().min(1).optional().describe(p.maxResults.description),
+  }
+}
+
+/**
  * An argument error, with the code the engine uses for malformed requests so
  * that every host reports it like one.
  * @param {string} tool
