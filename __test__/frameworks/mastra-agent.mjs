@@ -89,9 +89,10 @@ if (mode === "scenario") {
   )
   await until(() => call !== undefined)
   controller.abort()
-  const agentOutcome = await running
+  // The agent's call may wait for the tool's, which waits for the lock.
   console.log("aborted")
   for await (const line of createInterface({ input: process.stdin })) if (line === "released") break
+  const agentOutcome = await running
   const engineOutcome = await /** @type {Promise<unknown>} */ (call).then(
     () => "written",
     (err) => err?.code,

@@ -116,8 +116,8 @@ test("the run's signal reaches the engine: a run aborted while an edit waits for
   // The engine listens on the signal while its call waits for the lock.
   await until(() => handed !== undefined && getEventListeners(handed, "abort").length > 0)
   controller.abort()
-  await t.throwsAsync(running, { any: true })
   await lock.release()
+  await t.throwsAsync(running, { any: true })
   // The engine removes its listener once its call has settled.
   await until(() => getEventListeners(/** @type {AbortSignal} */ (handed), "abort").length === 0)
   t.deepEqual(fs.readFileSync(path.join(root, FILE)), Buffer.from(BEFORE))
