@@ -174,3 +174,21 @@ export function zodShape(z, schema) {
 export function zodEditArgs(z) {
   return zodShape(z, EDIT_SCHEMA)
 }
+
+/**
+ * The zod form of the read arguments, for hosts that take zod, built from
+ * READ_SCHEMA.
+ * @param {typeof import("zod").z} z
+ */
+export function zodReadArgs(z) {
+  return zodShape(z, READ_SCHEMA)
+}
+
+/**
+ * The zod form of the grep arguments, for hosts that take zod, built from
+ * GREP_SCHEMA.
+ * @param {typeof import("zod").z} z
+ */
+export function zodGrepArgs(z) {
+  return zodShape(z, GREP_SCHEMA)
+}

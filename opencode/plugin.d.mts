@@ -2,6 +2,7 @@
 // plugin. Declared without OpenCode's packages; the module fits
 // `PluginModule` of `@opencode-ai/plugin`.
 import type { HashlineOpencodeTool } from "./edit.d.mts"
+import type { V2Context } from "./v2-types.d.mts"
 
 /** The parts of what OpenCode passes to a plugin that hashline uses. */
 export interface PluginInput {
@@ -23,6 +24,9 @@ export interface HashlineHooks {
 
 declare const plugin: {
   id: "hashline"
+  /** OpenCode 1's entry. */
   server(input: PluginInput): Promise<HashlineHooks>
+  /** OpenCode 2's entry (untested against a real OpenCode 2). */
+  setup(ctx: V2Context): Promise<void>
 }
 export default plugin

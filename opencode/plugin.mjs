@@ -6,7 +6,8 @@
 // each model about the tool it has.
 //
 // OpenCode calls every export of a plugin module as a plugin, so this module
-// exports only the plugin itself.
+// exports only the plugin itself: `{ id, server, setup }`, where OpenCode 1
+// calls `server` and OpenCode 2 calls `setup` (v2.mjs).
 import path from "node:path"
 import { fileURLToPath } from "node:url"
 import { configureEngines, engineFor, errorCode, nativeModule } from "./engine.mjs"
@@ -15,6 +16,7 @@ import { instructionFor, MARKER } from "../lib/texts.cjs"
 import { editKindOf, modelIdOf, tagsReads } from "./model.mjs"
 import { createEditTool } from "./edit.mjs"
 import { createPatchTool } from "./patch.mjs"
+import { setup } from "./v2.mjs"
 import { tagGrepOutput, tagReadOutput } from "./view.mjs"
 
 /**
@@ -183,4 +185,4 @@ async function server(input, options) {
   return hooks
 }
 
-export default { id: "hashline", server }
+export default { id: "hashline", server, setup }

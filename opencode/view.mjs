@@ -155,3 +155,40 @@ export async function tagGrepOutput(output, tag) {
   }
   return out.join("\n")
 }
+
+const PAGE_HEADER = /^Read file (.+), lines (\d+)-(\d+)$/
+
+/**
+ * Tags the output of OpenCode 2's `read` for a text file:
+ * `Read file PATH, lines A-B` and then `12: text` per line. Each line becomes
+ * `12ab text` (or `12#A3F#9BC|text`), and the REV is shown on its own line
+ * after the header. Anything else (folders, images, errors, a view whose
+ * lines do not follow the header) comes back unchanged, and so do lines the
+ * engine does not confirm as the file's current lines.
+ * @param {string} output
+ * @param {Tagger} tag
+ * @returns {Promise<string>}
+ */
+export async function tagReadPageOutput(output, tag) {
+  const lines = output.split("\n")
+  const header = PAGE_HEADER.exec(lines[0] ?? "")
+  if (!header) return output
+  const [first, last] = [Number(header[2]), Number(header[3])]
+  /** @type {ShownLine[]} */
+  const shown = []
+  for (let line = first; line <= last; line++) {
+    const m = READ_LINE.exec(lines[1 + line - first] ?? "")
+    if (!m || Number(m[1]) !== line) return output
+    // A byte order mark is not part of line 1 for the engine.
+    shown.push({ line, text: line === 1 ? m[2].replace(/^\uFEFF/, "") : m[2] })
+  }
+  const result = await tag(header[1], shown)
+  if (result.refs.every((ref) => !ref)) return output
+  const out = lines.slice()
+  shown.forEach((row, i) => {
+    const ref = result.refs[i]
+    if (ref) out[1 + i] = taggedLine(ref, row.text)
+  })
+  out.splice(1, 0, `REV:${result.rev}`)
+  return out.join("\n")
+}

@@ -209,6 +209,9 @@ test.serial("the main package is under 1 MB with no binary, and its published ma
   t.deepEqual(Object.keys(manifest.dependencies), ["zod"])
   for (const [name, range] of Object.entries({ ...manifest.dependencies, ...manifest.peerDependencies })) t.regex(String(range), /^\^/, name)
   t.is(manifest.peerDependencies.ai, "^5.0.0 || ^6.0.0 || ^7.0.0")
+  // Each framework an entry point wraps is a peer that npm leaves out unless the user installs it.
+  for (const name of Object.keys(manifest.peerDependencies)) t.true(manifest.peerDependenciesMeta?.[name]?.optional === true, `${name} is an optional peer`)
+  for (const entry of ["./langchain", "./openai-agents", "./mastra", "./claude-agent-sdk"]) t.truthy(manifest.exports[entry], `${entry} is exported`)
 })
 
 test.serial("every export has types, and the Linux glibc binary needs glibc 2.17 at most", (t) => {
@@ -285,11 +288,11 @@ const tools = createTools({ root, view: "full" })
 const view = await tools.read.execute({ filePath: "esm.txt" })
 const ref = view.split("\\n").find((l) => l.endsWith("|b")).split("|")[0]
 await tools.edit.execute({ filePath: "esm.txt", operations: [{ op: "insert_after", ref, content: "c" }] })
-console.log(JSON.stringify({ id: plugin.id, edit: typeof hooks.tool.edit.execute, engine: typeof new Hashline({ view: 'full', root }).read, view: formatView("x\\n", { view: "full" }).split("\\n")[1] }))
+console.log(JSON.stringify({ id: plugin.id, setup: typeof plugin.setup, edit: typeof hooks.tool.edit.execute, engine: typeof new Hashline({ view: 'full', root }).read, view: formatView("x\\n", { view: "full" }).split("\\n")[1] }))
 `,
   )
   const out = JSON.parse(run(process.execPath, ["use.mjs"], { cwd: app }).stdout)
-  t.like(out, { id: "hashline", edit: "function", engine: "function" })
+  t.like(out, { id: "hashline", setup: "function", edit: "function", engine: "function" })
   t.regex(out.view, /^1#[0-9A-F]{3}#[0-9A-F]{3}\|x$/)
   t.is(fs.readFileSync(path.join(app, "esm.txt"), "utf8"), "a\nb\nc\n")
 })

@@ -1,0 +1,69 @@
+// @ts-check
+// The tools for the Claude Agent SDK (`@anthropic-ai/claude-agent-sdk`): an
+// in-process MCP server with read, edit and grep, built with the SDK's
+// `createSdkMcpServer` and `tool()` from the same descriptions and schemas as
+// everywhere else. Its tools are always loaded, so Claude Code's tool search
+// does not hide them behind a search. A failed call is an MCP error result
+// whose text is the engine's (the repair text for the model); the call's
+// abort signal reaches the engine, which stops before it writes.
+import { createSdkMcpServer, tool } from "@anthropic-ai/claude-agent-sdk"
+import { z } from "zod"
+import { zodEditArgs, zodGrepArgs, zodReadArgs } from "./definitions.mjs"
+import { createTools as createPlainTools } from "./tools.mjs"
+
+/**
+ * @typedef {import("../index.js").HashlineOptions} HashlineOptions
+ * @typedef {import("./tools-types.d.mts").HashlineTool} HashlineTool
+ */
+
+/** The MCP server's name: the model sees the tools as `mcp__hashline__read` and so on. */
+export const SERVER_NAME = "hashline"
+
+/** The names the model knows hashline's tools by, to put in `allowedTools`. */
+export const TOOL_NAMES = ["read", "edit", "grep"].map((name) => `mcp__${SERVER_NAME}__${name}`)
+
+/**
+ * Claude Code's own file-editing tools, to put in `disallowedTools` so that
+ * the model edits with hashline's edit.
+ */
+export const DISALLOWED_TOOLS = ["Edit", "MultiEdit", "NotebookEdit"]
+
+/**
+ * @param {HashlineTool} plain
+ * @param {import("zod").ZodRawShape} shape
+ */
+function wrap(plain, shape) {
+  return tool(plain.name, plain.description, shape, async (args, extra) => {
+    const signal = /** @type {{ signal?: AbortSignal } | undefined} */ (extra)?.signal
+    try {
+      return { content: [{ type: "text", text: await plain.execute(args, { signal }) }] }
+    } catch (err) {
+      return { content: [{ type: "text", text: err instanceof Error ? err.message : String(err) }], isError: true }
+    }
+  })
+}
+
+/**
+ * The in-process MCP server for `options.mcpServers`, its tools over one
+ * engine rooted at `options.root` (default: the working directory).
+ * @param {HashlineOptions} [options] as for `new Hashline(options)`
+ */
+export function createServer(options = {}) {
+  const plain = createPlainTools(options)
+  return createSdkMcpServer({
+    name: SERVER_NAME,
+    version: "1.0.0",
+    alwaysLoad: true,
+    tools: [wrap(plain.read, zodReadArgs(z)), wrap(plain.edit, zodEditArgs(z)), wrap(plain.grep, zodGrepArgs(z))],
+  })
+}
+
+/**
+ * The part of `query()`'s options that gives the model hashline's tools in
+ * place of Claude Code's edit tools: `query({ prompt, options: {
+ * ...hashlineOptions({ root }), ...yours } })`.
+ * @param {HashlineOptions} [options] as for `new Hashline(options)`
+ */
+export function hashlineOptions(options = {}) {
+  return { mcpServers: { [SERVER_NAME]: createServer(options) }, allowedTools: [...TOOL_NAMES], disallowedTools: [...DISALLOWED_TOOLS] }
+}

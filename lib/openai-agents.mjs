@@ -1,0 +1,38 @@
+// @ts-check
+// The tools for the OpenAI Agents SDK (`@openai/agents`): the same
+// descriptions, JSON schemas and behaviour as everywhere else, wrapped with
+// the SDK's `tool()`. The schemas are not strict (their optional fields
+// would have to become nullable). The SDK's default answer to a tool error is
+// a fixed "An error occurred" text; here the model gets the error's message,
+// the engine's repair text. The run's `signal` reaches the engine, which stops
+// a call before it writes anything, and the SDK ends the run on it.
+import { tool } from "@openai/agents"
+import { createTools as createPlainTools } from "./tools.mjs"
+
+/**
+ * @typedef {import("../index.js").HashlineOptions} HashlineOptions
+ * @typedef {import("./tools-types.d.mts").HashlineTool} HashlineTool
+ */
+
+/** @param {HashlineTool} plain */
+function wrap(plain) {
+  return tool({
+    name: plain.name,
+    description: plain.description,
+    parameters: /** @type {any} */ ({ ...plain.inputSchema, additionalProperties: true }),
+    strict: false,
+    execute: (input, _context, details) => plain.execute(input, { signal: details?.signal }),
+    errorFunction: (_context, error) => (error instanceof Error ? error.message : String(error)),
+  })
+}
+
+/**
+ * `[read, edit, grep]` for `new Agent({ tools })`, over one engine rooted at
+ * `options.root` (default: the working directory).
+ * @param {HashlineOptions} [options] as for `new Hashline(options)`
+ * @returns {import("./openai-agents-types.d.mts").HashlineOpenAIAgentsTools}
+ */
+export function createTools(options = {}) {
+  const plain = createPlainTools(options)
+  return [wrap(plain.read), wrap(plain.edit), wrap(plain.grep)]
+}
