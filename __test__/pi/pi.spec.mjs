@@ -8,6 +8,7 @@ import { spawn } from "node:child_process"
 import fs from "node:fs"
 import os from "node:os"
 import path from "node:path"
+import { getEncoding } from "js-tiktoken"
 import { startScriptedServer } from "../e2e/server.mjs"
 import { publishPackages, REPO } from "../support/published.mjs"
 
@@ -169,4 +170,23 @@ test.serial(`pi ${PI_VERSION}: read, an edit citing a ref, a stale ref refused t
   t.regex(system, /- read: Read a file; each line shows its ref/)
   t.regex(system, /- To change a file, call edit with operations that cite these refs/)
   for (const entry of server.log) t.log(JSON.stringify({ url: entry.url, turn: entry.turn, tools: entry.tools, answered: entry.answered }))
+})
+
+test.serial(`pi ${PI_VERSION}: a 200-line read reaches the model as the lean text, within 5% of its tokens`, async (t) => {
+  t.timeout(300_000)
+  const lines = Array.from({ length: 200 }, (_, i) => `  const value${i} = compute(${i}, "item ${i}") // step ${i}`)
+  const where = await project("tokens", { "long.js": lines.join("\n") + "\n" })
+  const { server } = await play(t, where, [() => ({ calls: [{ name: "read", args: { path: "long.js" } }] }), () => ({ text: "Done." })])
+  const { createTools } = await import("../../lib/tools.mjs")
+  const lean = await createTools({ root: where.root }).read.execute({ filePath: "long.js" })
+  // What the model receives: the tool message's content, as sent.
+  const request = server.agentRequests[server.agentRequests.length - 1]
+  const message = request.messages.find((m) => m.role === "tool")
+  const delivered = typeof message?.content === "string" ? message.content : (message?.content ?? []).map((/** @type {{ text?: string }} */ c) => c.text ?? "").join("")
+  const encoding = getEncoding("o200k_base")
+  const leanTokens = encoding.encode(lean).length
+  const deliveredTokens = encoding.encode(delivered).length
+  t.log(`200-line read: lean text ${leanTokens} tokens; as pi delivers it ${deliveredTokens} tokens`)
+  t.is(delivered, lean)
+  t.true(deliveredTokens <= leanTokens * 1.05)
 })
