@@ -423,3 +423,17 @@ test("in text-only mode the tools declare no output schema and the results, fail
   t.is(refused.structuredContent, undefined)
   t.is(fs.readFileSync(path.join(root, "a.txt"), "utf8"), "one\ntwo\n")
 })
+
+test("hashline mcp --text-only serves tools without output schemas and results without structured content", async (t) => {
+  const root = scratch(t)
+  fs.writeFileSync(path.join(root, "a.txt"), "one\n")
+  const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, "mcp", "--root", root, "--text-only"], stderr: "pipe" })
+  const client = new Client({ name: "hashline-test", version: "1.0.0" })
+  await client.connect(transport)
+  t.teardown(() => client.close())
+  const { tools } = await client.listTools()
+  t.deepEqual(tools.map((tool) => tool.outputSchema), [undefined, undefined, undefined])
+  const view = /** @type {any} */ (await client.callTool({ name: "read", arguments: { filePath: "a.txt" } }))
+  t.is(view.structuredContent, undefined)
+  t.regex(view.content[0].text, /^a\.txt REV:[0-9A-F]{8} lines 1-1 of 1\n/)
+})

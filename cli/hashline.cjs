@@ -113,11 +113,14 @@ matching PATTERN (Rust regex syntax, as rg), each hit with its ref. Files that
   --hidden              search hidden files and folders too
 
 ${COMMON}`,
-  mcp: `Usage: hashline mcp [--root DIR] [--store DIR] [--store-max-bytes N]
+  mcp: `Usage: hashline mcp [--root DIR] [--store DIR] [--store-max-bytes N] [--text-only]
 
 Serves the read, edit and grep tools over MCP on stdio, inside the root
 (default: the working directory), against which the tools' relative paths
 resolve. Versions are kept in memory unless --store or $HASHLINE_STORE is given.
+  --text-only           results carry the text for the model only, no structured
+                        content (for hosts that show the model the structured
+                        content instead, such as Claude Code)
 
 ${COMMON}`,
   cache: `Usage: hashline cache clear [--store DIR]
@@ -167,7 +170,7 @@ const COMMAND_OPTIONS = /** @type {Record<string, string[]>} */ ({
   edit: ["ops", "rev"],
   apply: ["ops"],
   grep: ["ignore-case", "fixed-strings", "word-regexp", "invert-match", "glob", "include", "max-count", "context", "hidden"],
-  mcp: [],
+  mcp: ["text-only"],
   cache: [],
 })
 const COMMON_OPTIONS = ["root", "store", "store-max-bytes", "view", "syntax", "json", "help"]
@@ -198,6 +201,7 @@ const OPTIONS = {
   "max-count": { value: true, short: "m" },
   context: { value: true, short: "C" },
   hidden: { value: false },
+  "text-only": { value: false },
   help: { value: false, short: "h" },
   version: { value: false, short: "V" },
 }
@@ -205,7 +209,7 @@ const OPTIONS = {
  * @typedef {{ root?: string, store?: string, "store-max-bytes"?: string, view?: string, syntax?: string, json?: boolean,
  *   offset?: string, limit?: string, ops?: string, rev?: string, "ignore-case"?: boolean, "fixed-strings"?: boolean,
  *   "word-regexp"?: boolean, "invert-match"?: boolean, glob?: string[], include?: string[], "max-count"?: string,
- *   context?: string, hidden?: boolean, help?: boolean, version?: boolean }} Values
+ *   context?: string, hidden?: boolean, "text-only"?: boolean, help?: boolean, version?: boolean }} Values
  */
 
 /**
@@ -508,7 +512,7 @@ async function run(argv) {
   // initialize and fails each tool call with the reason.
   if (command === "mcp") {
     const { serveMcp } = await import("./mcp.mjs")
-    await serveMcp({ root, storeDir: storeGiven === undefined ? undefined : path.resolve(storeGiven), storeMaxBytes, ...(view ? { view } : {}), ...(syntax ? { syntax } : {}) })
+    await serveMcp({ root, storeDir: storeGiven === undefined ? undefined : path.resolve(storeGiven), storeMaxBytes, textOnly: values["text-only"] === true, ...(view ? { view } : {}), ...(syntax ? { syntax } : {}) })
     return "serving"
   }
   const native = nativeModule()

@@ -57,7 +57,7 @@ function handOverCommand(version) {
  * Serves MCP on stdio until the client closes it; resolves once serving (or
  * the process it handed over to) has started, and sets the exit code when a
  * hand-over ends.
- * @param {{ root: string, storeDir?: string, storeMaxBytes?: number, view?: "lean" | "full", syntax?: "warn" | "reject" | "off" }} options
+ * @param {{ root: string, storeDir?: string, storeMaxBytes?: number, textOnly?: boolean, view?: "lean" | "full", syntax?: "warn" | "reject" | "off" }} options
  */
 export async function serveMcp(options) {
   let server
@@ -78,6 +78,7 @@ export async function serveMcp(options) {
     options.root,
     ...(options.storeDir === undefined ? [] : ["--store", options.storeDir]),
     ...(options.storeMaxBytes === undefined ? [] : ["--store-max-bytes", String(options.storeMaxBytes)]),
+    ...(options.textOnly ? ["--text-only"] : []),
   ]
   // The published server takes the view and the syntax check from the environment.
   const env = {
