@@ -9,7 +9,7 @@ const COMMAND_OPTIONS = /** @type {Record<string, string[]>} */ ({
   edit: ["ops", "rev"],
   apply: ["ops"],
   grep: ["ignore-case", "fixed-strings", "word-regexp", "invert-match", "glob", "include", "max-count", "context", "hidden"],
-  mcp: [],
+  mcp: ["text-only"],
   cache: [],
 })
 const COMMON_OPTIONS = ["root", "store", "store-max-bytes", "view", "syntax", "json", "help"]
@@ -41,6 +41,7 @@ const OPTIONS = {
   "max-count": { value: true, short: "m" },
   context: { value: true, short: "C" },
   hidden: { value: false },
+  "text-only": { value: false },
   help: { value: false, short: "h" },
   version: { value: false, short: "V" },
 }
@@ -48,7 +49,7 @@ const OPTIONS = {
  * @typedef {{ root?: string, store?: string, "store-max-bytes"?: string, view?: string, syntax?: string, json?: boolean,
  *   offset?: string, limit?: string, ops?: string, rev?: string, "ignore-case"?: boolean, "fixed-strings"?: boolean,
  *   "word-regexp"?: boolean, "invert-match"?: boolean, glob?: string[], include?: string[], "max-count"?: string,
- *   context?: string, hidden?: boolean, help?: boolean, version?: boolean }} Values
+ *   context?: string, hidden?: boolean, "text-only"?: boolean, help?: boolean, version?: boolean }} Values
  */
 
 /**

@@ -132,7 +132,7 @@ async function run(argv) {
   if (command === "mcp") {
     const { serveMcp } = await import("./commands/mcp.mjs")
     try {
-      await serveMcp({ root, storeDir: storeGiven === undefined ? undefined : path.resolve(storeGiven), storeMaxBytes, view: values.view, syntax: values.syntax })
+      await serveMcp({ root, storeDir: storeGiven === undefined ? undefined : path.resolve(storeGiven), storeMaxBytes, textOnly: values["text-only"] === true, view: values.view, syntax: values.syntax })
     } catch (err) {
       throw optionError(err, command)
     }

@@ -131,11 +131,14 @@ matching PATTERN (Rust regex syntax, as rg), each hit with its ref. Files that
   --hidden              search hidden files and folders too
 
 ${COMMON}`,
-  mcp: `Usage: hashline mcp [--root DIR] [--store DIR] [--store-max-bytes N]
+  mcp: `Usage: hashline mcp [--root DIR] [--store DIR] [--store-max-bytes N] [--text-only]
 
 Serves the read, edit and grep tools over MCP on stdio, inside the root
 (default: the working directory), against which the tools' relative paths
 resolve. Versions are kept in memory unless --store or $HASHLINE_STORE is given.
+  --text-only           results carry the text for the model only, no structured
+                        content (for hosts that show the model the structured
+                        content instead, such as Claude Code)
 
 ${COMMON}`,
   cache: `Usage: hashline cache clear [--store DIR]

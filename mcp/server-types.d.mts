@@ -14,6 +14,12 @@ export interface ServerOptions {
   view?: "lean" | "full"
   /** An edit that breaks a file's parse: "warn" (default) writes it and reports the lines, "reject" writes nothing, "off" does not parse (default: HASHLINE_SYNTAX). */
   syntax?: "warn" | "reject" | "off"
+  /**
+   * Results carry the text for the model only: no `outputSchema`, no
+   * `structuredContent` (default false). For hosts that show the model the
+   * structured content in place of the text, such as Claude Code.
+   */
+  textOnly?: boolean
 }
 
 /** An MCP server with the read, edit and grep tools, not yet connected. */

@@ -3,7 +3,9 @@
 // a root. It is built on the SDK's low-level Server so that the tool list
 // carries the shared JSON schemas verbatim and the arguments reach the shared
 // checks, whose errors tell the model how to call the tool. Each result is
-// the text for the model and the same result as structured content.
+// the text for the model and the same result as structured content; with
+// `textOnly`, the text alone (a host such as Claude Code gives the model the
+// structured content instead of the text when there is some).
 import { createRequire } from "node:module"
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js"
@@ -31,6 +33,10 @@ const STRUCTURED = {
   edit: editContent,
   grep: grepContent,
 }
+
+// Claude Code defers MCP tools behind a tool search unless they carry this:
+// an edit tool found only on request would leave the model with its own.
+const ALWAYS_LOAD = { "anthropic/alwaysLoad": true }
 
 /**
  * The read, edit and grep tools of the shared list, over one engine, so
@@ -69,6 +75,7 @@ function tools(options) {
  */
 export function createServer(options = {}) {
   const list = tools(options)
+  const textOnly = options.textOnly === true
   const server = new Server({ name: "hashline", version }, { capabilities: { tools: {} }, instructions: PLAIN_INSTRUCTION })
 
   // The protocol has the client initialize before anything but a ping.
@@ -85,8 +92,9 @@ export function createServer(options = {}) {
         name: t.name,
         description: t.description,
         inputSchema: structuredClone(t.inputSchema),
-        outputSchema: structuredClone(OUTPUT_SCHEMAS[/** @type {keyof typeof STRUCTURED} */ (t.name)]),
+        ...(textOnly ? {} : { outputSchema: structuredClone(OUTPUT_SCHEMAS[/** @type {keyof typeof STRUCTURED} */ (t.name)]) }),
         annotations: { title: t.title, ...t.annotations },
+        _meta: ALWAYS_LOAD,
       })),
     }
   })
@@ -100,11 +108,11 @@ export function createServer(options = {}) {
     try {
       const { text, result } = await found.call(request.params.arguments ?? {}, { signal: extra.signal })
       const structured = STRUCTURED[/** @type {keyof typeof STRUCTURED} */ (found.name)](/** @type {any} */ (result))
-      return { content: [{ type: "text", text }], structuredContent: structured }
+      return { content: [{ type: "text", text }], ...(textOnly ? {} : { structuredContent: structured }) }
     } catch (err) {
       // The engine's message is the repair text written for the model.
       const error = errorInfo(err)
-      return { content: [{ type: "text", text: error.message }], structuredContent: errorContent(error), isError: true }
+      return { content: [{ type: "text", text: error.message }], ...(textOnly ? {} : { structuredContent: errorContent(error) }), isError: true }
     }
   })
   return server

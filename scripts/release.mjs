@@ -10,7 +10,8 @@
 //
 // `stage` writes one folder per package into OUT: each platform package with
 // its binary (every prebuilt platform unless --platform names some), the main
-// package with the manifest users install, and hashline-mcp. `publish` runs
+// package with the manifest users install (the pi extension and the Claude
+// Code plugin folder are in it), and hashline-mcp. `publish` runs
 // `npm publish` on them, platform packages first, so that the main package
 // never names an optional dependency that is not there yet. The release
 // workflow and the registry tests both go through here.
@@ -27,6 +28,7 @@ import { parseArgs } from "node:util"
 
 const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), "..")
 const MCP_DIR = path.join(ROOT, "packages", "hashline-mcp")
+const CLAUDE_DIR = path.join(ROOT, "claude-code")
 
 /** Fields of the repository's manifest that the published one keeps. */
 const PUBLISHED_FIELDS = [
@@ -49,6 +51,7 @@ const PUBLISHED_FIELDS = [
   "dependencies",
   "peerDependencies",
   "peerDependenciesMeta",
+  "pi",
 ]
 
 /** @param {string} file */
@@ -85,6 +88,41 @@ export function platformPackages() {
     .map((name) => ({ platform: name, dir: path.join(dir, name), manifest: readJson(path.join(dir, name, "package.json")) }))
 }
 
+/**
+ * The Claude Code plugin's manifests, each with the version it names: the
+ * plugin's, its marketplace entry's, and the hashline-mcp that its MCP
+ * configuration starts (pinned, so that a plugin runs the server of its own
+ * release).
+ */
+function claudeManifests() {
+  const files = {
+    marketplace: path.join(CLAUDE_DIR, ".claude-plugin", "marketplace.json"),
+    plugin: path.join(CLAUDE_DIR, "plugin", ".claude-plugin", "plugin.json"),
+    mcp: path.join(CLAUDE_DIR, "plugin", ".mcp.json"),
+  }
+  const marketplace = readJson(files.marketplace)
+  const plugin = readJson(files.plugin)
+  const mcp = readJson(files.mcp)
+  const args = /** @type {string[]} */ (mcp.mcpServers.hashline.args)
+  const spec = args.findIndex((a) => a.startsWith("hashline-mcp@"))
+  return {
+    versions: {
+      "claude-code/.claude-plugin/marketplace.json": marketplace.plugins[0].version,
+      "claude-code/plugin/.claude-plugin/plugin.json": plugin.version,
+      "claude-code/plugin/.mcp.json": spec < 0 ? undefined : args[spec].slice("hashline-mcp@".length),
+    },
+    /** @param {string} version */
+    write(version) {
+      marketplace.plugins[0].version = version
+      plugin.version = version
+      args[spec] = `hashline-mcp@${version}`
+      writeJson(files.marketplace, marketplace)
+      writeJson(files.plugin, plugin)
+      writeJson(files.mcp, mcp)
+    },
+  }
+}
+
 /** Every package and every place that must carry the release's version. */
 function versionProblems() {
   const { name, version } = readJson(path.join(ROOT, "package.json"))
@@ -96,6 +134,7 @@ function versionProblems() {
   const mcp = readJson(path.join(MCP_DIR, "package.json"))
   if (mcp.version !== version) problems.push(`hashline-mcp is at ${mcp.version}`)
   if (mcp.dependencies?.[name] !== version) problems.push(`hashline-mcp depends on ${name}@${mcp.dependencies?.[name]}`)
+  for (const [file, named] of Object.entries(claudeManifests().versions)) if (named !== version) problems.push(`${file} names ${named}`)
   // The generated loader compares an installed platform package's version
   // with the one it was generated for.
   if (!fs.readFileSync(path.join(ROOT, "index.js"), "utf8").includes(`expected ${version} but got`)) {
@@ -111,6 +150,7 @@ function syncVersions() {
   const mcpFile = path.join(MCP_DIR, "package.json")
   const mcp = readJson(mcpFile)
   writeJson(mcpFile, { ...mcp, version, dependencies: { ...mcp.dependencies, [name]: version } })
+  claudeManifests().write(version)
   run(process.execPath, [path.join(ROOT, "node_modules", "@napi-rs", "cli", "dist", "cli.js"), "build", "--platform"], ROOT)
 }
 

@@ -400,3 +400,41 @@ test("without a loadable binary the server still answers initialize and lists it
     t.like(result.structuredContent, { ok: false, error: { code: "NATIVE_MODULE_MISSING" } })
   }
 })
+
+test("in text-only mode the tools declare no output schema and the results, failures included, carry only the text; every tool asks to be always loaded", async (t) => {
+  const { InMemoryTransport } = await import("@modelcontextprotocol/sdk/inMemory.js")
+  const root = scratch(t)
+  fs.writeFileSync(path.join(root, "a.txt"), "one\ntwo\n")
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
+  const server = createServer({ root, textOnly: true })
+  await server.connect(serverSide)
+  const client = new Client({ name: "hashline-test", version: "1.0.0" })
+  await client.connect(clientSide)
+  t.teardown(() => client.close())
+  const { tools } = await client.listTools()
+  t.deepEqual(
+    tools.map((tool) => [tool.name, tool.outputSchema, tool._meta]),
+    ["read", "edit", "grep"].map((name) => [name, undefined, { "anthropic/alwaysLoad": true }]),
+  )
+  const view = /** @type {any} */ (await client.callTool({ name: "read", arguments: { filePath: "a.txt" } }))
+  t.is(view.structuredContent, undefined)
+  t.regex(view.content[0].text, /^1#[0-9A-F]{3}#[0-9A-F]{3}\|one$/m)
+  const refused = /** @type {any} */ (await client.callTool({ name: "edit", arguments: { filePath: "a.txt", operations: [{ op: "replace", ref: "2#AAA#AAA", content: "x" }] } }))
+  t.true(refused.isError)
+  t.is(refused.structuredContent, undefined)
+  t.is(fs.readFileSync(path.join(root, "a.txt"), "utf8"), "one\ntwo\n")
+})
+
+test("hashline mcp --text-only serves tools without output schemas and results without structured content", async (t) => {
+  const root = scratch(t)
+  fs.writeFileSync(path.join(root, "a.txt"), "one\n")
+  const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, "mcp", "--root", root, "--text-only"], stderr: "pipe" })
+  const client = new Client({ name: "hashline-test", version: "1.0.0" })
+  await client.connect(transport)
+  t.teardown(() => client.close())
+  const { tools } = await client.listTools()
+  t.deepEqual(tools.map((tool) => tool.outputSchema), [undefined, undefined, undefined])
+  const view = /** @type {any} */ (await client.callTool({ name: "read", arguments: { filePath: "a.txt" } }))
+  t.is(view.structuredContent, undefined)
+  t.regex(view.content[0].text, /^a\.txt REV:[0-9A-F]{8} lines 1-1 of 1\n/)
+})

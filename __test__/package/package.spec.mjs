@@ -207,11 +207,23 @@ test.serial("the main package is under 1 MB with no binary, and its published ma
   const platforms = fs.readdirSync(path.join(REPO, "npm")).sort()
   t.deepEqual(manifest.optionalDependencies, Object.fromEntries(platforms.map((p) => [`hashline-${p}`, PKG.version])))
   t.deepEqual(Object.keys(manifest.dependencies), ["zod"])
-  for (const [name, range] of Object.entries({ ...manifest.dependencies, ...manifest.peerDependencies })) t.regex(String(range), /^\^/, name)
+  // pi gives extensions its own modules and asks packages to name them with "*".
+  const hostProvided = ["@mariozechner/pi-coding-agent"]
+  for (const [name, range] of Object.entries({ ...manifest.dependencies, ...manifest.peerDependencies })) t.regex(String(range), hostProvided.includes(name) ? /^\*$/ : /^\^/, name)
+  for (const name of hostProvided) t.true(manifest.peerDependenciesMeta[name]?.optional, name)
   t.is(manifest.peerDependencies.ai, "^5.0.0 || ^6.0.0 || ^7.0.0")
   // Each framework an entry point wraps is a peer that npm leaves out unless the user installs it.
   for (const name of Object.keys(manifest.peerDependencies)) t.true(manifest.peerDependenciesMeta?.[name]?.optional === true, `${name} is an optional peer`)
   for (const entry of ["./langchain", "./openai-agents", "./mastra", "./claude-agent-sdk"]) t.truthy(manifest.exports[entry], `${entry} is exported`)
+  // The pi extension and the Claude Code marketplace travel in the main package.
+  t.deepEqual(manifest.pi, { extensions: ["./pi/extension.mjs"] })
+  t.true(manifest.keywords.includes("pi-package"))
+  const shipped = main.files.map((/** @type {{ path: string }} */ f) => f.path)
+  for (const file of ["pi/extension.mjs", "claude-code/.claude-plugin/marketplace.json", "claude-code/plugin/.claude-plugin/plugin.json", "claude-code/plugin/.mcp.json", "claude-code/plugin/hooks/hooks.json", "claude-code/plugin/hooks/hashline-hook.mjs", "claude-code/plugin/instruction.md"]) {
+    t.true(shipped.includes(file), file)
+  }
+  const mcpConfig = JSON.parse(fs.readFileSync(path.join(stage, "hashline", "claude-code", "plugin", ".mcp.json"), "utf8"))
+  t.deepEqual(mcpConfig.mcpServers.hashline, { command: "npx", args: ["-y", `hashline-mcp@${PKG.version}`, "--text-only"], alwaysLoad: true })
 })
 
 test.serial("every export has types, and the Linux glibc binary needs glibc 2.17 at most", (t) => {

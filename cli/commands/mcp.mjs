@@ -57,7 +57,7 @@ function handOverCommand(version) {
  * Serves MCP on stdio until the client closes it; resolves once serving (or
  * the process it handed over to) has started, and sets the exit code when a
  * hand-over ends.
- * @param {{ root: string, storeDir?: string, storeMaxBytes?: number, view?: string, syntax?: string }} options
+ * @param {{ root: string, storeDir?: string, storeMaxBytes?: number, textOnly?: boolean, view?: string, syntax?: string }} options
  */
 export async function serveMcp(options) {
   let server
@@ -79,6 +79,7 @@ export async function serveMcp(options) {
     options.root,
     ...(options.storeDir === undefined ? [] : ["--store", options.storeDir]),
     ...(options.storeMaxBytes === undefined ? [] : ["--store-max-bytes", String(options.storeMaxBytes)]),
+    ...(options.textOnly ? ["--text-only"] : []),
   ]
   // The published server takes the view and the syntax check from the environment.
   const env = {

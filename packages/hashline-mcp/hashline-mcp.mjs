@@ -1,13 +1,13 @@
 #!/usr/bin/env node
 // @ts-check
-// `npx -y hashline-mcp [--root DIR] [--store DIR] [--store-max-bytes N]`: the hashline MCP server on
+// `npx -y hashline-mcp [--root DIR] [--store DIR] [--store-max-bytes N] [--text-only]`: the hashline MCP server on
 // stdio, for hosts that start MCP servers by command. This package exists to
 // bring the MCP SDK; the server itself is `hashline/mcp`.
 import path from "node:path"
 import { createRequire } from "node:module"
 import { parseArgs } from "node:util"
 
-const USAGE = `Usage: hashline-mcp [--root DIR] [--store DIR] [--store-max-bytes N]
+const USAGE = `Usage: hashline-mcp [--root DIR] [--store DIR] [--store-max-bytes N] [--text-only]
 
 Serves read, edit and grep over MCP on stdio.
   --root DIR    the folder the tools work in and never leave (default: the working directory)
@@ -15,6 +15,9 @@ Serves read, edit and grep over MCP on stdio.
   --store-max-bytes N
                 the most the store folder may hold, e.g. 500M (default:
                 $HASHLINE_STORE_MAX_BYTES, else 256M); versions used longest ago go first
+  --text-only   results carry the text for the model only, no structured content
+                (for hosts that show the model the structured content instead, such
+                as Claude Code)
   -h, --help    show this help
   -V, --version show the version
 `
@@ -45,6 +48,7 @@ try {
       root: { type: "string" },
       store: { type: "string" },
       "store-max-bytes": { type: "string" },
+      "text-only": { type: "boolean" },
       help: { type: "boolean", short: "h" },
       version: { type: "boolean", short: "V" },
     },
@@ -62,7 +66,7 @@ if (values.help) {
   const storeMaxBytes = bytes(values["store-max-bytes"], "--store-max-bytes") ?? bytes(process.env.HASHLINE_STORE_MAX_BYTES || undefined, "$HASHLINE_STORE_MAX_BYTES")
   try {
     const { serveStdio } = await import("hashline/mcp")
-    await serveStdio({ root: path.resolve(values.root ?? "."), storeDir: store === undefined ? undefined : path.resolve(store), storeMaxBytes })
+    await serveStdio({ root: path.resolve(values.root ?? "."), storeDir: store === undefined ? undefined : path.resolve(store), storeMaxBytes, textOnly: values["text-only"] === true })
   } catch (err) {
     // The native module's own error is one line that says what to install.
     fail(err instanceof Error ? err.message : String(err), 5)

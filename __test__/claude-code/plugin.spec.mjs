@@ -1,0 +1,53 @@
+// @ts-check
+// The Claude Code plugin's files and hooks, run as Claude Code runs them: the
+// hook script with the event as JSON on stdin, its decision read from stdout.
+import test from "ava"
+import { spawnSync } from "node:child_process"
+import fs from "node:fs"
+import path from "node:path"
+import { INSTRUCTION, MARKER } from "../../lib/texts.cjs"
+import { REPO } from "../support/published.mjs"
+
+const PLUGIN = path.join(REPO, "claude-code", "plugin")
+const HOOK = path.join(PLUGIN, "hooks", "hashline-hook.mjs")
+/** @param {string} file */
+const json = (file) => JSON.parse(fs.readFileSync(path.join(PLUGIN, file), "utf8"))
+
+/** @param {Record<string, unknown>} event */
+function hook(event) {
+  const run = spawnSync(process.execPath, [HOOK], { input: JSON.stringify(event), encoding: "utf8", env: { ...process.env, CLAUDE_PLUGIN_ROOT: PLUGIN } })
+  if (run.status !== 0) throw new Error(run.stderr)
+  return run.stdout ? JSON.parse(run.stdout) : undefined
+}
+
+test("the plugin's copy of the instruction is the one the MCP server gives", (t) => {
+  const text = INSTRUCTION.split("\n").filter((line) => line !== MARKER && line !== MARKER.replace("<", "</")).join("\n")
+  t.is(fs.readFileSync(path.join(PLUGIN, "instruction.md"), "utf8"), `${text}\n`)
+})
+
+test("the hook's tool names are the plugin's: plugin hashline, server hashline, started text-only and always loaded", (t) => {
+  t.is(json(".claude-plugin/plugin.json").name, "hashline")
+  const server = json(".mcp.json").mcpServers.hashline
+  t.true(server.alwaysLoad)
+  t.true(server.args.includes("--text-only"))
+  t.regex(fs.readFileSync(HOOK, "utf8"), /const TOOL = "mcp__plugin_hashline_hashline"/)
+  t.deepEqual(json("hooks/hooks.json").hooks.PreToolUse.map((/** @type {{ matcher: string }} */ h) => h.matcher), ["Edit|MultiEdit|NotebookEdit"])
+})
+
+for (const tool of ["Edit", "MultiEdit", "NotebookEdit"]) {
+  test(`PreToolUse denies ${tool} with a reason naming hashline's read and edit`, (t) => {
+    const decision = hook({ hook_event_name: "PreToolUse", tool_name: tool, tool_input: {} }).hookSpecificOutput
+    t.is(decision.hookEventName, "PreToolUse")
+    t.is(decision.permissionDecision, "deny")
+    t.true(decision.permissionDecisionReason.startsWith(`${tool} is turned off`))
+    t.true(decision.permissionDecisionReason.includes("mcp__plugin_hashline_hashline__read"))
+    t.true(decision.permissionDecisionReason.includes("mcp__plugin_hashline_hashline__edit"))
+  })
+}
+
+test("SessionStart gives the model the tool names and the instruction; other events get no decision", (t) => {
+  const context = hook({ hook_event_name: "SessionStart", source: "startup" }).hookSpecificOutput.additionalContext
+  t.true(context.includes("change it with mcp__plugin_hashline_hashline__edit"))
+  t.true(context.includes("call edit with operations that cite these refs"))
+  t.is(hook({ hook_event_name: "PostToolUse", tool_name: "Read" }), undefined)
+})
