@@ -137,6 +137,34 @@ fn a_prefix_that_names_a_shown_line_with_too_little_evidence_is_refused_then_wri
 }
 
 #[test]
+fn one_inserted_line_that_starts_with_the_lean_ref_of_its_own_place_and_text_alike_to_that_line_is_refused(
+) {
+    // Prose keeps half the characters of unrelated prose often enough that
+    // `alike` text is weak evidence: a legitimate line that starts with
+    // the number and tag of the line it pushes down, followed by other
+    // words, is refused, never cut.
+    let fourth = "see the total";
+    let text = format!("one\ntwo\nthree\n{fourth}\n");
+    let (_dir, file, engine) = setup("notes.md", &text);
+    engine.read("notes.md").unwrap();
+    let content = format!("{} see + the total", lean(4, fourth));
+    let content = content.as_str();
+    let op = Operation::new(OpKind::InsertAfter, Some(&lean(3, "three")), None, content);
+    let err = engine
+        .edit("notes.md", &request(vec![op.clone()], None))
+        .unwrap_err();
+    assert_eq!(err.code, ErrorCode::AmbiguousEcho, "{}", err.message);
+    assert_eq!(fs::read_to_string(&file).unwrap(), text);
+    engine
+        .edit("notes.md", &request(vec![op.literal()], None))
+        .unwrap();
+    assert_eq!(
+        fs::read_to_string(&file).unwrap(),
+        format!("one\ntwo\nthree\n{content}\n{fourth}\n")
+    );
+}
+
+#[test]
 fn prefixes_copied_from_a_read_of_the_file_are_removed_and_the_removal_is_reported() {
     let text = "fn a() {\n    one();\n    two();\n}\n";
     let (_dir, file, engine) = setup("a.rs", text);
