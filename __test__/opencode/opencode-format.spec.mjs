@@ -206,6 +206,9 @@ unixTest("a formatter that never exits is stopped at the time limit, with what i
   t.is(result.error, undefined)
   t.is(fs.readFileSync(path.join(root, "b.txt"), "utf8"), "two\n")
   t.regex(result.output, /Note: hang was stopped on b\.txt \(it did not finish within 1 s\); the file was left as the edit wrote it\./)
+  // A killed process ends a moment after its signal: wait for it, boundedly.
+  const deadline = Date.now() + 10_000
+  while (!allEnded(path.join(root, "pids")) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100))
   t.true(allEnded(path.join(root, "pids")), "the formatter and the process it started were ended")
 })
 
