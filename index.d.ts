@@ -33,12 +33,12 @@ export declare class EditPlan {
 export declare class Hashline {
   /** Checks a batch of edits over several files and plans each, writing nothing; a rejection lists every failing entry in `err.errors`. */
   planBatch(batch?: Array<BatchEntry>, options?: CallOptions | undefined | null): BatchPlan
+  /** `planBatch` on the thread pool. */
+  planBatchAsync(batch?: Array<BatchEntry>, options?: CallOptions & { signal?: AbortSignal } | undefined | null): Promise<BatchPlan>
   /** Writes a planned batch as one transaction: every file takes its new version, or none does. */
   commitBatch(plan: BatchPlan): BatchResult
   /** Plans and writes a batch in one step, as one transaction. */
   applyBatch(batch?: Array<BatchEntry>, options?: CallOptions | undefined | null): BatchResult
-  /** `planBatch` on the thread pool. */
-  planBatchAsync(batch?: Array<BatchEntry>, options?: CallOptions & { signal?: AbortSignal } | undefined | null): Promise<BatchPlan>
   /**
    * `commitBatch` on the thread pool. Its `signal` is looked at once
    * every file is checked, before the first is written: aborted by then,

@@ -115,18 +115,18 @@ function toResult(result) {
  */
 export async function setup(ctx) {
   const options = /** @type {Record<string, unknown>} */ (ctx.options ?? {})
+  const directory = path.resolve(ctx.location?.directory ?? process.cwd())
+  const place = { directory, worktree: directory }
   try {
     configureEngines({ view: options.view, syntax: options.syntax })
     nativeModule()
     // Made now, so that an option the binding refuses turns hashline off
     // with the reason before any tool is offered.
-    engineFor({ directory: path.resolve(ctx.location?.directory ?? process.cwd()), worktree: path.resolve(ctx.location?.directory ?? process.cwd()) })
+    engineFor(place)
   } catch (err) {
     console.warn(`hashline is off, OpenCode's own tools stay: ${err instanceof Error ? err.message : String(err)}`)
     return
   }
-  const directory = path.resolve(ctx.location?.directory ?? process.cwd())
-  const place = { directory, worktree: directory }
   /** @type {Map<string, number>} */
   const cleanedWrites = new Map()
   /** @type {Map<string, EditKind>} */

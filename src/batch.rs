@@ -94,17 +94,42 @@ impl Hashline {
         #[napi(ts_arg_type = "Array<BatchEntry>")] batch: Option<Unknown>,
         #[napi(ts_arg_type = "CallOptions | undefined | null")] options: Option<Unknown>,
     ) -> Result<BatchPlan> {
-        guard(&env, || {
-            let batch = args::batch(&env, batch)?;
-            let outside = CallOptions::outside(&env, options)?;
-            Ok(BatchPlan {
-                inner: Held::new(self.inner.plan_batch_with(
-                    &batch,
-                    &hashline::CallOptions {
-                        allow_outside: outside,
-                    },
-                )?),
-            })
+        self.plan_batch_call(&env, batch, options)?.now(&env)
+    }
+
+    /// `planBatch` on the thread pool.
+    #[napi(ts_return_type = "Promise<BatchPlan>")]
+    pub fn plan_batch_async(
+        &self,
+        env: Env,
+        #[napi(ts_arg_type = "Array<BatchEntry>")] batch: Option<Unknown>,
+        #[napi(ts_arg_type = "CallOptions & { signal?: AbortSignal } | undefined | null")]
+        options: Option<Unknown>,
+    ) -> Result<AsyncTask<Running<BatchPlan>>> {
+        self.plan_batch_call(&env, batch, options)?.spawn(&env)
+    }
+
+    fn plan_batch_call<'env>(
+        &self,
+        env: &Env,
+        batch: Option<Unknown<'env>>,
+        options: Option<Unknown<'env>>,
+    ) -> Result<Call<'env, BatchPlan>> {
+        guard(env, || {
+            let signal = Signal::of_options(env, options.as_ref())?;
+            let batch = args::batch(env, batch)?;
+            let outside = CallOptions::outside(env, options)?;
+            let hl = Arc::clone(&self.inner);
+            Ok(Call::new(signal, move |_| {
+                Ok(BatchPlan {
+                    inner: Held::new(hl.plan_batch_with(
+                        &batch,
+                        &hashline::CallOptions {
+                            allow_outside: outside,
+                        },
+                    )?),
+                })
+            }))
         })
     }
 
@@ -147,36 +172,6 @@ impl Hashline {
                 |result| result_to_js(env, result),
             )
         })
-    }
-
-    /// `planBatch` on the thread pool.
-    #[napi(ts_return_type = "Promise<BatchPlan>")]
-    pub fn plan_batch_async(
-        &self,
-        env: Env,
-        #[napi(ts_arg_type = "Array<BatchEntry>")] batch: Option<Unknown>,
-        #[napi(ts_arg_type = "CallOptions & { signal?: AbortSignal } | undefined | null")]
-        options: Option<Unknown>,
-    ) -> Result<AsyncTask<Running<BatchPlan>>> {
-        guard(&env, || {
-            let signal = Signal::of_options(&env, options.as_ref())?;
-            let batch = args::batch(&env, batch)?;
-            let outside = CallOptions::outside(&env, options)?;
-            let hl = Arc::clone(&self.inner);
-            Ok(Call::new(signal, move |cancel: &hashline::Cancel| {
-                let plan = hl.plan_batch_with(
-                    &batch,
-                    &hashline::CallOptions {
-                        allow_outside: outside,
-                    },
-                )?;
-                cancel.check()?;
-                Ok(BatchPlan {
-                    inner: Held::new(plan),
-                })
-            }))
-        })?
-        .spawn(&env)
     }
 
     /// `commitBatch` on the thread pool. Its `signal` is looked at once

@@ -55,7 +55,7 @@ test('every heavy call has an asynchronous form that settles with what the synch
   const patch = '*** Begin Patch\n*** Update File: a.txt\n@@\n one\n-TWO\n+2\n*** End Patch\n'
   const patchPlan = await b.hl.planPatchAsync(patch)
   t.is(patchPlan.output, a.hl.planPatch(patch).output)
-  /** @param {import('../../index.js').PatchResult} r @param {string} dir */
+  /** @param {unknown} r @param {string} dir */
   const relative = (r, dir) => JSON.parse(JSON.stringify(r).replaceAll(dir, 'ROOT'))
   t.deepEqual(relative(await b.hl.commitPatchAsync(patchPlan), b.dir), relative(a.hl.commitPatch(a.hl.planPatch(patch)), a.dir))
   t.is(b.read(), 'one\n2\n')
@@ -64,6 +64,20 @@ test('every heavy call has an asynchronous form that settles with what the synch
   writeFileSync(join(a.dir, 'a.txt'), 'one\n2\nX\n')
   writeFileSync(join(b.dir, 'a.txt'), 'one\n2\nX\n')
   t.deepEqual(await b.hl.reformattedAsync('a.txt', written), a.hl.reformatted('a.txt', written))
+  const refsIn = (/** @type {InstanceType<typeof Hashline>} */ hl) => /** @type {Record<number, string>} */ (refsOf(hl.read('a.txt').text))
+  const refsA = refsIn(a.hl)
+  const refsB = refsIn(b.hl)
+  const batch = (/** @type {Record<number, string>} */ refs) => [{ path: 'a.txt', operations: [{ op: 'replace', ref: refs[1], content: 'ONE' }] }]
+  const batchPlan = await b.hl.planBatchAsync(batch(refsB))
+  t.is(batchPlan.output.replaceAll(b.dir, 'ROOT'), a.hl.planBatch(batch(refsA)).output.replaceAll(a.dir, 'ROOT'))
+  t.deepEqual(relative(await b.hl.commitBatchAsync(batchPlan), b.dir), relative(a.hl.applyBatch(batch(refsA)), a.dir))
+  t.is(b.read(), 'ONE\n2\nX\n')
+  const last = (/** @type {Record<number, string>} */ refs) => [{ path: 'a.txt', operations: [{ op: 'delete', ref: refs[3] }] }]
+  t.deepEqual(
+    relative(await b.hl.applyBatchAsync(last(refsIn(b.hl))), b.dir),
+    relative(a.hl.applyBatch(last(refsIn(a.hl))), a.dir),
+  )
+  t.is(b.read(), 'ONE\n2\n')
 })
 
 test('an asynchronous call fails as the synchronous one does, with the engine code', async (t) => {
@@ -81,6 +95,8 @@ const writes = [
   ['commitAsync', (s, signal) => s.hl.commitAsync(s.hl.plan('a.txt', { operations: [{ op: 'delete', ref: s.refs[1] }] }), { signal })],
   ['editAsync', (s, signal) => s.hl.editAsync('a.txt', { operations: [{ op: 'delete', ref: s.refs[1] }] }, { signal })],
   ['commitPatchAsync', (s, signal) => s.hl.commitPatchAsync(s.hl.planPatch('*** Begin Patch\n*** Delete File: a.txt\n*** End Patch\n'), { signal })],
+  ['commitBatchAsync', (s, signal) => s.hl.commitBatchAsync(s.hl.planBatch([{ path: 'a.txt', operations: [{ op: 'delete', ref: s.refs[1] }] }]), { signal })],
+  ['applyBatchAsync', (s, signal) => s.hl.applyBatchAsync([{ path: 'a.txt', operations: [{ op: 'delete', ref: s.refs[1] }] }], { signal })],
 ]
 
 for (const [name, start] of writes) {
