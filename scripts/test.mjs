@@ -5,7 +5,7 @@
 // the engine's cargo tests, lints the release workflow, runs the ava suite,
 // and ends with the time of each step and one line counting all of it. The
 // tools come from the clone's own target/tools (see scripts/tools.mjs).
-import { spawnSync } from "node:child_process"
+import { spawn, spawnSync } from "node:child_process"
 import { join } from "node:path"
 import { ROOT, buildRelease, toolsEnv, toolsReady } from "./tools.mjs"
 
@@ -21,31 +21,46 @@ const times = []
 /**
  * @template T
  * @param {string} label
- * @param {() => T} step
- * @returns {T}
+ * @param {() => T | Promise<T>} step
+ * @returns {Promise<T>}
  */
-function timed(label, step) {
+async function timed(label, step) {
   const started = Date.now()
   try {
-    return step()
+    return await step()
   } finally {
     times.push({ label, ms: Date.now() - started })
   }
 }
 
 /**
+ * Runs a step with its output passed on as it comes (a long step shows its
+ * progress) and kept for counting.
  * @param {string} label
  * @param {string} command
  * @param {string[]} args
+ * @returns {Promise<{ status: number, out: string }>}
  */
 function run(label, command, args) {
   return timed(label, () => {
     console.log(`\n== ${label}: ${command} ${args.join(" ")}`)
-    const result = spawnSync(command, args, { cwd: ROOT, env, encoding: "utf8", maxBuffer: 256 << 20, stdio: ["ignore", "pipe", "pipe"] })
-    process.stdout.write(result.stdout ?? "")
-    process.stderr.write(result.stderr ?? "")
-    if (result.error) console.error(result.error.message)
-    return { status: result.status ?? 1, out: `${result.stdout ?? ""}\n${result.stderr ?? ""}` }
+    return new Promise((resolve) => {
+      const child = spawn(command, args, { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] })
+      let out = ""
+      child.stdout.setEncoding("utf8").on("data", (chunk) => {
+        out += chunk
+        process.stdout.write(chunk)
+      })
+      child.stderr.setEncoding("utf8").on("data", (chunk) => {
+        out += chunk
+        process.stderr.write(chunk)
+      })
+      child.once("error", (err) => {
+        console.error(err.message)
+        resolve({ status: 1, out })
+      })
+      child.once("close", (code) => resolve({ status: code ?? 1, out }))
+    })
   })
 }
 
@@ -61,13 +76,13 @@ function count(result) {
   else failed += 1
 }
 
-const release = timed("release build", () => {
+const release = await timed("release build", () => {
   console.log("\n== release build: node scripts/release.mjs build (see scripts/tools.mjs)")
   return { status: buildRelease() }
 })
 count(release)
 
-const cargo = run("cargo test", "cargo", ["test", "--workspace", "--color", "never"])
+const cargo = await run("cargo test", "cargo", ["test", "--workspace", "--color", "never"])
 for (const m of cargo.out.matchAll(/test result: \w+\. (\d+) passed; (\d+) failed/g)) {
   passed += Number(m[1])
   failed += Number(m[2])
@@ -78,14 +93,14 @@ if (cargo.status !== 0 && !/test result: FAILED/.test(cargo.out)) failed += 1
 // PyPI ships as a wheel (tools.txt), where it is not. Either runs shellcheck
 // on the workflow's shell steps when it is on the PATH, as tools.txt has it.
 const linter = ["actionlint", "jactionlint"].find((name) => spawnSync(name, ["--version"], { env }).status === 0)
-if (linter) count(run("workflow lint", linter, []))
+if (linter) count(await run("workflow lint", linter, []))
 else {
   console.error("\n== workflow lint: neither actionlint nor jactionlint is installed (npm install puts jactionlint in target/tools)")
   failed += 1
 }
 
 if (release.status === 0) {
-  const ava = run("ava", bin("ava"), ["--tap", ...process.argv.slice(2)])
+  const ava = await run("ava", bin("ava"), ["--tap", ...process.argv.slice(2)])
   const pass = ava.out.match(/^# pass (\d+)/m)
   const fail = ava.out.match(/^# fail (\d+)/m)
   passed += pass ? Number(pass[1]) : 0

@@ -4,7 +4,7 @@
 // environment under target/tools, with nothing installed outside the clone
 // and no root needed. `npm install` (scripts/install.mjs) provisions them;
 // `npm test` (scripts/test.mjs) and the suites put them first on the PATH.
-import { spawnSync } from "node:child_process"
+import { spawn, spawnSync } from "node:child_process"
 import fs from "node:fs"
 import path from "node:path"
 import { fileURLToPath } from "node:url"
@@ -179,4 +179,29 @@ export function buildRelease() {
   }
   fs.copyFileSync(packaged, path.join(ROOT, binary))
   return 0
+}
+
+/**
+ * Builds the engine's and the binding's test programs (`cargo test
+ * --no-run`, the debug profile) in the background, with cargo's output kept
+ * in target/test-build.log, so that `npm test` only runs them. `npm install`
+ * starts it beside the release build, which leaves one of two cores idle for
+ * most of its time: the grammars, the engine and then the link with LTO are
+ * one job each.
+ * @returns {{ done: Promise<{ status: number, log: string }>, stop: () => void }}
+ */
+export function startTestBuild() {
+  const log = path.join(ROOT, "target", "test-build.log")
+  fs.mkdirSync(path.dirname(log), { recursive: true })
+  const out = fs.openSync(log, "w")
+  const child = spawn("cargo", ["test", "--workspace", "--no-run", "--color", "never"], { cwd: ROOT, env: toolsEnv(), stdio: ["ignore", out, out] })
+  fs.closeSync(out)
+  const done = new Promise((resolve) => {
+    child.once("error", (err) => {
+      fs.appendFileSync(log, `${err.message}\n`)
+      resolve({ status: 1, log })
+    })
+    child.once("close", (code) => resolve({ status: code ?? 1, log }))
+  })
+  return { done, stop: () => child.kill() }
 }
