@@ -196,7 +196,14 @@ function rawServer(t, files) {
   const root = scratch(t)
   for (const [name, content] of Object.entries(files)) fs.writeFileSync(path.join(root, name), content)
   const child = spawn(process.execPath, [CLI, "mcp", "--root", root], { stdio: ["pipe", "pipe", "pipe"] })
-  t.teardown(() => child.kill())
+  /** @type {Set<NodeJS.Timeout>} */
+  const timers = new Set()
+  // A request that rightly gets no answer (a cancelled one) must not keep
+  // the test file running until its timer fires.
+  t.teardown(() => {
+    child.kill()
+    for (const timer of timers) clearTimeout(timer)
+  })
   /** @type {Map<unknown, (message: any) => void>} */
   const waiting = new Map()
   /** @type {any[]} */
@@ -228,8 +235,10 @@ function rawServer(t, files) {
       const early = unclaimed.findIndex((m) => m.id === id)
       if (early !== -1) return resolve(unclaimed.splice(early, 1)[0])
       const timer = setTimeout(() => reject(new Error(`no answer for id ${JSON.stringify(id)}`)), 60_000)
+      timers.add(timer)
       waiting.set(id, (message) => {
         clearTimeout(timer)
+        timers.delete(timer)
         resolve(message)
       })
       child.stdin.write(`${line}\n`)
