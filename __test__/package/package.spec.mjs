@@ -13,45 +13,18 @@ import fs from "node:fs"
 import http from "node:http"
 import os from "node:os"
 import path from "node:path"
-import { fileURLToPath } from "node:url"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
-import { lockClosure, seed, startRegistry } from "../support/registry.mjs"
+import { BINARY, npmCli, platformName, publishPackages, REPO, SHARED_REGISTRY, THIRD_PARTY } from "../support/published.mjs"
 import { makeProject, opencodeBinary, opencodeConfig, runOpencode, toolParts } from "../e2e/opencode.mjs"
 import { startScriptedServer } from "../e2e/server.mjs"
 import { cannotRestrict } from "../support/unprivileged.mjs"
 
-const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..")
 const PKG = JSON.parse(fs.readFileSync(path.join(REPO, "package.json"), "utf8"))
 const EXE = process.platform === "win32" ? ".exe" : ""
 const RELEASE = path.join(REPO, "scripts", "release.mjs")
 
-/** napi's name for this machine, as in `hashline-<name>`. */
-function platformName() {
-  const report = /** @type {any} */ (process.report?.getReport())
-  if (process.platform === "linux") return `linux-${process.arch}-${report?.header?.glibcVersionRuntime ? "gnu" : "musl"}`
-  if (process.platform === "win32") return `win32-${process.arch}-msvc`
-  return `${process.platform}-${process.arch}`
-}
 const PLATFORM = platformName()
-const BINARY = path.join(REPO, "npm", PLATFORM, `hashline.${PLATFORM}.node`)
-
-/**
- * npm's own script, run by this Node, so that it stays callable once the PATH
- * has lost the folders holding a Rust toolchain (npm may share one with it).
- */
-function npmCli() {
-  const candidates = [process.env.npm_execpath ?? ""]
-  for (const dir of (process.env.PATH ?? "").split(path.delimiter)) candidates.push(path.join(dir, "npm"))
-  for (const candidate of candidates) {
-    if (!candidate || !fs.existsSync(candidate)) continue
-    const real = fs.realpathSync(candidate)
-    if (/npm-cli\.js$/.test(real)) return real
-    const sibling = path.join(path.dirname(real), "..", "lib", "node_modules", "npm", "bin", "npm-cli.js")
-    if (fs.existsSync(sibling)) return sibling
-  }
-  throw new Error("npm-cli.js not found next to any npm on the PATH")
-}
 
 /**
  * The bun binary of the `bun` npm package; its launcher is only put in place
@@ -72,10 +45,10 @@ function bunBinary() {
 
 const work = fs.mkdtempSync(path.join(os.tmpdir(), "hashline-package-"))
 const nodeDir = path.join(work, "node-bin")
-const stage = path.join(work, "stage")
+let stage = ""
 const npm = npmCli()
 const npx = path.join(path.dirname(npm), "npx-cli.js")
-/** @type {Awaited<ReturnType<typeof startRegistry>> | undefined} */
+/** @type {Awaited<ReturnType<typeof publishPackages>>["registry"] | undefined} */
 let registry
 /** @type {Record<string, string | undefined>} */
 let env = {}
@@ -90,7 +63,7 @@ function userEnv() {
   const kept = (process.env.PATH ?? "").split(path.delimiter).filter((dir) => dir && !hasRust(dir))
   /** @type {Record<string, string | undefined>} */
   const result = { ...process.env, PATH: [nodeDir, ...kept].join(path.delimiter) }
-  for (const key of Object.keys(result)) if (/^(npm_|CARGO|RUSTUP|NAPI_RS_)/i.test(key)) delete result[key]
+  for (const key of Object.keys(result)) if (/^(npm_|CARGO|RUSTUP|NAPI_RS_)/i.test(key) || key === SHARED_REGISTRY) delete result[key]
   result.npm_config_userconfig = registry?.npmrc
   result.npm_config_cache = path.join(work, "npm-cache")
   result.npm_config_update_notifier = "false"
@@ -165,24 +138,14 @@ function getJson(url) {
 
 test.before("publish the packages as the release does, to a registry on 127.0.0.1", async (t) => {
   t.timeout(600_000)
-  if (!fs.existsSync(BINARY)) {
-    throw new Error(`${path.relative(REPO, BINARY)} is missing: npm test builds it first (node scripts/release.mjs build ${PLATFORM})`)
-  }
   fs.mkdirSync(nodeDir)
   fs.symlinkSync(process.execPath, path.join(nodeDir, `node${EXE}`))
-  registry = await startRegistry(path.join(work, "registry"))
-  env = userEnv()
-
   // What the packages need from elsewhere, as this repository's install
   // resolved it: zod, the MCP SDK, the AI SDK 7 and 6.
-  const lock = path.join(REPO, "package-lock.json")
-  const specs = lockClosure(lock, ["node_modules/zod", "node_modules/@modelcontextprotocol/sdk", "node_modules/ai", "node_modules/ai-v6"])
-  const seeded = await seed(registry, specs, { npmCli: npm, dir: path.join(work, "seed") })
-  t.log(`seeded ${seeded.length} third-party packages`)
-
-  run(process.execPath, [RELEASE, "stage", stage, "--platform", PLATFORM], { cwd: REPO, env: process.env })
-  const published = run(process.execPath, [RELEASE, "publish", stage], { cwd: REPO, env: { ...process.env, npm_config_userconfig: registry.npmrc, npm_config_cache: path.join(work, "npm-cache") } })
-  t.log(published.stdout.trim())
+  const published = await publishPackages(work, THIRD_PARTY)
+  registry = published.registry
+  stage = published.stage
+  env = userEnv()
 })
 
 test.after.always("stop the registry and remove the folders", () => {
@@ -458,14 +421,14 @@ new Hashline({ view: 'full', root: 1 })
     fs.writeFileSync(path.join(app, "tsconfig.json"), JSON.stringify({ compilerOptions, files: names }))
     return run(process.execPath, [tsc, "-p", app], { cwd: app, ok: false })
   }
-  const good = check(["good.mts", "commonjs.cts"])
+  // One compilation for the consumer and the OpenCode entries (each tsc run
+  // costs seconds): the path only tells tsc where OpenCode's types are.
+  const opencodeTypes = path.join(REPO, "node_modules", "@opencode-ai", "plugin", "dist", "index.d.ts")
+  const good = check(["good.mts", "commonjs.cts", "opencode.mts"], { paths: { "@opencode-ai/plugin": [opencodeTypes] } })
   t.is(good.status, 0, good.stdout)
   // This package's own declarations, checked in full.
   const strict = check(["commonjs.cts"], { skipLibCheck: false })
   t.is(strict.status, 0, strict.stdout)
-  const opencodeTypes = path.join(REPO, "node_modules", "@opencode-ai", "plugin", "dist", "index.d.ts")
-  const fits = check(["opencode.mts"], { paths: { "@opencode-ai/plugin": [opencodeTypes] } })
-  t.is(fits.status, 0, fits.stdout)
   const bad = check(["bad.mts"])
   t.not(bad.status, 0)
   t.regex(bad.stdout, /bad\.mts\(3,/)

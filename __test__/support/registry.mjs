@@ -5,13 +5,15 @@
 // they need, copied from the tarballs the repository's own install used (the
 // versions in package-lock.json, from npm's cache), so nothing is fetched
 // through it and the tests resolve the same versions every time.
-import { spawn, spawnSync } from "node:child_process"
+import { execFile, spawn } from "node:child_process"
 import crypto from "node:crypto"
 import fs from "node:fs"
 import path from "node:path"
 import { fileURLToPath } from "node:url"
+import { promisify } from "node:util"
 import zlib from "node:zlib"
 
+const execFileAsync = promisify(execFile)
 const SERVER = path.join(path.dirname(fileURLToPath(import.meta.url)), "registry-server.mjs")
 
 /**
@@ -189,13 +191,15 @@ export function lockClosure(lockFile, roots) {
  */
 export async function seed(registry, specs, where) {
   fs.mkdirSync(where.dir, { recursive: true })
-  const packed = spawnSync(process.execPath, [where.npmCli, "pack", ...specs, "--prefer-offline", "--json", "--pack-destination", where.dir], {
+  // Asynchronous, so that npm test can publish beside the cargo tests.
+  const packed = await execFileAsync(process.execPath, [where.npmCli, "pack", ...specs, "--prefer-offline", "--json", "--pack-destination", where.dir], {
     cwd: where.dir,
     encoding: "utf8",
     maxBuffer: 64 << 20,
     timeout: 300_000,
+  }).catch((/** @type {any} */ err) => {
+    throw new Error(`npm pack of the dependencies failed:\n${err.stderr ?? err.message}`)
   })
-  if (packed.status !== 0) throw new Error(`npm pack of the dependencies failed:\n${packed.stderr}`)
   const files = /** @type {Array<{ filename: string }>} */ (JSON.parse(packed.stdout)).map((f) => path.join(where.dir, f.filename))
   const published = []
   for (const file of files) published.push(await publishTarball(registry, file))
