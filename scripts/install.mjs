@@ -6,14 +6,14 @@
 // then builds this machine's release binary, as the release workflow does,
 // while the test programs that `npm test` runs are built beside it.
 // Nothing goes outside the clone, and nothing needs root.
-import fs, { existsSync } from "node:fs"
+import fs from "node:fs"
 import path from "node:path"
 import { ROOT, buildRelease, missingPrerequisites, provisionTools, startTestBuild, toolsReady } from "./tools.mjs"
 
 const started = Date.now()
 const seconds = (/** @type {number} */ since) => `${((Date.now() - since) / 1000).toFixed(0)} s`
 
-if (!existsSync(path.join(ROOT, "node_modules", "@napi-rs", "cli"))) {
+if (!fs.existsSync(path.join(ROOT, "node_modules", "@napi-rs", "cli"))) {
   console.error("hashline: @napi-rs/cli is not installed, so the addon cannot be built; run npm install without --omit=dev.")
   process.exit(1)
 }

@@ -89,6 +89,29 @@ fn written_exactly_or_refused(
     }
 }
 
+/// The operation is refused as an ambiguous echo with the file untouched,
+/// then written as sent once it is marked `literal`, leaving `written`.
+/// Returns the refusal, for what its message must say.
+fn refused_then_written_when_literal(
+    engine: &Hashline,
+    file: &std::path::Path,
+    name: &str,
+    op: &Operation,
+    written: &str,
+) -> crate::Error {
+    let before = fs::read_to_string(file).unwrap();
+    let err = engine
+        .edit(name, &request(vec![op.clone()], None))
+        .unwrap_err();
+    assert_eq!(err.code, ErrorCode::AmbiguousEcho, "{}", err.message);
+    assert_eq!(fs::read_to_string(file).unwrap(), before);
+    engine
+        .edit(name, &request(vec![op.clone().literal()], None))
+        .unwrap();
+    assert_eq!(fs::read_to_string(file).unwrap(), written);
+    err
+}
+
 #[test]
 fn ordinals_times_units_and_algebra_are_written_as_sent() {
     let lines = ["intro", "party", "venue", "- list", "end"];
@@ -120,20 +143,10 @@ fn a_prefix_that_names_a_shown_line_with_too_little_evidence_is_refused_then_wri
     let (_dir, file, engine) = setup("notes.md", &text);
     engine.read("notes.md").unwrap();
     let op = Operation::new(OpKind::Replace, Some(&lean(2, "party")), None, "3rd party");
-    let err = engine
-        .edit("notes.md", &request(vec![op.clone()], None))
-        .unwrap_err();
-    assert_eq!(err.code, ErrorCode::AmbiguousEcho, "{}", err.message);
+    let written = format!("intro\n3rd party\n{third}\nend\n");
+    let err = refused_then_written_when_literal(&engine, &file, "notes.md", &op, &written);
     assert!(err.message.contains("\"3rd\""), "{}", err.message);
     assert!(err.message.contains("\"literal\": true"), "{}", err.message);
-    assert_eq!(fs::read_to_string(&file).unwrap(), text);
-    engine
-        .edit("notes.md", &request(vec![op.literal()], None))
-        .unwrap();
-    assert_eq!(
-        fs::read_to_string(&file).unwrap(),
-        format!("intro\n3rd party\n{third}\nend\n")
-    );
 }
 
 #[test]
@@ -150,18 +163,8 @@ fn one_inserted_line_that_starts_with_the_lean_ref_of_its_own_place_and_text_ali
     let content = format!("{} see + the total", lean(4, fourth));
     let content = content.as_str();
     let op = Operation::new(OpKind::InsertAfter, Some(&lean(3, "three")), None, content);
-    let err = engine
-        .edit("notes.md", &request(vec![op.clone()], None))
-        .unwrap_err();
-    assert_eq!(err.code, ErrorCode::AmbiguousEcho, "{}", err.message);
-    assert_eq!(fs::read_to_string(&file).unwrap(), text);
-    engine
-        .edit("notes.md", &request(vec![op.literal()], None))
-        .unwrap();
-    assert_eq!(
-        fs::read_to_string(&file).unwrap(),
-        format!("one\ntwo\nthree\n{content}\n{fourth}\n")
-    );
+    let written = format!("one\ntwo\nthree\n{content}\n{fourth}\n");
+    refused_then_written_when_literal(&engine, &file, "notes.md", &op, &written);
 }
 
 #[test]
@@ -207,23 +210,13 @@ fn a_repeat_of_the_next_line_that_parses_either_way_is_refused_not_dropped_and_n
         None,
         "a = 1;\nb = 2;",
     );
-    let err = engine
-        .edit("x.js", &request(vec![op.clone()], None))
-        .unwrap_err();
-    assert_eq!(err.code, ErrorCode::AmbiguousEcho, "{}", err.message);
+    let err =
+        refused_then_written_when_literal(&engine, &file, "x.js", &op, "a = 1;\nb = 2;\nb = 2;\n");
     assert!(
         err.message
             .contains("its last content line \"b = 2;\" is the same as line 2"),
         "{}",
         err.message
-    );
-    assert_eq!(fs::read_to_string(&file).unwrap(), text);
-    engine
-        .edit("x.js", &request(vec![op.literal()], None))
-        .unwrap();
-    assert_eq!(
-        fs::read_to_string(&file).unwrap(),
-        "a = 1;\nb = 2;\nb = 2;\n"
     );
 }
 
