@@ -76,6 +76,8 @@ error_codes! {
         "The path leads outside the root.";
     Permission = "PERMISSION", Refused,
         "The system refused access.";
+    UntrustedJournal = "UNTRUSTED_JOURNAL", Refused,
+        "The root's `.hashline-journal` folder is not the user's own private folder (a symlink, another user's, or writable by others), so its records are not trusted and no change of several files is written until it is put right.";
     BaseChanged = "BASE_CHANGED", Stale,
         "The file changed between plan and commit.";
     Locked = "LOCKED", Other,
@@ -270,14 +272,16 @@ pub(crate) fn plural(n: usize, one: &str, many: &str) -> String {
 
 /// Numbers listed in a message, at most a few, then how many more.
 pub fn list_numbers(numbers: &[usize]) -> String {
+    list_items(numbers.iter().map(usize::to_string))
+}
+
+/// Items listed in a message, at most a few, then how many more.
+pub(crate) fn list_items(items: impl ExactSizeIterator<Item = String>) -> String {
     const MAX_LISTED: usize = 10;
-    let mut shown: Vec<String> = numbers
-        .iter()
-        .take(MAX_LISTED)
-        .map(usize::to_string)
-        .collect();
-    if numbers.len() > MAX_LISTED {
-        shown.push(format!("and {} more", numbers.len() - MAX_LISTED));
+    let total = items.len();
+    let mut shown: Vec<String> = items.take(MAX_LISTED).collect();
+    if total > MAX_LISTED {
+        shown.push(format!("and {} more", total - MAX_LISTED));
     }
     shown.join(", ")
 }
@@ -291,8 +295,8 @@ mod tests {
         let mut names: Vec<&str> = ErrorCode::ALL.iter().map(|c| c.as_str()).collect();
         names.sort_unstable();
         names.dedup();
-        assert_eq!(names.len(), 25);
-        assert_eq!(ErrorCode::ALL.len(), 25);
+        assert_eq!(names.len(), 26);
+        assert_eq!(ErrorCode::ALL.len(), 26);
         for (code, status) in [
             (ErrorCode::HashMismatch, 1),
             (ErrorCode::BaseChanged, 1),
@@ -300,6 +304,7 @@ mod tests {
             (ErrorCode::InvalidRequest, 2),
             (ErrorCode::TooLarge, 3),
             (ErrorCode::Permission, 4),
+            (ErrorCode::UntrustedJournal, 4),
             (ErrorCode::Locked, 5),
             (ErrorCode::Cancelled, 5),
         ] {

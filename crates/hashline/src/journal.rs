@@ -1,16 +1,13 @@
-//! The intent record of a transaction, and the recovery of one whose
-//! process died before it was done.
+//! The intent record of a transaction, and the folder of the root that
+//! keeps records while transactions run.
 //!
 //! A transaction writes its record before it stages anything: every file
 //! it will touch (the folder, the name, the versions before and after), and
 //! every name it will use beside them. The record is flushed to disk before
 //! the first file trades names, and removed once the transaction is done
 //! or undone. While its writer lives, the record is locked; a record whose
-//! lock is free is a dead writer's, and the next session of the root puts
-//! things right from it, under the folder locks: it looks where each new
-//! version is, finishes the change if every file took its new version (and
-//! no old version changed since), else undoes it, and removes what the
-//! transaction left beside the files.
+//! lock is free is a dead writer's, and `recovery` puts things right from
+//! it.
 //!
 //! The records live in a folder of the root, `.hashline-journal`, because
 //! the root is the one thing every session that may touch the files shares:
@@ -18,23 +15,25 @@
 //! record there would be missed by the next host to open the root. The
 //! folder exists only while a transaction is under way or waits for
 //! recovery, holds a `.gitignore` of `*` so that `git add` never takes it,
-//! and is private (0700, files 0600). A record is data on disk, so it is
-//! trusted no further than it can be checked: the folder and the record
-//! must be the user's own, every name it gives beside a file must be one a
-//! transaction makes, a folder inside the root is reached from the root's
-//! handle and must still be the folder the record names (device and inode),
-//! and a file is only ever given back a version whose bytes the record
-//! gives.
+//! and is private (0700, files 0600). A folder of the user's own that only
+//! lost its privacy (as `cp -r` or an archive leaves it) is made private
+//! again, since nobody else could write in it; one that is a symlink,
+//! another user's, or writable by others may hold planted records and is
+//! refused (`UNTRUSTED_JOURNAL`) until the user puts it right. A record
+//! ends with the SHA-1 of what it says, so one cut short or altered is
+//! never read. That a record is the user's and whole proves only that it
+//! was not damaged, not who wrote it: `recovery` treats what it says as
+//! claims to check.
 
-use crate::error::Result;
+use crate::error::{Error, ErrorCode, Result};
 use crate::file::{
-    is_transaction_name, names, reading, remove_dead_temporaries, rename, write_locked, Base,
-    Current,
+    is_transaction_name, names, reading, remove_dead_temporaries, write_locked, Base,
 };
 use crate::lock::{try_lock, FolderLock};
 use crate::sandbox::{io_error, Root};
 use cap_fs_ext::{DirExt, FollowSymlinks};
 use cap_std::fs::Dir;
+use sha1::{Digest, Sha1};
 use std::ffi::{OsStr, OsString};
 use std::fmt::Write as _;
 use std::fs;
@@ -45,7 +44,9 @@ use std::time::{Duration, Instant};
 
 /// The folder of the root that holds the records.
 pub(crate) const FOLDER: &str = ".hashline-journal";
-const MAGIC: &str = "hashline-journal 1";
+const MAGIC: &str = "hashline-journal 2";
+/// The last line of a record: the SHA-1 of every line before it.
+const CHECKSUM: &str = "sha1 ";
 const SUFFIX: &str = ".journal";
 const IGNORE: &str = ".gitignore";
 const IGNORE_TEXT: &[u8] =
@@ -111,13 +112,17 @@ pub(crate) struct Entry {
 }
 
 impl Entry {
-    /// The file as the model knows it, for notes.
+    /// The file as the model knows it, for notes: relative to the root
+    /// with `/` inside it, by its absolute path outside.
     pub fn display(&self) -> String {
         let mut path = match &self.folder {
             Location::Inside(rel) | Location::Outside(rel) => rel.clone(),
         };
         path.extend(&self.missing);
         path.push(&self.name);
+        if let Location::Outside(_) = self.folder {
+            return path.to_string_lossy().into_owned();
+        }
         let names: Vec<String> = path
             .iter()
             .map(|n| n.to_string_lossy().into_owned())
@@ -135,7 +140,7 @@ pub(crate) struct Record {
 }
 
 impl Record {
-    fn to_text(&self) -> String {
+    pub(crate) fn to_text(&self) -> String {
         let mut text = format!("{MAGIC}\n{}\n", self.pid);
         for e in &self.entries {
             let (place, folder) = match &e.folder {
@@ -165,16 +170,33 @@ impl Record {
                 base_text(&e.new),
             );
         }
+        let sum = hex::encode(Sha1::digest(text.as_bytes()));
+        let _ = writeln!(text, "{CHECKSUM}{sum}");
         text
     }
 
-    /// The record in `text`, or `None` if anything in it is not what a
-    /// transaction writes.
-    fn parse(text: &str) -> Option<Record> {
-        let mut lines = text.lines();
-        if lines.next()? != MAGIC {
-            return None;
+    /// The record in `text`, or why it is not one: written by another
+    /// version, cut short or altered, or saying what no transaction does.
+    pub(crate) fn parse(text: &str) -> std::result::Result<Record, &'static str> {
+        if !text.starts_with(&format!("{MAGIC}\n")) {
+            return Err("it is not a record this version of hashline can read");
         }
+        let body = text
+            .strip_suffix('\n')
+            .and_then(|t| t.rsplit_once('\n'))
+            .and_then(|(body, last)| {
+                let sum = last.strip_prefix(CHECKSUM)?;
+                let body = &text[..=body.len()];
+                (hex::encode(Sha1::digest(body.as_bytes())) == sum).then_some(body)
+            })
+            .ok_or(
+                "it was cut short or altered since it was written (its checksum does not match)",
+            )?;
+        Record::parse_body(body).ok_or("it says what no change of files does")
+    }
+
+    fn parse_body(body: &str) -> Option<Record> {
+        let mut lines = body.lines().skip(1);
         let pid = lines.next()?.parse().ok()?;
         let mut entries = Vec::new();
         for line in lines {
@@ -310,34 +332,118 @@ pub(crate) fn folder_id(dir: &Dir) -> io::Result<FolderId> {
     }
 }
 
-/// Whether the current user owns what `meta` describes, and only they may
-/// enter it.
+/// The records' folder as the message of an error shows it: by its full
+/// path, so that the commands it gives can be run as they are.
+fn shown_folder(root: &Root) -> String {
+    root.path().join(FOLDER).display().to_string()
+}
+
+/// `UNTRUSTED_JOURNAL`: the records' folder is not the user's private
+/// folder, and how to put it right.
+fn untrusted(root: &Root, problem: &str, fix: &str) -> Error {
+    Error::new(
+        ErrorCode::UntrustedJournal,
+        format!(
+            "{}, where hashline keeps the record of a change of several files while it is under way, {problem}, so the records in it are not trusted and no change of several files is written. {fix}",
+            shown_folder(root)
+        ),
+    )
+    .with_path(FOLDER)
+}
+
+/// Checks that the records' folder is the user's and that nobody else may
+/// write in it; one that only others may read or enter is made private
+/// again (through its handle, so that it is the folder checked).
 #[cfg(unix)]
-fn private(meta: &cap_std::fs::Metadata) -> bool {
-    use cap_std::fs::MetadataExt;
-    meta.uid() == rustix::process::geteuid().as_raw() && meta.mode() & 0o077 == 0
+fn make_private(root: &Root, dir: &Dir) -> Result<()> {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let failed = |e: io::Error| io_error(&e, FOLDER).with_path(FOLDER);
+    let mut options = cap_std::fs::OpenOptions::new();
+    options.read(true);
+    let handle = dir.open_with(".", &options).map_err(failed)?.into_std();
+    let meta = handle.metadata().map_err(failed)?;
+    let me = rustix::process::geteuid().as_raw();
+    let shown = shown_folder(root);
+    if meta.uid() != me {
+        return Err(untrusted(
+            root,
+            &format!("belongs to user {} rather than to user {me}, who runs hashline", meta.uid()),
+            &format!("If the records in it are yours, make it yours with `chown -R {me} {shown}`; otherwise remove it."),
+        ));
+    }
+    let mode = meta.mode() & 0o7777;
+    if mode & 0o022 != 0 {
+        return Err(untrusted(
+            root,
+            &format!("may be written by other users (its mode is {mode:o})"),
+            &format!("If the records in it are yours, make it private again with `chmod 700 {shown}`; otherwise remove it."),
+        ));
+    }
+    if mode & 0o077 != 0 {
+        handle
+            .set_permissions(fs::Permissions::from_mode(0o700))
+            .map_err(|e| {
+                untrusted(
+                    root,
+                    &format!("may be read by other users (its mode is {mode:o}) and could not be made private ({e})"),
+                    &format!("Make it private with `chmod 700 {shown}`."),
+                )
+            })?;
+    }
+    Ok(())
 }
 
 #[cfg(not(unix))]
-fn private(_meta: &cap_std::fs::Metadata) -> bool {
-    true
+fn make_private(_root: &Root, _dir: &Dir) -> Result<()> {
+    Ok(())
 }
 
+/// Why a record file is not the user's own, whole record to read, if it
+/// is not.
 #[cfg(unix)]
-fn owned(meta: &fs::Metadata) -> bool {
+fn untrusted_record(meta: &fs::Metadata) -> Option<&'static str> {
     use std::os::unix::fs::MetadataExt;
-    meta.uid() == rustix::process::geteuid().as_raw()
+    if meta.uid() != rustix::process::geteuid().as_raw() {
+        Some("it belongs to another user")
+    } else if meta.mode() & 0o022 != 0 {
+        Some("other users may write it")
+    } else {
+        None
+    }
 }
 
 #[cfg(not(unix))]
-fn owned(_meta: &fs::Metadata) -> bool {
-    true
+fn untrusted_record(_meta: &fs::Metadata) -> Option<&'static str> {
+    None
 }
 
-/// The records' folder, open and locked, if it exists (or, with `create`,
-/// once made). A folder that another process removes while this one waits
-/// for its lock is made again.
-fn open_folder(root: &Dir, create: bool, timeout: Duration) -> Result<Option<(Dir, FolderLock)>> {
+/// The records' folder as it stands in the root: `UNTRUSTED_JOURNAL` if
+/// something else than a folder has its name.
+fn refuse_non_folder(root: &Root, root_dir: &Dir) -> Result<()> {
+    match root_dir.symlink_metadata(FOLDER) {
+        Ok(meta) if meta.is_symlink() => Err(untrusted(
+            root,
+            "is a symlink",
+            "Remove the symlink: hashline makes the folder itself when it needs it.",
+        )),
+        Ok(meta) if !meta.is_dir() => Err(untrusted(
+            root,
+            "is not a folder",
+            "Move it out of the way: hashline makes the folder itself when it needs it.",
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// The records' folder, open, checked and locked, if it exists (or, with
+/// `create`, once made). A folder that another process removes while this
+/// one waits for its lock is made again.
+fn open_folder(
+    root: &Root,
+    root_dir: &Dir,
+    create: bool,
+    timeout: Duration,
+) -> Result<Option<(Dir, FolderLock)>> {
     let failed = |e: io::Error| {
         let shown = format!("{FOLDER} (the record of a change of several files)");
         io_error(&e, &shown).with_path(FOLDER)
@@ -348,27 +454,27 @@ fn open_folder(root: &Dir, create: bool, timeout: Duration) -> Result<Option<(Di
             let mut builder = cap_std::fs::DirBuilder::new();
             #[cfg(unix)]
             cap_std::fs::DirBuilderExt::mode(&mut builder, 0o700);
-            match root.create_dir_with(FOLDER, &builder) {
+            match root_dir.create_dir_with(FOLDER, &builder) {
                 Ok(()) => {}
                 Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
                 Err(e) => return Err(failed(e)),
             }
         }
-        let dir = match root.open_dir_nofollow(FOLDER) {
+        refuse_non_folder(root, root_dir)?;
+        let dir = match root_dir.open_dir_nofollow(FOLDER) {
             Ok(dir) => dir,
             Err(e) if e.kind() == io::ErrorKind::NotFound && !create => return Ok(None),
             Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
-            Err(e) => return Err(failed(e)),
+            Err(e) => {
+                // Swapped for a symlink between the look and the open.
+                refuse_non_folder(root, root_dir)?;
+                return Err(failed(e));
+            }
         };
-        if !dir.dir_metadata().is_ok_and(|m| private(&m)) {
-            return Err(failed(io::Error::new(
-                io::ErrorKind::PermissionDenied,
-                "the folder is not a private folder of the current user's, so its records are not trusted",
-            )));
-        }
+        make_private(root, &dir)?;
         let left = deadline.saturating_duration_since(Instant::now());
         let lock = FolderLock::acquire(&dir, left, FOLDER)?;
-        let same = match (folder_id(&dir), root.open_dir_nofollow(FOLDER)) {
+        let same = match (folder_id(&dir), root_dir.open_dir_nofollow(FOLDER)) {
             (Ok(held), Ok(named)) => folder_id(&named).is_ok_and(|id| id == held),
             _ => false,
         };
@@ -397,7 +503,8 @@ fn tidy(root: &Dir, dir: &Dir) {
 /// A record on disk, for as long as its transaction runs: locked, so that
 /// nobody takes it for a dead writer's.
 pub(crate) struct Journal {
-    root: Arc<Dir>,
+    root: Root,
+    root_dir: Arc<Dir>,
     name: OsString,
     _file: fs::File,
 }
@@ -411,7 +518,7 @@ impl Journal {
             io_error(&e, &shown).with_path(FOLDER)
         };
         let root_dir = root.dir().map_err(failed)?;
-        let Some((dir, lock)) = open_folder(&root_dir, true, timeout)? else {
+        let Some((dir, lock)) = open_folder(root, &root_dir, true, timeout)? else {
             return Err(failed(io::ErrorKind::NotFound.into()));
         };
         if dir.symlink_metadata(IGNORE).is_err() {
@@ -431,7 +538,8 @@ impl Journal {
         let file = write_locked(&dir, &name, record.to_text().as_bytes()).map_err(failed)?;
         lock.sync();
         Ok(Journal {
-            root: root_dir,
+            root: root.clone(),
+            root_dir,
             name,
             _file: file,
         })
@@ -440,69 +548,56 @@ impl Journal {
     /// Removes the record (and its folder once it holds no other): the
     /// transaction is done or undone.
     pub(crate) fn end(self, timeout: Duration) {
-        if let Ok(Some((dir, _lock))) = open_folder(&self.root, false, timeout) {
-            let _ = dir.remove_file(&self.name);
-            tidy(&self.root, &dir);
-        }
+        remove(&self.root, &self.root_dir, &self.name, timeout);
+    }
+}
+
+/// Removes the record `name` (and its folder once it holds no other).
+fn remove(root: &Root, root_dir: &Dir, name: &OsStr, timeout: Duration) {
+    if let Ok(Some((dir, _lock))) = open_folder(root, root_dir, false, timeout) {
+        let _ = dir.remove_file(name);
+        tidy(root_dir, &dir);
     }
 }
 
 /// A record whose writer died, claimed (locked) by this process.
-struct Claimed {
-    name: OsString,
-    record: Option<Record>,
+pub(crate) struct Claimed {
+    /// Its file's name in the records' folder.
+    pub name: OsString,
+    /// The record, or why it is not read.
+    pub record: std::result::Result<Record, &'static str>,
+    /// When its file was made: what a transaction wrote after it is younger.
+    pub made: Option<std::time::SystemTime>,
     _file: fs::File,
 }
 
-/// What became of the records dead writers left in the root: one note
-/// per record, for the next result. Records of live transactions are left
-/// alone; so is everything when the records' folder is missing, the common
-/// case, which costs one look.
-pub(crate) fn recover(root: &Root, timeout: Duration) -> Vec<String> {
-    if let Err(e) = fs::symlink_metadata(root.path().join(FOLDER)) {
-        if e.kind() == io::ErrorKind::NotFound {
-            return Vec::new();
+impl Claimed {
+    /// Removes the record: what it asked for is done.
+    pub(crate) fn remove(self, root: &Root, timeout: Duration) {
+        if let Ok(root_dir) = root.dir() {
+            remove(root, &root_dir, &self.name, timeout);
         }
     }
-    let mut notes = Vec::new();
-    let Ok(root_dir) = root.dir() else {
-        return notes;
-    };
-    let claimed = match claim(&root_dir, timeout) {
-        Ok(claimed) => claimed,
-        Err(err) => {
-            notes.push(format!(
-                "a change of several files that another hashline process did not finish may be waiting in {FOLDER}, and it could not be looked at: {}",
-                err.message
-            ));
-            return notes;
-        }
-    };
-    for claim in claimed {
-        let Some(record) = &claim.record else {
-            notes.push(format!(
-                "{FOLDER}/{} is not a record this version of hashline can read; it was left as it is.",
-                claim.name.to_string_lossy()
-            ));
-            continue;
-        };
-        let (done, note) = settle(root, record, timeout);
-        notes.push(note);
-        if done {
-            if let Ok(Some((dir, _lock))) = open_folder(&root_dir, false, timeout) {
-                let _ = dir.remove_file(&claim.name);
-                tidy(&root_dir, &dir);
-            }
-        }
-    }
-    notes
+}
+
+/// Whether the root holds a records' folder (or something under its name):
+/// the common case of none costs this one look.
+pub(crate) fn any(root: &Root) -> bool {
+    !matches!(
+        fs::symlink_metadata(root.path().join(FOLDER)),
+        Err(e) if e.kind() == io::ErrorKind::NotFound
+    )
 }
 
 /// The records of dead writers, locked so that no other process recovers
 /// them at the same time; with the temporary files of records that were
-/// never finished removed.
-fn claim(root: &Dir, timeout: Duration) -> Result<Vec<Claimed>> {
-    let Some((dir, _lock)) = open_folder(root, false, timeout)? else {
+/// never finished removed. A record of the user's that is not whole, or of
+/// a file that is not the user's own, comes back with why it is not read.
+pub(crate) fn claim(root: &Root, timeout: Duration) -> Result<Vec<Claimed>> {
+    let root_dir = root
+        .dir()
+        .map_err(|e| io_error(&e, &root.path().display().to_string()))?;
+    let Some((dir, _lock)) = open_folder(root, &root_dir, false, timeout)? else {
         return Ok(Vec::new());
     };
     remove_dead_temporaries(&dir, OsStr::new(IGNORE));
@@ -517,376 +612,53 @@ fn claim(root: &Dir, timeout: Duration) -> Result<Vec<Claimed>> {
         };
         let file = file.into_std();
         let Ok(meta) = file.metadata() else { continue };
-        if !meta.is_file() || !owned(&meta) || meta.len() > MAX_RECORD_BYTES {
+        if !meta.is_file() {
             continue;
         }
         if !try_lock(&file).unwrap_or(false) || !names(&dir, &name, &file) {
             continue;
         }
-        let mut text = String::new();
-        let record = (&file)
-            .take(MAX_RECORD_BYTES)
-            .read_to_string(&mut text)
-            .ok()
-            .and_then(|_| Record::parse(&text));
+        let record = match untrusted_record(&meta) {
+            Some(why) => Err(why),
+            None if meta.len() > MAX_RECORD_BYTES => {
+                Err("it is larger than any record hashline writes")
+            }
+            None => {
+                let mut text = String::new();
+                match (&file).take(MAX_RECORD_BYTES).read_to_string(&mut text) {
+                    Ok(_) => Record::parse(&text),
+                    Err(_) => Err("it is not text"),
+                }
+            }
+        };
         claimed.push(Claimed {
             name,
             record,
+            made: made(&meta),
             _file: file,
         });
     }
     if claimed.is_empty() {
-        tidy(root, &dir);
+        tidy(&root_dir, &dir);
     }
     Ok(claimed)
 }
 
-/// One entry's folder, opened as the record names it.
-struct Place {
-    /// The folder the file is in, if it exists.
-    dir: Option<Dir>,
-    /// The folder that existed when the transaction began, and the folders
-    /// below it that the transaction made and that exist now.
-    anchor: Dir,
-    made: Vec<PathBuf>,
-}
-
-/// The entry's folder; `None` when it is gone, or another folder took its
-/// name: nothing of the transaction is left there.
-fn open_place(root: &Root, entry: &Entry) -> io::Result<Option<Place>> {
-    let opened = match &entry.folder {
-        Location::Inside(rel) if rel.as_os_str().is_empty() => root.dir()?.open_dir("."),
-        Location::Inside(rel) => root.dir()?.open_dir(rel),
-        Location::Outside(abs) => Dir::open_ambient_dir(abs, cap_std::ambient_authority()),
-    };
-    let anchor = match opened {
-        Ok(dir) => dir,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(e),
-    };
-    if folder_id(&anchor)? != entry.folder_id {
-        return Ok(None);
+/// When a file came to be what it is: its birth where the file system
+/// keeps one, else its last change of status (which is never earlier).
+pub(crate) fn made(meta: &fs::Metadata) -> Option<std::time::SystemTime> {
+    if let Ok(born) = meta.created() {
+        return Some(born);
     }
-    let mut made = Vec::new();
-    let mut path = PathBuf::new();
-    let mut dir = Some(anchor.try_clone()?);
-    for name in &entry.missing {
-        path.push(name);
-        dir = match anchor.open_dir_nofollow(&path) {
-            Ok(d) => {
-                made.push(path.clone());
-                Some(d)
-            }
-            Err(e) if e.kind() == io::ErrorKind::NotFound => None,
-            Err(e) => return Err(e),
-        };
-        if dir.is_none() {
-            break;
-        }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let secs = u64::try_from(meta.ctime()).ok()?;
+        let nanos = u32::try_from(meta.ctime_nsec()).ok()?;
+        std::time::UNIX_EPOCH.checked_add(Duration::new(secs, nanos))
     }
-    Ok(Some(Place { dir, anchor, made }))
-}
-
-/// Where one entry stands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum State {
-    /// The file took its new version (or went, for a removal).
-    Done,
-    /// Its new version did not take the name yet.
-    Waiting,
-    /// Neither: someone else changed the file; nothing of the transaction
-    /// is at stake in it.
-    Neither,
-    /// Done, but the old version changed since it lost its name: someone
-    /// wrote into it through a handle opened before; the change is undone so
-    /// that their write keeps the name.
-    OldChanged,
-}
-
-/// What a name in a folder holds.
-fn holds(dir: Option<&Dir>, name: &OsStr) -> Option<Base> {
-    match Current::read(dir?, name) {
-        Ok(Current::File { base, .. }) => Some(base),
-        Ok(Current::Missing) => Some(Base::Missing),
-        _ => None,
-    }
-}
-
-fn state(entry: &Entry, dir: Option<&Dir>) -> State {
-    let at_name = holds(dir, &entry.name);
-    let staged = holds(dir, &entry.staged);
-    let kept = entry.kept.as_ref().and_then(|k| holds(dir, k));
-    let is = |found: &Option<Base>, wanted: &Base| found.as_ref() == Some(wanted);
-    let missing = |found: &Option<Base>| is(found, &Base::Missing);
-    match entry.kind {
-        Kind::Replace => {
-            if let Some(kept) = kept.filter(|k| *k != Base::Missing) {
-                // Kept by a second name where names could not be traded.
-                return match () {
-                    _ if kept != entry.base => State::OldChanged,
-                    _ if missing(&staged) => State::Done,
-                    _ => State::Waiting,
-                };
-            }
-            if missing(&staged) {
-                return match () {
-                    _ if is(&at_name, &entry.new) => State::Done,
-                    _ if is(&at_name, &entry.base) => State::Waiting,
-                    _ => State::Neither,
-                };
-            }
-            if is(&at_name, &entry.base) {
-                // The staged file holds the new version, or part of it.
-                return State::Waiting;
-            }
-            if is(&staged, &entry.new) {
-                return State::Neither;
-            }
-            if is(&staged, &entry.base) {
-                State::Done
-            } else {
-                State::OldChanged
-            }
-        }
-        Kind::Create => {
-            if !missing(&staged) {
-                State::Waiting
-            } else if is(&at_name, &entry.new) {
-                State::Done
-            } else if missing(&at_name) {
-                State::Waiting
-            } else {
-                State::Neither
-            }
-        }
-        Kind::Remove => {
-            if !missing(&staged) {
-                if is(&staged, &entry.base) {
-                    State::Done
-                } else {
-                    State::OldChanged
-                }
-            } else if is(&at_name, &entry.base) {
-                State::Waiting
-            } else if missing(&at_name) {
-                State::Done
-            } else {
-                State::Neither
-            }
-        }
-    }
-}
-
-/// Finishes or undoes the transaction of `record`, under the locks of its
-/// folders: whether the record may go, and the note for the next result.
-fn settle(root: &Root, record: &Record, timeout: Duration) -> (bool, String) {
-    let files: Vec<String> = record.entries.iter().map(Entry::display).collect();
-    let what = format!(
-        "a change of {} files ({}) that hashline process {} did not finish",
-        files.len(),
-        files.join(", "),
-        record.pid
-    );
-    let mut places = Vec::new();
-    for entry in &record.entries {
-        match open_place(root, entry) {
-            Ok(place) => places.push(place),
-            Err(e) => {
-                return (
-                    false,
-                    format!("{what} could not be put right: the folder of {} cannot be opened ({e}); its record is kept in {FOLDER}.", entry.display()),
-                )
-            }
-        }
-    }
-    let deadline = Instant::now() + timeout;
-    let mut folders: Vec<(FolderId, &Dir, String)> = Vec::new();
-    for (entry, place) in record.entries.iter().zip(&places) {
-        if let Some(dir) = place.as_ref().and_then(|p| p.dir.as_ref()) {
-            if let Ok(id) = folder_id(dir) {
-                folders.push((id, dir, entry.display()));
-            }
-        }
-    }
-    folders.sort_by_key(|(id, _, _)| *id);
-    folders.dedup_by_key(|(id, _, _)| *id);
-    let mut locks = Vec::new();
-    for (_, dir, shown) in &folders {
-        let left = deadline.saturating_duration_since(Instant::now());
-        match FolderLock::acquire(dir, left, shown) {
-            Ok(lock) => locks.push(lock),
-            Err(err) => {
-                return (
-                    false,
-                    format!(
-                        "{what} is still to be put right: {} Its record is kept in {FOLDER}.",
-                        err.message
-                    ),
-                )
-            }
-        }
-    }
-    let states: Vec<State> = record
-        .entries
-        .iter()
-        .zip(&places)
-        .map(|(e, p)| match p {
-            Some(place) => state(e, place.dir.as_ref()),
-            None => State::Neither,
-        })
-        .collect();
-    let forward = states
-        .iter()
-        .all(|s| matches!(s, State::Done | State::Neither));
-    let mut kept = Vec::new();
-    for ((entry, place), state) in record.entries.iter().zip(&places).zip(&states) {
-        let Some(dir) = place.as_ref().and_then(|p| p.dir.as_ref()) else {
-            continue;
-        };
-        let left = if forward {
-            finish(dir, entry, *state)
-        } else {
-            undo(dir, entry, *state)
-        };
-        kept.extend(
-            left.map(|name| format!("{} (beside {})", name.to_string_lossy(), entry.display())),
-        );
-    }
-    for lock in &locks {
-        lock.sync();
-    }
-    if !forward {
-        for place in places.iter().flatten() {
-            for path in place.made.iter().rev() {
-                let _ = place.anchor.remove_dir(path);
-            }
-        }
-    }
-    let mut note = if forward {
-        format!("{what} was finished: every file holds its new version.")
-    } else {
-        format!("{what} was undone: every file is as it was before it.")
-    };
-    if states.contains(&State::Neither) {
-        note.push_str(" Files someone else changed meanwhile were left as they are.");
-    }
-    if !kept.is_empty() {
-        let _ = write!(
-            note,
-            " Versions that someone wrote into meanwhile were kept: {}.",
-            kept.join(", ")
-        );
-    }
-    (true, note)
-}
-
-/// Removes what the transaction keeps beside a file whose new version took
-/// its name; returns a name left in place, if one had to be.
-fn finish(dir: &Dir, entry: &Entry, state: State) -> Option<OsString> {
-    match state {
-        State::Done => {
-            for name in std::iter::once(&entry.staged).chain(&entry.kept) {
-                remove_if(dir, name, &entry.base);
-            }
-        }
-        State::Neither => remove_if(dir, &entry.staged, &entry.new),
-        State::Waiting | State::OldChanged => {}
-    }
+    #[cfg(not(unix))]
     None
-}
-
-/// Puts a file back as it was before the transaction; returns a name left
-/// in place, if one had to be.
-fn undo(dir: &Dir, entry: &Entry, state: State) -> Option<OsString> {
-    match (entry.kind, state) {
-        (Kind::Replace | Kind::Create, State::Waiting) => {
-            let _ = dir.remove_file(&entry.staged);
-            if let Some(kept) = &entry.kept {
-                remove_if(dir, kept, &entry.base);
-            }
-            None
-        }
-        (Kind::Replace, State::Done | State::OldChanged) => {
-            // The old version has its second name only where the file
-            // system could not trade names.
-            let second = entry
-                .kept
-                .as_ref()
-                .filter(|k| dir.symlink_metadata(k).is_ok());
-            let old = second.unwrap_or(&entry.staged);
-            if holds(Some(dir), &entry.name).as_ref() != Some(&entry.new) {
-                // Someone wrote into the new version since it took the
-                // name: their write is the newest and keeps it.
-                return keep_or_remove(dir, old, &entry.base, state);
-            }
-            let back = match second {
-                Some(kept) => dir.rename(kept, dir, &entry.name),
-                None => rename::exchange(dir, &entry.staged, &entry.name),
-            };
-            match back {
-                Ok(()) => {
-                    let _ = dir.remove_file(&entry.staged);
-                    None
-                }
-                Err(_) => Some(old.clone()),
-            }
-        }
-        (Kind::Create, State::Done) => {
-            // Out of the way under the staged name first, and removed only
-            // if it still holds what the transaction wrote there.
-            if rename::no_replace(dir, &entry.name, &entry.staged).is_err() {
-                return None;
-            }
-            if holds(Some(dir), &entry.staged).as_ref() == Some(&entry.new) {
-                let _ = dir.remove_file(&entry.staged);
-                None
-            } else if rename::no_replace(dir, &entry.staged, &entry.name).is_ok() {
-                None
-            } else {
-                Some(entry.staged.clone())
-            }
-        }
-        (_, State::Neither) => {
-            remove_if(dir, &entry.staged, &entry.new);
-            None
-        }
-        (Kind::Remove, State::Done | State::OldChanged) => {
-            if !holds(Some(dir), &entry.staged).is_some_and(|b| b != Base::Missing) {
-                return None;
-            }
-            match rename::no_replace(dir, &entry.staged, &entry.name) {
-                Ok(()) => None,
-                Err(e) if rename::unsupported(&e) => {
-                    if dir.symlink_metadata(&entry.name).is_err()
-                        && dir.rename(&entry.staged, dir, &entry.name).is_ok()
-                    {
-                        None
-                    } else {
-                        Some(entry.staged.clone())
-                    }
-                }
-                Err(_) => Some(entry.staged.clone()),
-            }
-        }
-        _ => None,
-    }
-}
-
-/// Removes the old version kept under `name` if it is still `base`; a
-/// version someone wrote into is kept, and its name returned.
-fn keep_or_remove(dir: &Dir, name: &OsStr, base: &Base, state: State) -> Option<OsString> {
-    if state == State::OldChanged {
-        return Some(name.to_owned());
-    }
-    remove_if(dir, name, base);
-    None
-}
-
-/// Removes `name` if it holds `base`.
-fn remove_if(dir: &Dir, name: &OsStr, base: &Base) {
-    if holds(Some(dir), name).as_ref() == Some(base) {
-        let _ = dir.remove_file(name);
-    }
 }
 
 #[cfg(test)]
@@ -931,9 +703,10 @@ mod tests {
             ],
         };
         let text = record.to_text();
-        assert_eq!(Record::parse(&text), Some(record.clone()));
+        assert_eq!(Record::parse(&text), Ok(record.clone()));
         // Names beside a file must be a transaction's, folders inside the
-        // root may not climb out of it, and every field must be there.
+        // root may not climb out of it, every field must be there, and a
+        // record cut short or altered does not match its checksum.
         let mut swapped = record.clone();
         swapped.entries[0].staged = OsString::from("victim.txt");
         let mut climbing = record.clone();
@@ -951,8 +724,19 @@ mod tests {
                 .collect(),
             text.replacen(MAGIC, "hashline-journal 9", 1),
             format!("{MAGIC}\n1\n"),
+            Record {
+                pid: 1,
+                entries: Vec::new(),
+            }
+            .to_text(),
+            text[..text.len() - 1].to_owned(),
+            text.replacen("1234", "1235", 1),
+            text.lines()
+                .filter(|l| !l.starts_with("remove"))
+                .map(|l| format!("{l}\n"))
+                .collect(),
         ] {
-            assert_eq!(Record::parse(&bad), None, "{bad}");
+            assert!(Record::parse(&bad).is_err(), "{bad}");
         }
     }
 }

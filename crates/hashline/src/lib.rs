@@ -60,6 +60,7 @@ mod patch;
 mod plan;
 mod prefix;
 mod problem;
+mod recovery;
 mod reference;
 mod reformat;
 mod reject;

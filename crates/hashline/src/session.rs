@@ -6,9 +6,9 @@ use crate::document::Document;
 use crate::edit::{prepare, EditInput, Edited};
 use crate::error::{Error, ErrorCode, Result};
 use crate::file::{load, load_for_view, Base, Found, Loaded, Root, Target, DEFAULT_MAX_FILE_BYTES};
-use crate::journal;
 use crate::lock::{locked, DEFAULT_LOCK_TIMEOUT};
 use crate::problem::Problem;
+use crate::recovery;
 use crate::reference::Ref;
 use crate::remap::LineMap;
 use crate::request::Request;
@@ -20,7 +20,7 @@ use parking_lot::lock_api::ArcMutexGuard;
 use parking_lot::RawMutex;
 use sha1::{Digest, Sha1};
 use std::borrow::Cow;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fmt::Write;
 use std::ops::Range;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -222,6 +222,9 @@ pub struct Hashline {
     /// What the recovery of changes other processes left unfinished did,
     /// for the next result.
     notes: Mutex<Vec<String>>,
+    /// Every note of a recovery this session told or will tell: a record
+    /// left as it is is told once, not in every result.
+    told: Mutex<HashSet<String>>,
 }
 
 /// How many refused contents a session remembers for a resend.
@@ -261,6 +264,7 @@ impl Hashline {
             trees: Arc::default(),
             refused: Mutex::new(Vec::new()),
             notes: Mutex::new(Vec::new()),
+            told: Mutex::new(HashSet::new()),
         };
         session.recover();
         Ok(session)
@@ -269,12 +273,21 @@ impl Hashline {
     /// Finishes or undoes the changes of several files that processes
     /// which died left in the root; what it did goes into the next result.
     /// Run when the session opens and before each call that may write, so
-    /// that nothing is planned on a half-made change.
+    /// that nothing is planned on a half-made change. A record naming
+    /// folders outside the root is acted on only if the session may reach
+    /// outside it.
     pub(crate) fn recover(&self) {
-        let notes = journal::recover(&self.root, self.options.lock_timeout);
-        if !notes.is_empty() {
-            lock(&self.notes).extend(notes);
+        let notes = recovery::recover(
+            &self.root,
+            self.options.allow_outside_root,
+            self.options.lock_timeout,
+        );
+        if notes.is_empty() {
+            return;
         }
+        let mut told = lock(&self.told);
+        let fresh = notes.into_iter().filter(|note| told.insert(note.clone()));
+        lock(&self.notes).extend(fresh);
     }
 
     /// Adds the notes of recoveries not told yet to a result's text.

@@ -10,6 +10,7 @@ mod line_endings;
 mod model;
 mod moves;
 mod no_guess;
+mod recovery;
 mod splicing;
 mod stored_versions;
 mod transactions;

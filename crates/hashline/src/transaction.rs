@@ -19,7 +19,9 @@
 //! 7. The old versions and the record are removed.
 //!
 //! A process killed anywhere leaves the record; the next session of the
-//! root finishes or undoes the change from it (`journal::recover`). A
+//! root finishes or undoes the change from it (`recovery`). Every file the
+//! change writes is made after the record, which is how recovery tells the
+//! change's files from older ones a planted record may name. A
 //! change of one file needs none of this: one trade of names is atomic, and
 //! it takes the single-file write of `file`.
 

@@ -22,9 +22,9 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// Every file under a folder, hidden ones included, by its path with `/`.
-type Tree = BTreeMap<String, Vec<u8>>;
+pub(super) type Tree = BTreeMap<String, Vec<u8>>;
 
-fn snapshot(root: &Path) -> Tree {
+pub(super) fn snapshot(root: &Path) -> Tree {
     fn walk(root: &Path, dir: &Path, tree: &mut Tree) {
         for entry in fs::read_dir(dir).unwrap().flatten() {
             let path = entry.path();
@@ -41,7 +41,7 @@ fn snapshot(root: &Path) -> Tree {
     tree
 }
 
-fn plant(root: &Path, tree: &Tree) {
+pub(super) fn plant(root: &Path, tree: &Tree) {
     for (name, bytes) in tree {
         let path = root.join(name);
         fs::create_dir_all(path.parent().unwrap()).unwrap();
@@ -52,7 +52,7 @@ fn plant(root: &Path, tree: &Tree) {
 /// Files of every kind of line ending in three folders, and a patch that
 /// updates, adds (into folders it makes), moves (to a free name and onto an
 /// existing file) and deletes: eight changes in four folders.
-fn project() -> (tempfile::TempDir, Tree) {
+pub(super) fn project() -> (tempfile::TempDir, Tree) {
     let dir = tempfile::tempdir().unwrap();
     let tree: Tree = [
         ("a/lf.txt", &b"one\ntwo\nthree\n"[..]),
@@ -69,7 +69,7 @@ fn project() -> (tempfile::TempDir, Tree) {
     (dir, tree)
 }
 
-const PATCH: &str = "*** Begin Patch
+pub(super) const PATCH: &str = "*** Begin Patch
 *** Update File: a/lf.txt
 @@
 -two
@@ -91,7 +91,7 @@ const PATCH: &str = "*** Begin Patch
 *** End Patch";
 
 /// The project once the patch is applied.
-fn patched() -> Tree {
+pub(super) fn patched() -> Tree {
     [
         ("a/lf.txt", &b"one\nTWO\nthree\n"[..]),
         ("b/nofinal.txt", b"x\nY"),
@@ -105,7 +105,7 @@ fn patched() -> Tree {
 }
 
 /// Every point of the patch's transaction: eight changes.
-fn points() -> Vec<Point> {
+pub(super) fn points() -> Vec<Point> {
     let mut points = vec![Point::Journaled];
     points.extend((0..8).map(Point::Staged));
     points.push(Point::Checked);
@@ -114,14 +114,14 @@ fn points() -> Vec<Point> {
     points
 }
 
-fn session(root: &Path) -> Hashline {
+pub(super) fn session(root: &Path) -> Hashline {
     let mut options = Options::new(root);
     options.view = crate::ViewStyle::Full;
     Hashline::new(options).unwrap()
 }
 
 /// The notes of recoveries the session has not told yet.
-fn recovery_notes(hl: &Hashline) -> String {
+pub(super) fn recovery_notes(hl: &Hashline) -> String {
     let mut notes = String::new();
     hl.tell_recoveries(&mut notes);
     notes
@@ -367,7 +367,7 @@ fn a_session_opening_the_root_leaves_the_record_of_a_live_transaction_alone() {
 const CHILD: &str = "HASHLINE_TRANSACTION_CHILD";
 
 /// This test binary again, running `child_process` only, told what to do.
-fn child(task: &str) -> Command {
+pub(super) fn child(task: &str) -> Command {
     let mut command = Command::new(std::env::current_exe().unwrap());
     command
         .args([
@@ -394,7 +394,10 @@ fn child_process() {
     };
     let words: Vec<&str> = task.split(' ').collect();
     match words[..] {
-        ["stop", root, point] => stop_at(Path::new(root), point),
+        ["stop", root, point, patch] => {
+            let patch = String::from_utf8(hex::decode(patch).unwrap()).unwrap();
+            stop_at(Path::new(root), point, &patch)
+        }
         ["loop", root, seed] => run_transactions(Path::new(root), seed.parse().unwrap()),
         ["overlap", root, id, count, seed] => overlap(
             Path::new(root),
@@ -406,11 +409,15 @@ fn child_process() {
     }
 }
 
-/// Commits the patch and dies at `point`, as a killed process would:
-/// nothing is cleaned up.
-fn stop_at(root: &Path, point: &str) {
-    let hl = session(root);
-    let plan = hl.plan_patch(PATCH).unwrap();
+/// Commits `patch` and dies at `point`, as a killed process would:
+/// nothing is cleaned up. The session may reach outside its root, so that
+/// a patch may name files there.
+fn stop_at(root: &Path, point: &str, patch: &str) {
+    let mut options = Options::new(root);
+    options.view = crate::ViewStyle::Full;
+    options.allow_outside_root = true;
+    let hl = Hashline::new(options).unwrap();
+    let plan = hl.plan_patch(patch).unwrap();
     let _ = commit_observed(&plan.changes(), &hl.settings(), || Ok(()), &mut |at| {
         if format!("{at:?}") == point {
             std::process::abort();
@@ -420,17 +427,21 @@ fn stop_at(root: &Path, point: &str) {
     panic!("the transaction never reached {point}");
 }
 
+/// Runs `patch` in a child process that dies at `point`.
+#[cfg(unix)]
+pub(super) fn crash_at(root: &Path, point: Point, patch: &str) {
+    let task = format!("stop {} {point:?} {}", root.display(), hex::encode(patch));
+    let status = child(&task).stdout(Stdio::null()).status().unwrap();
+    assert!(!status.success(), "{point:?}: the child did not stop");
+}
+
 #[cfg(unix)]
 #[test]
 fn a_process_that_dies_at_any_point_leaves_all_old_or_all_new_once_the_next_session_opens_the_root()
 {
     for point in points() {
         let (dir, before) = project();
-        let status = child(&format!("stop {} {point:?}", dir.path().display()))
-            .stdout(Stdio::null())
-            .status()
-            .unwrap();
-        assert!(!status.success(), "{point:?}: the child did not stop");
+        crash_at(dir.path(), point, PATCH);
         let hl = session(dir.path());
         // The next result says so, once.
         let notes = hl.read("a/lf.txt").unwrap().view.text;
@@ -460,10 +471,10 @@ fn a_process_that_dies_at_any_point_leaves_all_old_or_all_new_once_the_next_sess
 /// A generator of test cases: SplitMix64, written out since the engine
 /// takes no random-number crate and a reproducible sequence is all the
 /// tests need.
-struct Rng(u64);
+pub(super) struct Rng(pub(super) u64);
 
 impl Rng {
-    fn next(&mut self) -> u64 {
+    pub(super) fn next(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -471,7 +482,7 @@ impl Rng {
         z ^ (z >> 31)
     }
 
-    fn below(&mut self, n: usize) -> usize {
+    pub(super) fn below(&mut self, n: usize) -> usize {
         (self.next() % n as u64) as usize
     }
 }
@@ -593,7 +604,7 @@ fn random_patch(rng: &mut Rng, tree: &Tree, step: u64) -> String {
     patch
 }
 
-fn encode(tree: &Tree) -> String {
+pub(super) fn encode(tree: &Tree) -> String {
     let parts: Vec<String> = tree
         .iter()
         .map(|(k, v)| format!("{}:{}", hex::encode(k), hex::encode(v)))
@@ -605,7 +616,7 @@ fn encode(tree: &Tree) -> String {
     }
 }
 
-fn decode(text: &str) -> Tree {
+pub(super) fn decode(text: &str) -> Tree {
     if text == "-" {
         return Tree::new();
     }
@@ -674,13 +685,81 @@ fn kill_folder() -> tempfile::TempDir {
         .unwrap()
 }
 
+/// What a child running transactions in a loop said before it was killed.
+pub(super) struct Killed {
+    /// How many transactions it began.
+    pub(super) begun: usize,
+    /// The files before and after the last transaction it began.
+    pub(super) last: Option<(Tree, Tree)>,
+    /// Whether it said that one was done.
+    pub(super) done: bool,
+}
+
+/// Runs random transactions in `root` in a child process (`seed` picks
+/// them) and kills it at a random moment after it says it begins one of
+/// its first `within` transactions.
 #[cfg(unix)]
-#[test]
-fn a_process_killed_at_random_moments_while_it_runs_transactions_leaves_all_old_or_all_new_and_loses_no_byte(
-) {
+pub(super) fn kill_loop(root: &Path, seed: u64, rng: &mut Rng, within: usize) -> Killed {
+    let mut process = child(&format!("loop {} {seed}", root.display()))
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(process.stdout.take().unwrap());
+    let (send, receive) = std::sync::mpsc::channel();
+    let reader = std::thread::spawn(move || {
+        let mut line = String::new();
+        // A line the kill cut short has no end, and never happened.
+        while lines.read_line(&mut line).is_ok_and(|n| n > 0) {
+            if let Some(whole) = line.strip_suffix('\n') {
+                if whole.starts_with('@') && send.send(whole.to_owned()).is_err() {
+                    break;
+                }
+            }
+            line.clear();
+        }
+    });
+    let nth = format!("@step {} ", rng.below(within));
+    let mut seen = Vec::new();
+    loop {
+        let line = receive
+            .recv_timeout(Duration::from_secs(60))
+            .expect("the child runs transactions");
+        let begun = line.starts_with(&nth);
+        seen.push(line);
+        if begun {
+            break;
+        }
+    }
+    std::thread::sleep(Duration::from_micros(rng.next() % 1_500));
+    process.kill().unwrap();
+    let status = process.wait().unwrap();
+    reader.join().unwrap();
+    seen.extend(receive.try_iter());
+    assert!(!status.success(), "the child stopped on its own: {seen:?}");
+    let mut killed = Killed {
+        begun: 0,
+        last: None,
+        done: false,
+    };
+    for line in &seen {
+        match line.split(' ').collect::<Vec<_>>()[..] {
+            ["@step", _, before, after] => {
+                killed.begun += 1;
+                killed.last = Some((decode(before), decode(after)));
+                killed.done = false;
+            }
+            ["@done", _] => killed.done = true,
+            _ => {}
+        }
+    }
+    killed
+}
+
+/// A root for a kill test, and the eight files planted in it in every
+/// style of line ending.
+pub(super) fn kill_root() -> (tempfile::TempDir, PathBuf, Tree) {
     let dir = kill_folder();
     let root = dir.path().canonicalize().unwrap();
-    let mut rng = Rng(0x5EED);
     let mut state = Tree::new();
     for (i, name) in [
         "a/f1.txt",
@@ -699,73 +778,35 @@ fn a_process_killed_at_random_moments_while_it_runs_transactions_leaves_all_old_
         state.insert((*name).to_owned(), render(&tokens, i));
     }
     plant(&root, &state);
+    (dir, root, state)
+}
+
+#[cfg(unix)]
+#[test]
+fn a_process_killed_at_random_moments_while_it_runs_transactions_leaves_all_old_or_all_new_and_loses_no_byte(
+) {
+    let (_dir, root, mut state) = kill_root();
+    let mut rng = Rng(0x5EED);
     let wanted = kill_transactions();
     let (mut begun, mut kills, mut mixes, mut lost) = (0usize, 0usize, 0usize, 0usize);
     let (mut finished, mut undone, mut in_flight) = (0usize, 0usize, 0usize);
     let started = Instant::now();
     while begun < wanted {
-        let mut process = child(&format!("loop {} {}", root.display(), kills + 1))
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut lines = BufReader::new(process.stdout.take().unwrap());
-        let (send, receive) = std::sync::mpsc::channel();
-        let reader = std::thread::spawn(move || {
-            let mut line = String::new();
-            // A line the kill cut short has no end, and never happened.
-            while lines.read_line(&mut line).is_ok_and(|n| n > 0) {
-                if let Some(whole) = line.strip_suffix('\n') {
-                    if whole.starts_with('@') && send.send(whole.to_owned()).is_err() {
-                        break;
-                    }
-                }
-                line.clear();
-            }
-        });
         // The kill falls at a random moment after the child said it
         // begins its n-th transaction: mostly within its commit, sometimes
         // in the planning of the next one.
-        let nth = format!("@step {} ", rng.below(6));
-        let mut seen = Vec::new();
-        loop {
-            let line = receive
-                .recv_timeout(Duration::from_secs(60))
-                .expect("the child runs transactions");
-            let begun = line.starts_with(&nth);
-            seen.push(line);
-            if begun {
-                break;
-            }
-        }
-        std::thread::sleep(Duration::from_micros(rng.next() % 1_500));
-        process.kill().unwrap();
-        let status = process.wait().unwrap();
-        reader.join().unwrap();
-        seen.extend(receive.try_iter());
-        assert!(!status.success(), "the child stopped on its own: {seen:?}");
+        let killed = kill_loop(&root, kills as u64 + 1, &mut rng, 6);
         kills += 1;
-        let mut last: Option<(u64, Tree, Tree)> = None;
-        let mut done = None;
-        for line in &seen {
-            let words: Vec<&str> = line.split(' ').collect();
-            match words[..] {
-                ["@step", step, before, after] => {
-                    begun += 1;
-                    last = Some((step.parse().unwrap(), decode(before), decode(after)));
-                }
-                ["@done", step] => done = Some(step.parse::<u64>().unwrap()),
-                _ => {}
-            }
-        }
+        begun += killed.begun;
         let hl = Hashline::new(Options::new(&root)).unwrap();
         let notes = recovery_notes(&hl);
         finished += notes.matches("was finished").count();
         undone += notes.matches("was undone").count();
         let now = snapshot(&root);
-        let allowed: Vec<&Tree> = match &last {
+        let allowed: Vec<&Tree> = match &killed.last {
             None => vec![&state],
-            Some((step, _, after)) if done == Some(*step) => vec![after],
-            Some((_, before, after)) => {
+            Some((_, after)) if killed.done => vec![after],
+            Some((before, after)) => {
                 in_flight += 1;
                 vec![before, after]
             }
@@ -792,6 +833,27 @@ fn a_process_killed_at_random_moments_while_it_runs_transactions_leaves_all_old_
     assert_eq!((mixes, lost), (0, 0));
 }
 
+/// The JSON-free form of a batch that appends `text` to each file.
+pub(super) fn appends(files: &[&str], text: &str) -> Value {
+    Value::Array(
+        files
+            .iter()
+            .map(|path| {
+                Value::Object(vec![
+                    ("path".into(), Value::String((*path).into())),
+                    (
+                        "operations".into(),
+                        Value::Array(vec![Value::Object(vec![
+                            ("op".into(), Value::String("append".into())),
+                            ("content".into(), Value::String(text.into())),
+                        ])]),
+                    ),
+                ])
+            })
+            .collect(),
+    )
+}
+
 /// Appends a line naming each transaction to every file of a random set,
 /// `count` times, retrying a batch another process got in before; reports
 /// each one done with its files.
@@ -811,23 +873,8 @@ fn overlap(root: &Path, id: &str, count: usize, seed: u64) {
             }
         }
         let line = format!("{id}-{n}");
-        let batch = Value::Array(
-            chosen
-                .iter()
-                .map(|path| {
-                    Value::Object(vec![
-                        ("path".into(), Value::String((*path).clone())),
-                        (
-                            "operations".into(),
-                            Value::Array(vec![Value::Object(vec![
-                                ("op".into(), Value::String("append".into())),
-                                ("content".into(), Value::String(line.clone())),
-                            ])]),
-                        ),
-                    ])
-                })
-                .collect(),
-        );
+        let names: Vec<&str> = chosen.iter().map(|s| s.as_str()).collect();
+        let batch = appends(&names, &line);
         loop {
             match hl.apply_batch(&batch) {
                 Ok(_) => break,
@@ -835,7 +882,6 @@ fn overlap(root: &Path, id: &str, count: usize, seed: u64) {
                 Err(e) => panic!("{id}: {e}"),
             }
         }
-        let names: Vec<&str> = chosen.iter().map(|s| s.as_str()).collect();
         writeln!(out, "@done {line} {}", names.join(",")).unwrap();
     }
 }
