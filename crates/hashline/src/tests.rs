@@ -13,3 +13,4 @@ mod no_guess;
 mod splicing;
 mod stored_versions;
 mod transactions;
+mod views_unchanged;
