@@ -62,7 +62,9 @@ fn corpus() -> Vec<String> {
     let every: Vec<String> = (0..200).map(|len| line(&mut rng, len)).collect();
     files.push(every.join("\n") + "\n");
     let mut around = Vec::new();
-    for len in [0, 1, 53, 54, 55, 56, 57, 63, 64, 65, 119, 120, 127, 128, 129] {
+    for len in [
+        0, 1, 53, 54, 55, 56, 57, 63, 64, 65, 119, 120, 127, 128, 129,
+    ] {
         for _ in 0..3 {
             around.push("q".repeat(len));
             around.push(line(&mut rng, len));
