@@ -9,6 +9,8 @@ use crate::digests::Padded;
 use crate::document::Document;
 use crate::hash::{hashed_text, SEPARATOR};
 use std::ops::Range;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::OnceLock;
 
 /// Lines hashed per batch: enough to keep every lane busy, few enough for
 /// the batch's bytes to stay in the cache between copying and hashing.
@@ -22,8 +24,65 @@ pub(crate) struct Words {
     pub(crate) anchor: u32,
 }
 
+/// The words of the lines of one version hashed so far, one slot a line:
+/// the line's word in the low 32 bits, its ANCHOR's 12 bits above them, and
+/// a bit for each saying it is known. Slots are atomic so that the threads
+/// of a large view fill theirs side by side. A copy of a document starts
+/// without any (they are a cache of its text, never its meaning).
+#[derive(Debug, Default)]
+pub(crate) struct Known(OnceLock<Box<[AtomicU64]>>);
+
+const LINE_KNOWN: u64 = 1 << 63;
+const ANCHOR_KNOWN: u64 = 1 << 62;
+
+impl Clone for Known {
+    fn clone(&self) -> Known {
+        Known::default()
+    }
+}
+
+impl Known {
+    /// Starts keeping the words of `lines` lines.
+    pub(crate) fn keep(&self, lines: usize) {
+        self.0
+            .get_or_init(|| (0..lines).map(|_| AtomicU64::new(0)).collect());
+    }
+
+    /// The words of line `index`, if it was hashed (with its ANCHOR when
+    /// `anchors`).
+    fn get(&self, index: usize, anchors: bool) -> Option<Words> {
+        let slot = self.0.get()?.get(index)?.load(Ordering::Relaxed);
+        let wanted = if anchors {
+            LINE_KNOWN | ANCHOR_KNOWN
+        } else {
+            LINE_KNOWN
+        };
+        (slot & wanted == wanted).then_some(Words {
+            line: slot as u32,
+            // The ANCHOR keeps its first 12 bits, all a tag is made of.
+            anchor: (((slot >> 32) & 0xFFF) as u32) << 20,
+        })
+    }
+
+    fn put(&self, index: usize, words: Words, anchors: bool) {
+        let Some(slot) = self.0.get().and_then(|slots| slots.get(index)) else {
+            return;
+        };
+        let mut value = LINE_KNOWN | u64::from(words.line);
+        if anchors {
+            value |= ANCHOR_KNOWN | (u64::from(words.anchor >> 20) << 32);
+        }
+        slot.fetch_or(value, Ordering::Relaxed);
+    }
+
+    fn kept(&self) -> bool {
+        self.0.get().is_some()
+    }
+}
+
 /// Calls `each` with every line of `range` of `doc`, in order, and its
-/// words; `anchor` is 0 unless `anchors`.
+/// words; `anchor` is 0 unless `anchors`. Lines whose words the document
+/// keeps are not hashed again.
 pub(crate) fn each_line(
     doc: &Document,
     range: Range<usize>,
@@ -37,9 +96,19 @@ pub(crate) fn each_line(
     let mut ranges: Vec<Range<usize>> = Vec::with_capacity(CHUNK);
     let mut lines = vec![0u32; CHUNK];
     let mut anchor_words = vec![0u32; if anchors { CHUNK } else { 0 }];
+    let known = doc.known();
     let mut from = range.start;
     while from < range.end {
         let to = (from + CHUNK).min(range.end);
+        if known.kept() && (from..to).all(|i| known.get(i, anchors).is_some()) {
+            for i in from..to {
+                if let Some(words) = known.get(i, anchors) {
+                    each(i, words);
+                }
+            }
+            from = to;
+            continue;
+        }
         // An ANCHOR needs the lines on either side of the batch too; the
         // first line's missing neighbour is the empty text before the first
         // separator, the last one's the empty text after the last.
@@ -83,13 +152,12 @@ pub(crate) fn each_line(
         }
         for i in from..to {
             let k = i - from;
-            each(
-                i,
-                Words {
-                    line: lines[k],
-                    anchor: if anchors { anchor_words[k] } else { 0 },
-                },
-            );
+            let words = Words {
+                line: lines[k],
+                anchor: if anchors { anchor_words[k] } else { 0 },
+            };
+            known.put(i, words, anchors);
+            each(i, words);
         }
         from = to;
     }
@@ -141,5 +209,45 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn words_kept_from_one_view_are_the_words_hashed_for_the_next() {
+        let text: String = (0..2000)
+            .map(|i| format!("l{} {}\n", i % 37, "é".repeat(i % 5)))
+            .collect();
+        let fresh = Document::from_text(&text);
+        let kept = Document::from_text(&text);
+        kept.keep_tags();
+        let collect = |doc: &Document, range: Range<usize>, anchors: bool| {
+            let mut out = Vec::new();
+            each_line(doc, range, anchors, |i, w| out.push((i, w)));
+            out
+        };
+        // A lean view first keeps the lines' words only; a full view then
+        // hashes the ANCHORs, and a view of part of it takes all it needs.
+        assert_eq!(
+            collect(&kept, 100..900, false),
+            collect(&fresh, 100..900, false)
+        );
+        let full = |doc: &Document, r: Range<usize>| -> Vec<(usize, Tag, Tag)> {
+            collect(doc, r, true)
+                .into_iter()
+                .map(|(i, w)| (i, Tag::from_word(w.line), Tag::from_word(w.anchor)))
+                .collect()
+        };
+        assert_eq!(full(&kept, 0..2000), full(&fresh, 0..2000));
+        assert!((0..2000).all(|i| kept.known().get(i, true).is_some()));
+        assert_eq!(full(&kept, 513..1700), full(&fresh, 513..1700));
+        assert_eq!(collect(&kept, 0..2000, false).len(), 2000);
+        assert_eq!(
+            collect(&kept, 3..40, false)
+                .iter()
+                .map(|(i, w)| pair_of_word(i + 1, w.line))
+                .collect::<Vec<_>>(),
+            (3..40)
+                .map(|i| pair_tag(i + 1, fresh.line(i)))
+                .collect::<Vec<_>>()
+        );
     }
 }

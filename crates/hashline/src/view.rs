@@ -97,7 +97,7 @@ pub fn render(
             let _ = writeln!(text, "{path} REV:{rev} lines {offset}-{end} of {total}");
         }
     };
-    let rev = if end - start >= PARALLEL_LINES && threads() > 1 {
+    let rev = if end - start >= PARALLEL_LINES && threads() > 1 && doc.known_rev().is_none() {
         // One SHA-1 over the whole text is a long single-threaded step;
         // it runs beside the lines' hashing and is written into the header
         // (a REV has a fixed length) once known.
