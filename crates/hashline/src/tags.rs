@@ -7,7 +7,7 @@
 
 use crate::digests::Padded;
 use crate::document::Document;
-use crate::hash::{hashed_text, SEPARATOR};
+use crate::hash::{hashed_text, Tag, SEPARATOR};
 use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
@@ -19,9 +19,21 @@ const CHUNK: usize = 512;
 /// The first words of the SHA-1 of one line: of its hashed text, and of
 /// its ANCHOR message when asked for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Words {
+pub struct Words {
     pub(crate) line: u32,
     pub(crate) anchor: u32,
+}
+
+impl Words {
+    /// The line's HASH.
+    pub fn hash(&self) -> Tag {
+        Tag::from_word(self.line)
+    }
+
+    /// The line's ANCHOR, when it was asked for.
+    pub fn anchor(&self) -> Tag {
+        Tag::from_word(self.anchor)
+    }
 }
 
 /// The words of the lines of one version hashed so far, one slot a line:
@@ -83,7 +95,7 @@ impl Known {
 /// Calls `each` with every line of `range` of `doc`, in order, and its
 /// words; `anchor` is 0 unless `anchors`. Lines whose words the document
 /// keeps are not hashed again.
-pub(crate) fn each_line(
+pub fn each_line(
     doc: &Document,
     range: Range<usize>,
     anchors: bool,
