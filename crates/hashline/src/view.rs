@@ -201,8 +201,8 @@ fn render_run(out: &mut String, doc: &Document, range: Range<usize>, style: View
         let tag = match style {
             ViewStyle::Lean => RefTag::Pair(pair_of_word(index + 1, words.line)),
             ViewStyle::Full => RefTag::Full {
-                hash: Tag::from_word(words.line),
-                anchor: Some(Tag::from_word(words.anchor)),
+                hash: words.hash(),
+                anchor: Some(words.anchor()),
             },
         };
         push_tagged(out, doc.line(index), index, tag);
