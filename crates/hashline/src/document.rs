@@ -7,6 +7,7 @@
 //! Specified in `docs/format.md` §1.
 
 use crate::error::{Error, ErrorCode, Result};
+use crate::tags::Known;
 use memchr::{memchr, memchr2, memchr_iter};
 use std::borrow::Cow;
 use std::ops::Range;
@@ -56,6 +57,9 @@ pub struct Document {
     /// Computed on first use; a caller that hashed the file's bytes anyway
     /// can fill it in when the bytes are the canonical text.
     rev: OnceLock<String>,
+    /// The digests of the lines views hashed, for a version kept to be
+    /// viewed again (`keep_tags`).
+    known: Known,
 }
 
 impl PartialEq for Document {
@@ -148,6 +152,7 @@ impl Document {
             bom,
             final_newline,
             rev: OnceLock::new(),
+            known: Known::default(),
         }
     }
 
@@ -195,6 +200,7 @@ impl Document {
             bom,
             final_newline,
             rev: OnceLock::new(),
+            known: Known::default(),
         }
     }
 
@@ -309,6 +315,32 @@ impl Document {
         self.rev.get_or_init(|| crate::hash::rev(&self.text))
     }
 
+    /// Whether `other` holds the same file: the same text, line endings,
+    /// BOM and final newline.
+    pub(crate) fn same_file(&self, other: &Document) -> bool {
+        self.text == other.text
+            && self.endings == other.endings
+            && self.bom == other.bom
+            && self.final_newline == other.final_newline
+    }
+
+    /// The REV, if it is computed already.
+    pub(crate) fn known_rev(&self) -> Option<&str> {
+        self.rev.get().map(String::as_str)
+    }
+
+    /// Keeps the digests of the lines views hash from now on, so that a
+    /// later view of this version hashes only lines no view hashed before:
+    /// for a version the store keeps.
+    pub(crate) fn keep_tags(&self) {
+        self.known.keep(self.line_count());
+    }
+
+    /// The digests of lines hashed already, if they are kept.
+    pub(crate) fn known(&self) -> &Known {
+        &self.known
+    }
+
     /// Fills in the REV from a SHA-1 of the file's bytes, when those are
     /// the canonical text (otherwise the digest is of something else).
     pub fn know_rev_from_digest(&self, digest: &[u8; 20]) {
@@ -344,6 +376,7 @@ impl Document {
                     bom: false,
                     final_newline,
                     rev: OnceLock::new(),
+                    known: Known::default(),
                 })
             }
             _ => Document::from_vec(written.text.into_bytes()),
@@ -412,6 +445,7 @@ impl Document {
         self.text = text;
         self.starts = out.starts;
         self.rev = OnceLock::new();
+        self.known = Known::default();
     }
 
     /// Old lines `lines` kept as they are, with a terminator.

@@ -159,7 +159,11 @@ pub fn load_for_view(
     max_bytes: u64,
 ) -> Result<(PathBuf, String, Document)> {
     if let Some(opened) = root.open_plain(path) {
-        let doc = read_opened(&opened.file, &opened.display, max_bytes)?.doc;
+        // A view needs no base to write against: the file's bytes are not
+        // hashed for one, and its REV is computed beside its lines, or not
+        // at all when a stored version holds the same text.
+        let (bytes, _) = read_checked(&opened.file, &opened.display, max_bytes)?;
+        let doc = Document::from_vec(bytes).map_err(|e| e.with_path(&opened.display))?;
         return Ok((opened.real, opened.display, doc));
     }
     let target = root.resolve(path, allow_outside)?;
@@ -171,6 +175,18 @@ pub fn load_for_view(
 /// regular file, which may have taken the name since it was looked at, is
 /// refused.
 fn read_opened(file: &fs::File, display: &str, max_bytes: u64) -> Result<Loaded> {
+    let (bytes, links) = read_checked(file, display, max_bytes)?;
+    let base = Base::of(&bytes);
+    let doc = Document::from_vec(bytes).map_err(|e| e.with_path(display))?;
+    if let Base::Bytes { digest, .. } = &base {
+        doc.know_rev_from_digest(digest);
+    }
+    Ok(Loaded { doc, base, links })
+}
+
+/// The bytes of a file opened for reading, if it is a regular file within
+/// the size limit and holds no NUL byte, and its number of names.
+fn read_checked(file: &fs::File, display: &str, max_bytes: u64) -> Result<(Vec<u8>, u64)> {
     let err = |e: io::Error| io_error(&e, display).with_path(display);
     let meta = file.metadata().map_err(err)?;
     check_kind(meta.is_dir(), meta.is_file(), display)?;
@@ -190,16 +206,7 @@ fn read_opened(file: &fs::File, display: &str, max_bytes: u64) -> Result<Loaded>
         )
         .with_path(display));
     }
-    let base = Base::of(&bytes);
-    let doc = Document::from_vec(bytes).map_err(|e| e.with_path(display))?;
-    if let Base::Bytes { digest, .. } = &base {
-        doc.know_rev_from_digest(digest);
-    }
-    Ok(Loaded {
-        doc,
-        base,
-        links: link_count(&meta),
-    })
+    Ok((bytes, link_count(&meta)))
 }
 
 #[cfg(unix)]

@@ -38,9 +38,20 @@ impl Tag {
         u16::from_str_radix(hex, 16).ok().map(Tag)
     }
 
-    fn from_digest(digest: &[u8]) -> Tag {
-        Tag((u16::from(digest[0]) << 4) | u16::from(digest[1] >> 4))
+    /// The tag of a digest whose first 32 bits, big-endian, are `word`:
+    /// its first 12 bits.
+    pub(crate) fn from_word(word: u32) -> Tag {
+        Tag((word >> 20) as u16)
     }
+
+    fn from_digest(digest: &[u8]) -> Tag {
+        Tag::from_word(first_word(digest))
+    }
+}
+
+/// The first 32 bits of a digest, big-endian.
+fn first_word(digest: &[u8]) -> u32 {
+    u32::from_be_bytes([digest[0], digest[1], digest[2], digest[3]])
 }
 
 impl fmt::Display for Tag {
@@ -90,8 +101,16 @@ pub(crate) const PAIR_VALUES: u32 = 338;
 /// first letter of the line number's parity (value / 26) and a second letter
 /// (value % 26).
 pub fn pair_tag(line_number: usize, text: &str) -> [u8; 2] {
-    let digest = Sha1::digest(hashed_text(text).as_bytes());
-    let v = u32::from_be_bytes([digest[0], digest[1], digest[2], digest[3]]) % PAIR_VALUES;
+    pair_of_word(
+        line_number,
+        first_word(&Sha1::digest(hashed_text(text).as_bytes())),
+    )
+}
+
+/// The pair tag of line `line_number` whose hashed text's SHA-1 starts
+/// with the 32 bits `word`.
+pub(crate) fn pair_of_word(line_number: usize, word: u32) -> [u8; 2] {
+    let v = word % PAIR_VALUES;
     [
         PAIR_FIRST[line_number % 2][(v / 26) as usize],
         b'a' + (v % 26) as u8,

@@ -49,6 +49,7 @@ mod check;
 mod cleanup;
 mod decode;
 mod diff;
+mod digests;
 mod document;
 mod edit;
 mod error;
@@ -74,6 +75,7 @@ mod search;
 mod session;
 mod store;
 mod syntax;
+mod tags;
 mod transaction;
 mod view;
 

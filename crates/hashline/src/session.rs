@@ -369,7 +369,7 @@ impl Hashline {
     /// A tagged view of the lines `options` name, in its style.
     pub fn read_with(&self, path: &str, options: &ReadOptions) -> Result<ReadResult> {
         let (real, display, doc) = self.load_for_view(path, options.allow_outside)?;
-        let doc = Arc::new(doc);
+        let doc = self.stored(&real, doc);
         let style = options.view.unwrap_or(self.options.view);
         let view = render(&doc, &display, options.offset, options.limit, style)
             .map_err(|e| e.with_path(&display))?;
@@ -381,6 +381,21 @@ impl Hashline {
             path: display,
             view,
         })
+    }
+
+    /// The store's document of the same file as `doc`, if it keeps one,
+    /// with its REV and the digests of the lines hashed before; else `doc`,
+    /// keeping the digests of the lines its view hashes when the store is to
+    /// keep it.
+    fn stored(&self, real: &Path, doc: Document) -> Arc<Document> {
+        let mut store = lock(&self.store);
+        if let Some(same) = store.same_version(real, &doc) {
+            return same;
+        }
+        if store.keeps(doc.text().len()) {
+            doc.keep_tags();
+        }
+        Arc::new(doc)
     }
 
     /// Refs for lines another viewer displayed, computed from the file
@@ -838,6 +853,38 @@ mod tests {
             operations: vec![Operation::new(OpKind::Append, None, None, text)],
             rev: None,
         }
+    }
+
+    #[test]
+    fn a_view_takes_a_stored_version_only_when_it_holds_the_same_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("f.txt");
+        let mut options = Options::new(dir.path());
+        options.view = ViewStyle::Full;
+        let hl = Hashline::new(options).unwrap();
+        let read = |bytes: &str| {
+            fs::write(&file, bytes).unwrap();
+            let shown = hl.read("f.txt").unwrap().view;
+            let fresh = crate::format_view_with(
+                bytes,
+                "f.txt",
+                &crate::FormatViewOptions {
+                    view: ViewStyle::Full,
+                    ..Default::default()
+                },
+            )
+            .unwrap();
+            assert_eq!(shown.text, fresh.text, "{bytes:?}");
+            assert_eq!(shown.rev, crate::Document::from_text(bytes).rev());
+        };
+        let lines: String = (0..3000).map(|i| format!("line {}\n", i % 50)).collect();
+        read(&lines);
+        read(&lines);
+        // Other text of the same length, the same text with other line
+        // endings, and back.
+        read(&lines.replacen("line 7", "line X", 1));
+        read(&lines.replace('\n', "\r\n"));
+        read(&lines);
     }
 
     #[test]

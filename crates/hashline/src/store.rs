@@ -411,6 +411,20 @@ impl Store {
         found.into_iter().map(|e| e.version.clone()).collect()
     }
 
+    /// The stored version of `path` that holds the same file as `doc`, the
+    /// one used last if several do: its document has its REV and the
+    /// digests of the lines views hashed, which a view of `doc` can take
+    /// instead of hashing them again.
+    pub fn same_version(&mut self, path: &Path, doc: &Document) -> Option<Arc<Document>> {
+        self.load(path);
+        self.entries
+            .iter()
+            .filter(|e| e.path == path && e.version.doc.text().len() == doc.text().len())
+            .filter(|e| e.version.doc.same_file(doc))
+            .max_by_key(|e| e.last_used)
+            .map(|e| Arc::clone(&e.version.doc))
+    }
+
     /// The versions of files other than `path` kept in memory with lines
     /// shown, most recently used first.
     pub fn shown_elsewhere(&self, path: &Path) -> Vec<Version> {

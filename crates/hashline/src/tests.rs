@@ -14,3 +14,4 @@ mod recovery;
 mod splicing;
 mod stored_versions;
 mod transactions;
+mod views_unchanged;

@@ -5,8 +5,9 @@
 
 use crate::document::Document;
 use crate::error::{Error, ErrorCode, Result};
-use crate::hash::{pair_tag, Tag};
-use crate::reference::Ref;
+use crate::hash::{pair_of_word, Tag};
+use crate::reference::{Ref, RefTag};
+use crate::tags::each_line;
 use std::fmt::Write;
 use std::ops::Range;
 use std::sync::OnceLock;
@@ -96,7 +97,7 @@ pub fn render(
             let _ = writeln!(text, "{path} REV:{rev} lines {offset}-{end} of {total}");
         }
     };
-    let rev = if end - start >= PARALLEL_LINES && threads() > 1 {
+    let rev = if end - start >= PARALLEL_LINES && threads() > 1 && doc.known_rev().is_none() {
         // One SHA-1 over the whole text is a long single-threaded step;
         // it runs beside the lines' hashing and is written into the header
         // (a REV has a fixed length) once known.
@@ -191,44 +192,57 @@ fn render_lines(out: &mut String, doc: &Document, range: Range<usize>, style: Vi
     }
 }
 
+/// The lines of a run are hashed in batches (`tags`), then written.
 fn render_run(out: &mut String, doc: &Document, range: Range<usize>, style: ViewStyle) {
     let bytes: usize = range.clone().map(|i| doc.line(i).len()).sum();
     out.reserve(bytes + range.len() * 16);
-    for index in range {
-        push_line(out, doc, index, style);
+    let full = style == ViewStyle::Full;
+    each_line(doc, range, full, |index, words| {
+        let tag = match style {
+            ViewStyle::Lean => RefTag::Pair(pair_of_word(index + 1, words.line)),
+            ViewStyle::Full => RefTag::Full {
+                hash: words.hash(),
+                anchor: Some(words.anchor()),
+            },
+        };
+        push_tagged(out, doc.line(index), index, tag);
         out.push('\n');
-    }
+    });
 }
 
 /// One view line in `style`, `LINE#HASH#ANCHOR|content` or `LINEab
 /// content`, without a newline.
 pub fn push_line(out: &mut String, doc: &Document, index: usize, style: ViewStyle) {
+    let r = match style {
+        ViewStyle::Lean => Ref::pair_of_line(doc, index),
+        ViewStyle::Full => Ref::of_line(doc, index),
+    };
+    push_tagged(out, doc.line(index), index, r.tag);
+}
+
+/// Line `index` (0-based), holding `line`, with its tag.
+fn push_tagged(out: &mut String, line: &str, index: usize, tag: RefTag) {
     // Numbers and tags are pushed as they are rather than through `fmt`,
     // which costs more per line than the hashing on small views.
     let mut number = itoa::Buffer::new();
-    if style == ViewStyle::Lean {
-        let [a, b] = pair_tag(index + 1, doc.line(index));
-        out.push_str(number.format(index + 1));
-        out.push(char::from(a));
-        out.push(char::from(b));
-        out.push(' ');
-        push_content(out, doc.line(index));
-        return;
+    out.push_str(number.format(index + 1));
+    match tag {
+        RefTag::Pair([a, b]) => {
+            out.push(char::from(a));
+            out.push(char::from(b));
+            out.push(' ');
+        }
+        RefTag::Full { hash, anchor } => {
+            out.push('#');
+            push_tag(out, hash);
+            if let Some(anchor) = anchor {
+                out.push('#');
+                push_tag(out, anchor);
+            }
+            out.push('|');
+        }
     }
-    let r = Ref::of_line(doc, index);
-    out.push_str(number.format(r.line));
-    out.push('#');
-    push_tag(
-        out,
-        r.hash()
-            .unwrap_or_else(|| unreachable!("of_line gives a full ref")),
-    );
-    if let Some(anchor) = r.anchor() {
-        out.push('#');
-        push_tag(out, anchor);
-    }
-    out.push('|');
-    push_content(out, doc.line(index));
+    push_content(out, line);
 }
 
 /// Three uppercase hex digits.

@@ -1,14 +1,15 @@
 //! The floor of a view, measured apart from everything else a view does:
-//! the engine's own `line_hash` and `anchor_hash` for every line (two SHA-1
-//! per line) split over all cores, each thread writing its lines as
+//! the engine's own hashing of every line's HASH and ANCHOR (two SHA-1 per
+//! line, in the lanes a view hashes them in: `internals::each_line`) split
+//! over all cores, each thread writing its lines as
 //! `LINE#HASH#ANCHOR|content\n` into a string of its own, and the parts
 //! joined into one string. No file read, no REV, no line cut, no JS.
 //!
 //! Usage: peers-floor [--reps N] FILE
 //! Prints one JSON object: the median, min and max wall time in nanoseconds.
 
-use hashline::Document;
-use hashline::{anchor_hash, line_hash, Tag};
+use hashline::internals::each_line;
+use hashline::{Document, Tag};
 use hashline_bench_floor::args;
 use std::fmt::Write;
 use std::hint::black_box;
@@ -23,30 +24,28 @@ fn push_tag(out: &mut String, tag: Tag) {
     }
 }
 
-fn render(lines: &[&str], range: std::ops::Range<usize>) -> String {
-    let bytes: usize = lines[range.clone()].iter().map(|l| l.len() + 16).sum();
+fn render(doc: &Document, range: std::ops::Range<usize>) -> String {
+    let bytes: usize = range.clone().map(|i| doc.line(i).len() + 16).sum();
     let mut out = String::with_capacity(bytes);
-    for i in range {
-        let prev = i.checked_sub(1).map(|p| lines[p]);
-        let next = lines.get(i + 1).copied();
+    each_line(doc, range, true, |i, words| {
         let _ = write!(out, "{}#", i + 1);
-        push_tag(&mut out, line_hash(lines[i]));
+        push_tag(&mut out, words.hash());
         out.push('#');
-        push_tag(&mut out, anchor_hash(prev, lines[i], next));
+        push_tag(&mut out, words.anchor());
         out.push('|');
-        out.push_str(lines[i]);
+        out.push_str(doc.line(i));
         out.push('\n');
-    }
+    });
     out
 }
 
-fn view(lines: &[&str], threads: usize) -> String {
-    let n = lines.len();
+fn view(doc: &Document, threads: usize) -> String {
+    let n = doc.line_count();
     let chunk = n.div_ceil(threads).max(1);
     let parts: Vec<String> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..n)
             .step_by(chunk)
-            .map(|start| s.spawn(move || render(lines, start..(start + chunk).min(n))))
+            .map(|start| s.spawn(move || render(doc, start..(start + chunk).min(n))))
             .collect();
         handles
             .into_iter()
@@ -70,24 +69,23 @@ fn main() {
         .expect("usage: peers-floor [--reps N] FILE");
     let bytes = std::fs::read(&file).expect("the file is readable");
     let doc = Document::from_bytes(&bytes).expect("the file is UTF-8 text");
-    let lines: Vec<&str> = doc.lines().collect();
     let threads = std::thread::available_parallelism().map_or(1, usize::from);
-    black_box(view(&lines, threads));
+    black_box(view(&doc, threads));
     let mut samples: Vec<u128> = (0..reps)
         .map(|_| {
             let start = Instant::now();
-            black_box(view(&lines, threads).len());
+            black_box(view(&doc, threads).len());
             start.elapsed().as_nanos()
         })
         .collect();
     samples.sort_unstable();
     println!(
         "{{\"lines\":{},\"bytes\":{},\"threads\":{threads},\"reps\":{reps},\"medianNs\":{},\"minNs\":{},\"maxNs\":{},\"viewBytes\":{}}}",
-        lines.len(),
+        doc.line_count(),
         bytes.len(),
         samples[samples.len() / 2],
         samples[0],
         samples[samples.len() - 1],
-        view(&lines, threads).len()
+        view(&doc, threads).len()
     );
 }
