@@ -65,8 +65,8 @@ function run(command, args, options) {
     const child = spawn(command, args, { cwd: options.cwd, env: options.env ?? env, stdio: [options.input === undefined ? "ignore" : "pipe", "pipe", "pipe"] })
     let stdout = ""
     let stderr = ""
-    child.stdout.setEncoding("utf8").on("data", (d) => (stdout += d))
-    child.stderr.setEncoding("utf8").on("data", (d) => (stderr += d))
+    child.stdout?.setEncoding("utf8").on("data", (d) => (stdout += d))
+    child.stderr?.setEncoding("utf8").on("data", (d) => (stderr += d))
     if (options.input !== undefined) child.stdin?.end(options.input)
     const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 180_000)
     child.on("exit", (code) => {
