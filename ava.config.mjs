@@ -10,6 +10,7 @@ const LONGEST_FIRST = [
   "package/package.spec.mjs",
   "opencode/opencode-e2e.spec.mjs",
   "claude-code/claude-code.spec.mjs",
+  "clis/clis.spec.mjs",
   "package/provision.spec.mjs",
   "pi/pi.spec.mjs",
   "engine/crash.spec.mjs",

@@ -71,7 +71,7 @@ Commands:
                                         from --ops or stdin, all of them or none
   grep PATTERN [PATH...] [flags]        search the files under each PATH for lines matching
                                         PATTERN, hits with refs (as rg: -i -F -w -v -g -m -C)
-  mcp                                   serve read, edit and grep over MCP on stdio
+  mcp                                   serve read, edit, grep and apply over MCP on stdio
   cache clear                           remove every version kept in the store
 
 Run hashline COMMAND --help for a command's options.
@@ -133,7 +133,7 @@ matching PATTERN (Rust regex syntax, as rg), each hit with its ref. Files that
 ${COMMON}`,
   mcp: `Usage: hashline mcp [--root DIR] [--store DIR] [--store-max-bytes N] [--text-only]
 
-Serves the read, edit and grep tools over MCP on stdio, inside the root
+Serves the read, edit, grep and apply tools over MCP on stdio, inside the root
 (default: the working directory), against which the tools' relative paths
 resolve. Versions are kept in memory unless --store or $HASHLINE_STORE is given.
   --text-only           results carry the text for the model only, no structured

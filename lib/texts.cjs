@@ -160,4 +160,59 @@ const PLAIN_INSTRUCTION = INSTRUCTION.split("\n")
   .filter((line) => line !== MARKER && line !== MARKER.replace("<", "</"))
   .join("\n")
 
-module.exports = { READ_DESCRIPTION, GREP_DESCRIPTION, editDescription, EDIT_FIELDS, READ_FIELDS, GREP_FIELDS, APPLY_DESCRIPTION, APPLY_FIELDS, PATCH_DESCRIPTION, PATCH_FIELDS, MARKER, INSTRUCTION, PATCH_INSTRUCTION, instructionFor, PLAIN_INSTRUCTION }
+/**
+ * The agent CLIs that take hashline through files they read (an extension's
+ * context file, a plugin's skill and hook): how each names hashline's tools,
+ * which of its own edit tools the integration turns off, and, for a host that
+ * lists MCP tools only on request, the namespace and the tool that loads it.
+ * The integrations' files are built from these texts (and tested equal).
+ * @type {Record<string, { tools: string, builtIn: string[], namespace?: string, search?: string }>}
+ */
+const HOSTS = {
+  codex: { tools: "mcp__hashline__", builtIn: ["apply_patch"], namespace: "mcp__hashline", search: "tool_search" },
+  "gemini-cli": { tools: "mcp_hashline_", builtIn: ["replace", "write_file"] },
+  "qwen-code": { tools: "mcp__hashline__", builtIn: ["edit", "write_file"] },
+}
+
+/** @param {string} host */
+function hostOf(host) {
+  const found = HOSTS[host]
+  if (!found) throw new Error(`no host ${host}; the hosts are ${Object.keys(HOSTS).join(", ")}`)
+  return found
+}
+
+/**
+ * When and how a model on `host` uses hashline's tools, in the names the host gives them.
+ * @param {string} host
+ */
+function hostGuide(host) {
+  const { tools: t, builtIn, namespace, search } = hostOf(host)
+  const guide = `Read and change text files with hashline's tools: ${t}read shows each line with a ref (such as 12ab), ${t}edit changes lines by citing those refs (its append creates a new file), ${t}apply changes several files as one, and ${t}grep searches, hits with refs. Use them, not ${builtIn.join(" or ")}, to change files.`
+  return namespace ? `${guide} They are the ${namespace} tools: when they are not in your tool list, call ${search} (for example "hashline read edit") to load them.` : guide
+}
+
+/**
+ * What a host's context file (or skill) holds: the guide, then the instruction.
+ * @param {string} host
+ */
+const hostContext = (host) => `${hostGuide(host)}\n${PLAIN_INSTRUCTION}\n`
+
+/**
+ * A skill file for a host that lists its skills' descriptions to the model
+ * (Codex): the guide as the description, so that the model reads it in every
+ * session, and the instruction as the body.
+ * @param {string} host
+ */
+const hostSkill = (host) => `---\nname: hashline\ndescription: ${JSON.stringify(hostGuide(host))}\n---\n\n${PLAIN_INSTRUCTION}\n`
+
+/**
+ * Why a call of the host's own edit tool was turned away, as the model reads it.
+ * @param {string} host
+ * @param {string} tool
+ */
+function turnedAway(host, tool) {
+  const { tools: t } = hostOf(host)
+  return `${tool} is turned off by the hashline plugin. Read the file with ${t}read, then change it with ${t}edit citing the refs the read shows (append creates a new file); ${t}apply changes several files as one.`
+}
+
+module.exports = { HOSTS, hostGuide, hostContext, hostSkill, turnedAway, READ_DESCRIPTION, GREP_DESCRIPTION, editDescription, EDIT_FIELDS, READ_FIELDS, GREP_FIELDS, APPLY_DESCRIPTION, APPLY_FIELDS, PATCH_DESCRIPTION, PATCH_FIELDS, MARKER, INSTRUCTION, PATCH_INSTRUCTION, instructionFor, PLAIN_INSTRUCTION }

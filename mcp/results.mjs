@@ -7,6 +7,7 @@
 /**
  * @typedef {import("../index.js").ReadView} ReadView
  * @typedef {import("../index.js").EditResult} EditResult
+ * @typedef {import("../index.js").BatchResult} BatchResult
  * @typedef {import("../index.js").SearchResult} SearchResult
  * @typedef {import("../lib/errors.mjs").ErrorInfo} ErrorInfo
  */
@@ -61,6 +62,32 @@ const schema = (properties) => ({
 
 const HIT_LINE = { ...LINE, properties: { ...LINE.properties, truncated: { type: "boolean" } } }
 
+/** An edit's fields: the result of one file. */
+const EDITED = {
+  path: { type: "string" },
+  rev: { type: "string", description: "The REV of the file as written." },
+  previousRev: { type: "string" },
+  additions: { type: "integer" },
+  deletions: { type: "integer" },
+  diff: { type: "string", description: `The unified diff of the edit; left out past ${DIFF_BYTES / 1024} KiB (the text content shows it, cut to fit).` },
+  problems: {
+    type: "array",
+    description: "Problems a checker found in the lines written, with the refs to fix them.",
+    items: {
+      type: "object",
+      properties: {
+        line: { type: "integer" },
+        column: { type: "integer" },
+        endColumn: { type: "integer" },
+        severity: { type: "string" },
+        message: { type: "string" },
+        ref: REF,
+      },
+      required: ["line", "severity", "message", "ref"],
+    },
+  },
+}
+
 export const OUTPUT_SCHEMAS = {
   read: schema({
     path: { type: "string" },
@@ -70,29 +97,9 @@ export const OUTPUT_SCHEMAS = {
     endLine: { type: "integer" },
     lines: { type: "array", items: LINE },
   }),
-  edit: schema({
-    path: { type: "string" },
-    rev: { type: "string", description: "The REV of the file as written." },
-    previousRev: { type: "string" },
-    additions: { type: "integer" },
-    deletions: { type: "integer" },
-    diff: { type: "string", description: `The unified diff of the edit; left out past ${DIFF_BYTES / 1024} KiB (the text content shows it, cut to fit).` },
-    problems: {
-      type: "array",
-      description: "Problems a checker found in the lines written, with the refs to fix them.",
-      items: {
-        type: "object",
-        properties: {
-          line: { type: "integer" },
-          column: { type: "integer" },
-          endColumn: { type: "integer" },
-          severity: { type: "string" },
-          message: { type: "string" },
-          ref: REF,
-        },
-        required: ["line", "severity", "message", "ref"],
-      },
-    },
+  edit: schema(EDITED),
+  apply: schema({
+    files: { type: "array", description: "Each file's result, in the order of the request; all were written as one change.", items: { type: "object", properties: EDITED, required: ["path", "rev"] } },
   }),
   grep: schema({
     hits: {
@@ -150,10 +157,16 @@ export function readContent(view) {
 }
 
 /** @param {EditResult} result */
-export function editContent(result) {
+function edited(result) {
   const { output, diff, ...fields } = result
-  return { ok: true, ...fields, ...(Buffer.byteLength(diff) <= DIFF_BYTES ? { diff } : {}) }
+  return { ...fields, ...(Buffer.byteLength(diff) <= DIFF_BYTES ? { diff } : {}) }
 }
+
+/** @param {EditResult} result */
+export const editContent = (result) => ({ ok: true, ...edited(result) })
+
+/** @param {BatchResult} result */
+export const applyContent = (result) => ({ ok: true, files: result.files.map(edited) })
 
 /** @param {SearchResult} result */
 export function grepContent(result) {

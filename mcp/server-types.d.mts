@@ -22,7 +22,7 @@ export interface ServerOptions {
   textOnly?: boolean
 }
 
-/** An MCP server with the read, edit and grep tools, not yet connected. */
+/** An MCP server with the read, edit, grep and apply tools, not yet connected. */
 export declare function createServer(options?: ServerOptions): Server
 
 /** Serves on stdin/stdout until the client closes them. */

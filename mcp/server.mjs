@@ -1,6 +1,6 @@
 // @ts-check
-// The MCP server: the read, edit and grep tools over one engine, sandboxed to
-// a root. It is built on the SDK's low-level Server so that the tool list
+// The MCP server: the read, edit, grep and apply tools over one engine,
+// sandboxed to a root. It is built on the SDK's low-level Server so that the tool list
 // carries the shared JSON schemas verbatim and the arguments reach the shared
 // checks, whose errors tell the model how to call the tool. Each result is
 // the text for the model and the same result as structured content; with
@@ -13,7 +13,7 @@ import { openEngine } from "../lib/engine.cjs"
 import { errorInfo } from "../lib/errors.mjs"
 import { PLAIN_INSTRUCTION } from "../lib/texts.cjs"
 import { toolsOver } from "../lib/tools.mjs"
-import { OUTPUT_SCHEMAS, editContent, errorContent, grepContent, readContent } from "./results.mjs"
+import { OUTPUT_SCHEMAS, applyContent, editContent, errorContent, grepContent, readContent } from "./results.mjs"
 import { LineTransport } from "./transport.mjs"
 
 /**
@@ -32,6 +32,7 @@ const STRUCTURED = {
   read: readContent,
   edit: editContent,
   grep: grepContent,
+  apply: applyContent,
 }
 
 // Claude Code defers MCP tools behind a tool search unless they carry this:
@@ -39,8 +40,8 @@ const STRUCTURED = {
 const ALWAYS_LOAD = { "anthropic/alwaysLoad": true }
 
 /**
- * The read, edit and grep tools of the shared list, over one engine, so
- * that what read and grep show is known to edit. The engine runs off the
+ * The tools of the shared list, over one engine, so that what read and grep
+ * show is known to edit and apply (which changes several files as one). The engine runs off the
  * event loop, so the server keeps answering (pings, cancellations)
  * meanwhile, and a request the client cancels stops before it writes
  * anything.

@@ -10,8 +10,9 @@
 //
 // `stage` writes one folder per package into OUT: each platform package with
 // its binary (every prebuilt platform unless --platform names some), the main
-// package with the manifest users install (the pi extension and the Claude
-// Code plugin folder are in it), and hashline-mcp. `publish` runs
+// package with the manifest users install (the pi extension and the folders
+// of the Claude Code and Codex plugins and of the Gemini CLI and Qwen Code
+// extensions are in it), and hashline-mcp. `publish` runs
 // `npm publish` on them, platform packages first, so that the main package
 // never names an optional dependency that is not there yet. The release
 // workflow and the registry tests both go through here.
@@ -28,7 +29,6 @@ import { parseArgs } from "node:util"
 
 const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), "..")
 const MCP_DIR = path.join(ROOT, "packages", "hashline-mcp")
-const CLAUDE_DIR = path.join(ROOT, "claude-code")
 
 /** Fields of the repository's manifest that the published one keeps. */
 const PUBLISHED_FIELDS = [
@@ -89,39 +89,55 @@ export function platformPackages() {
 }
 
 /**
- * The Claude Code plugin's manifests, each with the version it names: the
- * plugin's, its marketplace entry's, and the hashline-mcp that its MCP
- * configuration starts (pinned, so that a plugin runs the server of its own
- * release).
+ * The hashline-mcp an MCP configuration starts, pinned, so that a plugin or
+ * extension runs the server of its own release: the `hashline-mcp@VERSION`
+ * argument of its `hashline` server.
  */
-function claudeManifests() {
-  const files = {
-    marketplace: path.join(CLAUDE_DIR, ".claude-plugin", "marketplace.json"),
-    plugin: path.join(CLAUDE_DIR, "plugin", ".claude-plugin", "plugin.json"),
-    mcp: path.join(CLAUDE_DIR, "plugin", ".mcp.json"),
-  }
-  const marketplace = readJson(files.marketplace)
-  const plugin = readJson(files.plugin)
-  const mcp = readJson(files.mcp)
-  const args = /** @type {string[]} */ (mcp.mcpServers.hashline.args)
-  const spec = args.findIndex((a) => a.startsWith("hashline-mcp@"))
-  return {
-    versions: {
-      "claude-code/.claude-plugin/marketplace.json": marketplace.plugins[0].version,
-      "claude-code/plugin/.claude-plugin/plugin.json": plugin.version,
-      "claude-code/plugin/.mcp.json": spec < 0 ? undefined : args[spec].slice("hashline-mcp@".length),
-    },
-    /** @param {string} version */
-    write(version) {
-      marketplace.plugins[0].version = version
-      plugin.version = version
-      args[spec] = `hashline-mcp@${version}`
-      writeJson(files.marketplace, marketplace)
-      writeJson(files.plugin, plugin)
-      writeJson(files.mcp, mcp)
-    },
-  }
+const MCP_PIN = {
+  /** @param {any} json */
+  get: (json) => json.mcpServers.hashline.args.find((/** @type {string} */ a) => a.startsWith("hashline-mcp@"))?.slice("hashline-mcp@".length),
+  /** @param {any} json @param {string} version */
+  set: (json, version) => {
+    const args = /** @type {string[]} */ (json.mcpServers.hashline.args)
+    args[args.findIndex((a) => a.startsWith("hashline-mcp@"))] = `hashline-mcp@${version}`
+  },
 }
+
+/** A manifest's own `version`. */
+const OWN_VERSION = {
+  /** @param {any} json */
+  get: (json) => json.version,
+  /** @param {any} json @param {string} version */
+  set: (json, version) => {
+    json.version = version
+  },
+}
+
+/**
+ * Every place in the agent CLIs' plugins and extensions that names the
+ * release's version: the Claude Code and Codex plugins and marketplaces, the
+ * Gemini CLI and Qwen Code extensions, and the hashline-mcp each starts.
+ * @type {Array<[string, Array<{ get: (json: any) => string | undefined, set: (json: any, version: string) => void }>]>}
+ */
+const HOST_MANIFESTS = [
+  [
+    "claude-code/.claude-plugin/marketplace.json",
+    [
+      {
+        get: (json) => json.plugins[0].version,
+        set: (json, version) => {
+          json.plugins[0].version = version
+        },
+      },
+    ],
+  ],
+  ["claude-code/plugin/.claude-plugin/plugin.json", [OWN_VERSION]],
+  ["claude-code/plugin/.mcp.json", [MCP_PIN]],
+  ["codex/plugin/.codex-plugin/plugin.json", [OWN_VERSION]],
+  ["codex/plugin/.mcp.json", [MCP_PIN]],
+  ["gemini-cli/gemini-extension.json", [OWN_VERSION, MCP_PIN]],
+  ["qwen-code/qwen-extension.json", [OWN_VERSION, MCP_PIN]],
+]
 
 /** Every package and every place that must carry the release's version. */
 function versionProblems() {
@@ -134,7 +150,10 @@ function versionProblems() {
   const mcp = readJson(path.join(MCP_DIR, "package.json"))
   if (mcp.version !== version) problems.push(`hashline-mcp is at ${mcp.version}`)
   if (mcp.dependencies?.[name] !== version) problems.push(`hashline-mcp depends on ${name}@${mcp.dependencies?.[name]}`)
-  for (const [file, named] of Object.entries(claudeManifests().versions)) if (named !== version) problems.push(`${file} names ${named}`)
+  for (const [file, fields] of HOST_MANIFESTS) {
+    const json = readJson(path.join(ROOT, file))
+    for (const field of fields) if (field.get(json) !== version) problems.push(`${file} names ${field.get(json)}`)
+  }
   // The generated loader compares an installed platform package's version
   // with the one it was generated for.
   if (!fs.readFileSync(path.join(ROOT, "index.js"), "utf8").includes(`expected ${version} but got`)) {
@@ -150,7 +169,11 @@ function syncVersions() {
   const mcpFile = path.join(MCP_DIR, "package.json")
   const mcp = readJson(mcpFile)
   writeJson(mcpFile, { ...mcp, version, dependencies: { ...mcp.dependencies, [name]: version } })
-  claudeManifests().write(version)
+  for (const [file, fields] of HOST_MANIFESTS) {
+    const json = readJson(path.join(ROOT, file))
+    for (const field of fields) field.set(json, version)
+    writeJson(path.join(ROOT, file), json)
+  }
   run(process.execPath, [path.join(ROOT, "node_modules", "@napi-rs", "cli", "dist", "cli.js"), "build", "--platform"], ROOT)
 }
 

@@ -4,7 +4,9 @@
 // plugin installed from the marketplace folder of the hashline package, which
 // npm installed from a registry on 127.0.0.1 holding the packages as the
 // release publishes them. The plugin starts hashline-mcp with npx from that
-// registry too.
+// registry too. Two releases: the newest npm installs on Node 20, and the
+// newest of all, which declares Node 22 and runs here with a Node 22 first on
+// the PATH (its hooks and npx run on it), as its users have.
 import test from "ava"
 import { spawn, spawnSync } from "node:child_process"
 import fs from "node:fs"
@@ -13,30 +15,39 @@ import os from "node:os"
 import path from "node:path"
 import { getEncoding } from "js-tiktoken"
 import { offeredTools, startScriptedServer } from "../e2e/server.mjs"
+import { node22 } from "../support/node22.mjs"
 import { publishPackages, REPO } from "../support/published.mjs"
 
 /**
  * @typedef {import("../e2e/server.mjs").Step} Step
  */
 
-const WRAPPER = path.join(REPO, "node_modules", "@anthropic-ai", "claude-code")
-const CLAUDE_VERSION = JSON.parse(fs.readFileSync(path.join(WRAPPER, "package.json"), "utf8")).version
-
 /**
- * The native binary of the platform package the wrapper depends on; the
+ * The native binary of the platform package a wrapper depends on, in the
+ * node_modules folder the wrapper's dependencies are installed in; the
  * wrapper's install script, which links it, does not run in a scripts-free
  * install.
+ * @param {string} modules
  */
-function claudeBinary() {
-  const arch = process.arch
-  const base = `claude-code-${process.platform}-${arch}`
+function claudeBinary(modules) {
+  const base = `claude-code-${process.platform}-${process.arch}`
   for (const name of [base, `${base}-musl`]) {
-    const file = path.join(REPO, "node_modules", "@anthropic-ai", name, process.platform === "win32" ? "claude.exe" : "claude")
+    const file = path.join(modules, "@anthropic-ai", name, process.platform === "win32" ? "claude.exe" : "claude")
     if (fs.existsSync(file) && spawnSync(file, ["--version"], { timeout: 60_000 }).status === 0) return file
   }
-  throw new Error(`no working Claude Code binary in node_modules/@anthropic-ai/${base}; run npm install`)
+  throw new Error(`no working Claude Code binary in ${modules}/@anthropic-ai/${base}; run npm install`)
 }
-const CLAUDE = claudeBinary()
+
+/**
+ * The releases the suite drives: the devDependency `@anthropic-ai/claude-code`
+ * (the newest on Node 20), and `claude-code-latest`, an alias of the newest,
+ * whose platform package npm nests under it.
+ * @type {Array<{ version: string, binary: string, node22: boolean }>}
+ */
+const CLAUDES = [
+  { dir: path.join(REPO, "node_modules", "@anthropic-ai", "claude-code"), modules: path.join(REPO, "node_modules"), node22: false },
+  { dir: path.join(REPO, "node_modules", "claude-code-latest"), modules: path.join(REPO, "node_modules", "claude-code-latest", "node_modules"), node22: true },
+].map(({ dir, modules, node22 }) => ({ version: JSON.parse(fs.readFileSync(path.join(dir, "package.json"), "utf8")).version, binary: claudeBinary(modules), node22 }))
 
 // Claude Code names a plugin's MCP tools mcp__plugin_<plugin>_<server>__<tool>.
 const PREFIX = "mcp__plugin_hashline_hashline__"
@@ -44,17 +55,21 @@ const PREFIX = "mcp__plugin_hashline_hashline__"
 const work = fs.mkdtempSync(path.join(os.tmpdir(), "hashline-claude-"))
 /** @type {Awaited<ReturnType<typeof publishPackages>> | undefined} */
 let published
-/** @type {Record<string, string>} */
-let env = {}
+/**
+ * Each release's environment, by version: a HOME of its own with the plugin installed.
+ * @type {Map<string, Record<string, string>>}
+ */
+const envs = new Map()
 
 /**
+ * @param {{ binary: string, version: string }} claude
  * @param {string[]} args
  * @param {{ cwd: string, env?: Record<string, string>, timeoutMs?: number }} options
  * @returns {Promise<{ code: number | null, stdout: string, stderr: string }>}
  */
-function runClaude(args, options) {
+function runClaude(claude, args, options) {
   return new Promise((resolve) => {
-    const child = spawn(CLAUDE, args, { cwd: options.cwd, env: options.env ?? env, stdio: ["ignore", "pipe", "pipe"] })
+    const child = spawn(claude.binary, args, { cwd: options.cwd, env: options.env ?? envs.get(claude.version), stdio: ["ignore", "pipe", "pipe"] })
     let stdout = ""
     let stderr = ""
     child.stdout.setEncoding("utf8").on("data", (d) => (stdout += d))
@@ -70,12 +85,10 @@ function runClaude(args, options) {
 test.before("publish the packages, npm install hashline, and install its Claude Code plugin from the package's marketplace folder", async (t) => {
   t.timeout(900_000)
   published = await publishPackages(work, ["node_modules/zod", "node_modules/@modelcontextprotocol/sdk"])
-  const home = path.join(work, "home")
-  fs.mkdirSync(home)
-  // A fresh HOME, and nothing that would reach the network besides the model.
-  env = {
+  // Nothing that would reach the network besides the model.
+  /** @type {Record<string, string>} */
+  const env = {
     ...published.env,
-    HOME: home,
     ANTHROPIC_API_KEY: "sk-scripted",
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
     DISABLE_TELEMETRY: "1",
@@ -93,13 +106,26 @@ test.before("publish the packages, npm install hashline, and install its Claude 
   const fetched = spawnSync(process.execPath, [npx, ...mcpArgs.filter((/** @type {string} */ a) => a !== "--text-only"), "--version"], { cwd: tools, env, encoding: "utf8", timeout: 600_000 })
   if (fetched.status !== 0) throw new Error(`npx hashline-mcp failed:\n${fetched.stderr}`)
   const marketplace = path.join(tools, "node_modules", "hashline", "claude-code")
-  for (const args of [
-    ["plugin", "marketplace", "add", marketplace],
-    ["plugin", "install", "hashline@hashline"],
-  ]) {
-    const run = await runClaude(args, { cwd: tools })
-    t.log(`claude ${args.join(" ")}: ${run.stdout.trim()}`)
-    if (run.code !== 0) throw new Error(`claude ${args.join(" ")} failed (${run.code}):\n${run.stdout}${run.stderr}`)
+  const found = node22()
+  for (const claude of CLAUDES) {
+    // A fresh HOME for each release.
+    const home = path.join(work, `home-${claude.version}`)
+    fs.mkdirSync(home)
+    /** @type {Record<string, string>} */
+    const own = { ...env, HOME: home }
+    if (claude.node22) {
+      if (!("node" in found)) throw new Error(`Claude Code ${claude.version} needs Node 22: ${found.missing}`)
+      own.PATH = `${path.dirname(found.node)}${path.delimiter}${env.PATH}`
+    }
+    envs.set(claude.version, own)
+    for (const args of [
+      ["plugin", "marketplace", "add", marketplace],
+      ["plugin", "install", "hashline@hashline"],
+    ]) {
+      const run = await runClaude(claude, args, { cwd: tools })
+      t.log(`claude ${claude.version} ${args.join(" ")}: ${run.stdout.trim()}`)
+      if (run.code !== 0) throw new Error(`claude ${claude.version} ${args.join(" ")} failed (${run.code}):\n${run.stdout}${run.stderr}`)
+    }
   }
 })
 
@@ -133,20 +159,21 @@ function onceConnected(steps) {
 /**
  * Plays a script through Claude Code in a fresh project folder.
  * @param {import("ava").ExecutionContext} t
+ * @param {{ binary: string, version: string }} claude
  * @param {string} name
  * @param {Record<string, string>} files
  * @param {(root: string) => Step[]} script
  */
-async function play(t, name, files, script) {
-  const root = path.join(work, name)
+async function play(t, claude, name, files, script) {
+  const root = path.join(work, `${name}-${claude.version}`)
   fs.mkdirSync(root)
   for (const [file, content] of Object.entries(files)) fs.writeFileSync(path.join(root, file), content)
   const server = await startScriptedServer(onceConnected(script(root)))
   t.teardown(() => server.close())
   const allowed = ["read", "edit", "grep"].map((tool) => PREFIX + tool).join(",")
-  const run = await runClaude(["-p", "Make the change.", "--output-format", "stream-json", "--verbose", "--model", "claude-sonnet-4-5", "--allowedTools", allowed], {
+  const run = await runClaude(claude, ["-p", "Make the change.", "--output-format", "stream-json", "--verbose", "--model", "claude-sonnet-4-5", "--allowedTools", allowed], {
     cwd: root,
-    env: { ...env, ANTHROPIC_BASE_URL: server.origin },
+    env: { ...envs.get(claude.version), ANTHROPIC_BASE_URL: server.origin },
   })
   t.is(run.code, 0, run.stderr)
   t.deepEqual(server.errors, [])
@@ -172,63 +199,67 @@ async function play(t, name, files, script) {
   return { root, server, run, results }
 }
 
-test.serial(`Claude Code ${CLAUDE_VERSION}: read, an edit citing a ref, a stale ref refused then recovered, an Edit turned away towards hashline's edit, with the bytes on disk exact`, async (t) => {
-  t.timeout(300_000)
-  const original = "function total(items) {\n  let sum = 0\n  for (const x of items) sum += x\n  return sum\n}\n"
-  const { root, server, results } = await play(t, "scenario", { "total.js": original }, (dir) => [
-    () => ({ calls: [{ name: "read", args: { filePath: "total.js" } }] }),
-    () => ({ calls: [{ name: "edit", args: { filePath: "total.js", operations: [{ op: "replace", ref: "{{ref:2}}", content: "  let sum = 0 // running total" }] } }] }),
-    () => ({ calls: [{ name: "edit", args: { filePath: "total.js", operations: [{ op: "replace", ref: "{{firstref:2}}", content: "  let sum = 1" }] } }] }),
-    () => ({ calls: [{ name: "edit", args: { filePath: "total.js", operations: [{ op: "replace", ref: "{{ref:2}}", content: "  let sum = 0 // total so far" }] } }] }),
-    // Claude Code refuses an Edit of a file its own Read has not read before
-    // any hook runs, so the model reads it first, as it would.
-    () => ({ calls: [{ name: "Read", args: { file_path: path.join(dir, "total.js") } }] }),
-    () => ({ calls: [{ name: "Edit", args: { file_path: path.join(dir, "total.js"), old_string: "return sum", new_string: "return sum * 2" } }] }),
-    () => ({ calls: [{ name: "grep", args: { pattern: "sum \\+=" } }] }),
-    () => ({ text: "Done." }),
-  ])
+for (const claude of CLAUDES) {
+  test.serial(`Claude Code ${claude.version}: read, an edit citing a ref, a stale ref refused then recovered, an Edit turned away towards hashline's edit, with the bytes on disk exact`, async (t) => {
+    t.timeout(300_000)
+    const original = "function total(items) {\n  let sum = 0\n  for (const x of items) sum += x\n  return sum\n}\n"
+    const { root, server, results } = await play(t, claude, "scenario", { "total.js": original }, (dir) => [
+      () => ({ calls: [{ name: "read", args: { filePath: "total.js" } }] }),
+      () => ({ calls: [{ name: "edit", args: { filePath: "total.js", operations: [{ op: "replace", ref: "{{ref:2}}", content: "  let sum = 0 // running total" }] } }] }),
+      () => ({ calls: [{ name: "edit", args: { filePath: "total.js", operations: [{ op: "replace", ref: "{{firstref:2}}", content: "  let sum = 1" }] } }] }),
+      () => ({ calls: [{ name: "edit", args: { filePath: "total.js", operations: [{ op: "replace", ref: "{{ref:2}}", content: "  let sum = 0 // total so far" }] } }] }),
+      // Claude Code refuses an Edit of a file its own Read has not read before
+      // any hook runs, so the model reads it first, as it would.
+      () => ({ calls: [{ name: "Read", args: { file_path: path.join(dir, "total.js") } }] }),
+      () => ({ calls: [{ name: "Edit", args: { file_path: path.join(dir, "total.js"), old_string: "return sum", new_string: "return sum * 2" } }] }),
+      () => ({ calls: [{ name: "grep", args: { pattern: "sum \\+=" } }] }),
+      () => ({ text: "Done." }),
+    ])
 
-  t.deepEqual(
-    results.map((r) => [r.tool, r.isError]),
-    [
-      [`${PREFIX}read`, false],
-      [`${PREFIX}edit`, false],
-      [`${PREFIX}edit`, true],
-      [`${PREFIX}edit`, false],
-      ["Read", false],
-      ["Edit", true],
-      [`${PREFIX}grep`, false],
-    ],
-  )
-  // The model reads the lean text itself, not a JSON rendering of it.
-  t.regex(results[0].text, /^total\.js REV:[0-9A-F]{8} lines 1-5 of 5\n1[a-z]{2} function total\(items\) \{\n/)
-  t.regex(results[2].text, /^Edit rejected, nothing written/)
-  t.true(results[5].text.includes(`${PREFIX}edit`), results[5].text)
-  t.regex(results[6].text, /^ *\d+[a-z]{2} {3}for \(const x of items\) sum \+= x$/m)
-  t.is(fs.readFileSync(path.join(root, "total.js"), "utf8"), "function total(items) {\n  let sum = 0 // total so far\n  for (const x of items) sum += x\n  return sum\n}\n")
+    t.deepEqual(
+      results.map((r) => [r.tool, r.isError]),
+      [
+        [`${PREFIX}read`, false],
+        [`${PREFIX}edit`, false],
+        [`${PREFIX}edit`, true],
+        [`${PREFIX}edit`, false],
+        ["Read", false],
+        ["Edit", true],
+        [`${PREFIX}grep`, false],
+      ],
+    )
+    // The model reads the lean text itself, not a JSON rendering of it.
+    t.regex(results[0].text, /^total\.js REV:[0-9A-F]{8} lines 1-5 of 5\n1[a-z]{2} function total\(items\) \{\n/)
+    t.regex(results[2].text, /^Edit rejected, nothing written/)
+    t.true(results[5].text.includes(`${PREFIX}edit`), results[5].text)
+    t.regex(results[6].text, /^ *\d+[a-z]{2} {3}for \(const x of items\) sum \+= x$/m)
+    t.is(fs.readFileSync(path.join(root, "total.js"), "utf8"), "function total(items) {\n  let sum = 0 // total so far\n  for (const x of items) sum += x\n  return sum\n}\n")
 
-  // Once the server is up, hashline's tools are in the list itself, not
-  // behind a tool search, and the requests carry the instruction.
-  const first = server.agentRequests.find((r) => offeredTools(r).some((name) => name.startsWith(PREFIX)))
-  if (!first) return t.fail("no request offered hashline's tools")
-  const offered = (first.tools ?? []).map((tool) => tool.name)
-  t.log(`tools offered: ${offered.join(", ")}`)
-  t.true(["read", "edit", "grep"].every((tool) => offered.includes(PREFIX + tool)))
-  const request = JSON.stringify(first)
-  t.true(request.includes("call edit with operations that cite these refs"))
-  t.true(request.includes(`change it with ${PREFIX}edit`))
-  for (const entry of server.log) t.log(JSON.stringify({ method: entry.method, url: entry.url, turn: entry.turn, answered: entry.answered }))
-})
+    // Once the server is up, hashline's tools are in the list itself, not
+    // behind a tool search, and the requests carry the instruction.
+    const first = server.agentRequests.find((r) => offeredTools(r).some((name) => name.startsWith(PREFIX)))
+    if (!first) return t.fail("no request offered hashline's tools")
+    const offered = (first.tools ?? []).map((tool) => tool.name)
+    t.log(`tools offered: ${offered.join(", ")}`)
+    t.true(["read", "edit", "grep"].every((tool) => offered.includes(PREFIX + tool)))
+    const request = JSON.stringify(first)
+    t.true(request.includes("call edit with operations that cite these refs"))
+    t.true(request.includes(`change it with ${PREFIX}edit`))
+    for (const entry of server.log) t.log(JSON.stringify({ method: entry.method, url: entry.url, turn: entry.turn, answered: entry.answered }))
+  })
+}
 
-test.serial(`Claude Code ${CLAUDE_VERSION}: a 200-line read reaches the model as the lean text, within 5% of its tokens`, async (t) => {
+// One release is enough for the tokens: the two hand MCP results over alike.
+const NEWEST = CLAUDES[CLAUDES.length - 1]
+test.serial(`Claude Code ${NEWEST.version}: a 200-line read reaches the model as the lean text, within 5% of its tokens`, async (t) => {
   t.timeout(300_000)
   const lines = Array.from({ length: 200 }, (_, i) => `  const value${i} = compute(${i}, "item ${i}") // step ${i}`)
-  const { server, results } = await play(t, "tokens", { "long.js": lines.join("\n") + "\n" }, () => [
+  const { server, results } = await play(t, NEWEST, "tokens", { "long.js": lines.join("\n") + "\n" }, () => [
     () => ({ calls: [{ name: "read", args: { filePath: "long.js" } }] }),
     () => ({ text: "Done." }),
   ])
   const { createTools } = await import("../../lib/tools.mjs")
-  const lean = await createTools({ root: path.join(work, "tokens") }).read.execute({ filePath: "long.js" })
+  const lean = await createTools({ root: path.join(work, `tokens-${NEWEST.version}`) }).read.execute({ filePath: "long.js" })
   // What the model receives: the content of the read's tool_result block, as sent.
   const request = server.agentRequests[server.agentRequests.length - 1]
   const blocks = request.messages.flatMap((m) => (Array.isArray(m.content) ? m.content : []))
@@ -241,9 +272,11 @@ test.serial(`Claude Code ${CLAUDE_VERSION}: a 200-line read reaches the model as
   // What the model got before the text-only mode: the structured content as JSON.
   const { readContent } = await import("../../mcp/results.mjs")
   const native = /** @type {typeof import("../../index.js")} */ (createRequire(import.meta.url)("../../lib/native.cjs"))
-  const structuredTokens = encoding.encode(JSON.stringify(readContent(new native.Hashline({ root: path.join(work, "tokens") }).read("long.js")))).length
+  const structuredTokens = encoding.encode(JSON.stringify(readContent(new native.Hashline({ root: path.join(work, `tokens-${NEWEST.version}`) }).read("long.js")))).length
   t.log(`200-line read: lean text ${leanTokens} tokens; as Claude Code delivers it ${deliveredTokens} tokens; as structured content JSON it would be ${structuredTokens}`)
   t.is(results[0].text, lean)
-  t.is(delivered, lean)
+  // 2.1.3xx adds a reminder of its own after a tool result.
+  t.true(delivered.startsWith(lean), delivered.slice(0, 200))
+  t.log(`after the lean text Claude Code adds: ${JSON.stringify(delivered.slice(lean.length))}`)
   t.true(deliveredTokens <= leanTokens * 1.05)
 })

@@ -1,16 +1,20 @@
 // @ts-check
 // A scripted stand-in for a model provider on 127.0.0.1. One server speaks
-// both wire formats the agent hosts use: OpenAI chat completions
-// (`POST …/chat/completions`) and Anthropic messages (`POST …/messages`),
-// each streamed (SSE) or plain. It plays the model: each answer is computed
-// from the conversation so far, the way a model reads refs out of earlier
-// tool output, so every edit it sends cites a ref the engine really showed.
+// the wire formats the agent hosts use: OpenAI chat completions
+// (`POST …/chat/completions`), the OpenAI Responses API (`POST …/responses`,
+// Codex), Anthropic messages (`POST …/messages`) and the Gemini API
+// (`POST …/models/M:streamGenerateContent` or `:generateContent`), each
+// streamed (SSE) or plain. It plays the model: each answer is computed from
+// the conversation so far, the way a model reads refs out of earlier tool
+// output, so every edit it sends cites a ref the engine really showed.
 import http from "node:http"
 
 /**
- * @typedef {"openai" | "anthropic"} Api
+ * @typedef {"openai" | "anthropic" | "responses" | "gemini"} Api
  * @typedef {{ role: string, content?: any, tool_calls?: Array<{ id: string, function: { name: string, arguments: string } }>, tool_call_id?: string }} ChatMessage
- * @typedef {{ model?: string, messages: ChatMessage[], tools?: Array<any>, stream?: boolean, system?: any }} ChatRequest
+ * @typedef {{ type?: string, role?: string, content?: any, name?: string, namespace?: string, output?: any, tools?: Array<any> }} ResponsesItem
+ * @typedef {{ role?: string, parts?: Array<any> }} GeminiContent
+ * @typedef {{ model?: string, messages: ChatMessage[], input?: ResponsesItem[], contents?: GeminiContent[], tools?: Array<any>, stream?: boolean, system?: any }} ChatRequest
  * @typedef {{ name: string, args: Record<string, unknown> }} ToolCall
  * @typedef {{ text?: string, calls?: ToolCall[] }} Reply
  * @typedef {{ api: Api, request: ChatRequest, turn: number, tools: string[], toolOutputs: string[], lastToolOutput: string | undefined }} TurnContext
@@ -39,11 +43,64 @@ function textOf(content) {
 }
 
 /**
- * The name of each tool a request offers, in either wire format.
+ * The tools of a Responses API list by the name a model calls them: a
+ * namespace's tools as `NAMESPACE__NAME` (Codex groups an MCP server's tools
+ * so, `mcp__hashline`), and the hosted tool search as `tool_search`.
+ * @param {Array<any>} tools
+ * @returns {Array<{ name: string, kind: "function" | "custom" | "tool_search", namespace?: string, bare: string }>}
+ */
+function responsesTools(tools) {
+  return tools.flatMap((tool) => {
+    if (tool?.type === "namespace") return (tool.tools ?? []).map((/** @type {any} */ inner) => ({ name: `${tool.name}__${inner.name}`, kind: /** @type {const} */ ("function"), namespace: tool.name, bare: inner.name }))
+    if (tool?.type === "tool_search") return [{ name: "tool_search", kind: /** @type {const} */ ("tool_search"), bare: "tool_search" }]
+    if ((tool?.type === "function" || tool?.type === "custom") && typeof tool.name === "string") return [{ name: tool.name, kind: tool.type, bare: tool.name }]
+    return []
+  })
+}
+
+/**
+ * A Responses API request's tools: those it lists and those an earlier tool
+ * search brought into the conversation.
+ * @param {ChatRequest} body
+ */
+function responsesOffered(body) {
+  const found = (body.input ?? []).filter((item) => item?.type === "tool_search_output").flatMap((item) => item.tools ?? [])
+  return responsesTools([...(body.tools ?? []), ...found])
+}
+
+/**
+ * The wire format of a request body.
+ * @param {ChatRequest} body
+ * @returns {Api}
+ */
+function apiOf(body) {
+  if (Array.isArray(body.contents)) return "gemini"
+  if (Array.isArray(body.input)) return "responses"
+  return Array.isArray(body.system) || typeof body.system === "string" ? "anthropic" : "openai"
+}
+
+/**
+ * The name of each tool a request offers, in any of the wire formats.
  * @param {ChatRequest} body
  */
 export function offeredTools(body) {
+  const api = apiOf(body)
+  if (api === "responses") return responsesOffered(body).map((tool) => tool.name)
+  if (api === "gemini") return (body.tools ?? []).flatMap((tool) => (tool.functionDeclarations ?? []).map((/** @type {{ name: string }} */ f) => f.name))
   return (body.tools ?? []).map((tool) => tool?.function?.name ?? tool?.name).filter((name) => typeof name === "string")
+}
+
+/**
+ * Every string in a value, joined by line breaks: the text a model reads in
+ * a structured tool result (a Gemini function response).
+ * @param {unknown} value
+ * @returns {string}
+ */
+function stringsIn(value) {
+  if (typeof value === "string") return value
+  if (Array.isArray(value)) return value.map(stringsIn).filter(Boolean).join("\n")
+  if (value && typeof value === "object") return Object.values(value).map(stringsIn).filter(Boolean).join("\n")
+  return ""
 }
 
 /**
@@ -53,6 +110,12 @@ export function offeredTools(body) {
  */
 export function toolResultsOf(api, body) {
   if (api === "openai") return body.messages.filter((m) => m.role === "tool").map((m) => textOf(m.content))
+  if (api === "responses") {
+    return (body.input ?? []).filter((item) => item?.type === "function_call_output" || item?.type === "custom_tool_call_output").map((item) => textOf(item.output))
+  }
+  if (api === "gemini") {
+    return (body.contents ?? []).flatMap((content) => (content.parts ?? []).filter((part) => part?.functionResponse).map((part) => stringsIn(part.functionResponse.response)))
+  }
   /** @type {string[]} */
   const results = []
   for (const message of body.messages) {
@@ -62,13 +125,30 @@ export function toolResultsOf(api, body) {
   return results
 }
 
+/** The items of a Responses API conversation that the model wrote. */
+const MODEL_ITEMS = new Set(["function_call", "custom_tool_call", "tool_search_call", "reasoning"])
+
 /**
  * The model's turn: how many answers it has already given in this
  * conversation. Counting them, rather than the requests, keeps a retried or
- * side request from moving the script on.
+ * side request from moving the script on. In the Responses API an answer is
+ * a run of items the model wrote (its calls and messages) between the
+ * host's items.
+ * @param {Api} api
  * @param {ChatRequest} body
  */
-function turnOf(body) {
+function turnOf(api, body) {
+  if (api === "gemini") return (body.contents ?? []).filter((c) => c.role === "model").length
+  if (api === "responses") {
+    let turns = 0
+    let inAnswer = false
+    for (const item of body.input ?? []) {
+      const byModel = MODEL_ITEMS.has(item?.type ?? "") || (item?.type === "message" && item.role === "assistant")
+      if (byModel && !inAnswer) turns += 1
+      inAnswer = byModel
+    }
+    return turns
+  }
   return body.messages.filter((m) => m.role === "assistant").length
 }
 
@@ -189,11 +269,18 @@ export async function startScriptedServer(steps) {
       if (route.endsWith("/messages/count_tokens")) {
         return json(200, { input_tokens: Math.ceil(JSON.stringify(body).length / 4) }, { api: "anthropic", model: body.model })
       }
+      if (route.endsWith(":countTokens")) return json(200, { totalTokens: Math.ceil(JSON.stringify(body).length / 4) }, { api: "gemini" })
       /** @type {Api} */
       let api
       if (route.endsWith("/chat/completions")) api = "openai"
+      else if (route.endsWith("/responses")) api = "responses"
       else if (route.endsWith("/messages")) api = "anthropic"
-      else return json(404, { error: { message: `unexpected ${method} ${url}` } })
+      else if (/:(stream)?generateContent$/i.test(route)) {
+        api = "gemini"
+        // Gemini names the model in the path and asks for a stream by the method.
+        body.model = decodeURIComponent(route.slice(route.lastIndexOf("/") + 1).split(":")[0])
+        body.stream = /:streamGenerateContent$/i.test(route)
+      } else return json(404, { error: { message: `unexpected ${method} ${url}` } })
 
       requests.push(body)
       const tools = offeredTools(body)
@@ -207,7 +294,7 @@ export async function startScriptedServer(steps) {
         reply = { text: "Scripted run" }
       } else {
         agentRequests.push(body)
-        const turn = turnOf(body)
+        const turn = turnOf(api, body)
         entry.turn = turn
         const step = steps[turn]
         try {
@@ -224,6 +311,8 @@ export async function startScriptedServer(steps) {
       entry.answered = reply.calls?.map((c) => c.name) ?? []
       res.writeHead(200, body.stream ? { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" } : { "content-type": "application/json" })
       if (api === "openai") sendOpenAI(res, body, reply)
+      else if (api === "responses") sendResponses(res, body, reply)
+      else if (api === "gemini") sendGemini(res, body, reply)
       else sendAnthropic(res, body, reply)
     })
   })
@@ -281,6 +370,61 @@ export async function startScriptedServer(steps) {
   }
 
   /**
+   * A Responses API answer (Codex): each call as the item its tool takes (a
+   * function call, in its namespace when it has one; a custom tool's input;
+   * a tool search), then `response.completed`.
+   * @param {http.ServerResponse} res
+   * @param {ChatRequest} body
+   * @param {Reply} reply
+   */
+  function sendResponses(res, body, reply) {
+    const id = `resp_${requests.length}`
+    const tools = responsesOffered(body)
+    /** @type {Array<Record<string, unknown>>} */
+    const output = []
+    if (reply.text) output.push({ type: "message", id: `msg_${requests.length}`, role: "assistant", status: "completed", content: [{ type: "output_text", text: reply.text, annotations: [] }] })
+    for (const call of reply.calls ?? []) {
+      const tool = tools.find((t) => t.name === call.name)
+      const callId = `call_${++callCounter}`
+      if (tool?.kind === "tool_search") output.push({ type: "tool_search_call", call_id: callId, status: "completed", execution: "client", arguments: call.args })
+      else if (tool?.kind === "custom") output.push({ type: "custom_tool_call", call_id: callId, status: "completed", name: tool.bare, input: String(call.args.input ?? "") })
+      else output.push({ type: "function_call", call_id: callId, status: "completed", ...(tool?.namespace ? { namespace: tool.namespace } : {}), name: tool?.bare ?? call.name, arguments: JSON.stringify(call.args) })
+    }
+    const usage = { input_tokens: 10, output_tokens: 10, total_tokens: 20 }
+    const response = { id, object: "response", status: "completed", model: body.model ?? "m", output, usage }
+    if (!body.stream) {
+      res.end(JSON.stringify(response))
+      return
+    }
+    /** @param {string} name @param {Record<string, unknown>} data */
+    const event = (name, data) => res.write(`event: ${name}\ndata: ${JSON.stringify({ type: name, ...data })}\n\n`)
+    event("response.created", { response: { ...response, status: "in_progress", output: [] } })
+    output.forEach((item, index) => {
+      event("response.output_item.added", { output_index: index, item })
+      event("response.output_item.done", { output_index: index, item })
+    })
+    event("response.completed", { response })
+    res.end()
+  }
+
+  /**
+   * A Gemini API answer: the text and function calls as one candidate's
+   * parts, streamed as one SSE chunk or sent whole.
+   * @param {http.ServerResponse} res
+   * @param {ChatRequest} body
+   * @param {Reply} reply
+   */
+  function sendGemini(res, body, reply) {
+    const parts = [...(reply.text ? [{ text: reply.text }] : []), ...(reply.calls ?? []).map((call) => ({ functionCall: { name: call.name, args: call.args } }))]
+    const answer = {
+      candidates: [{ content: { role: "model", parts: parts.length > 0 ? parts : [{ text: "" }] }, finishReason: "STOP", index: 0 }],
+      usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 10, totalTokenCount: 20 },
+      modelVersion: body.model ?? "m",
+    }
+    res.end(body.stream ? `data: ${JSON.stringify(answer)}\n\n` : JSON.stringify(answer))
+  }
+
+  /**
    * @param {http.ServerResponse} res
    * @param {ChatRequest} body
    * @param {Reply} reply
@@ -324,9 +468,9 @@ export async function startScriptedServer(steps) {
   const origin = `http://127.0.0.1:${address.port}`
 
   return {
-    /** The OpenAI base URL (`…/v1`), as OpenAI-compatible providers take it. */
+    /** The OpenAI base URL (`…/v1`), as OpenAI-compatible providers and Codex take it. */
     url: `${origin}/v1`,
-    /** The bare origin, as `ANTHROPIC_BASE_URL` takes it. */
+    /** The bare origin, as `ANTHROPIC_BASE_URL` and `GOOGLE_GEMINI_BASE_URL` take it. */
     origin,
     port: address.port,
     requests,

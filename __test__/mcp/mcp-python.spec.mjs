@@ -37,10 +37,10 @@ const PYTHON = python()
 
   t.is(got.protocolVersion, "2025-11-25")
   t.is(got.server, "hashline")
-  t.deepEqual(Object.keys(got.tools), ["read", "edit", "grep"])
+  t.deepEqual(Object.keys(got.tools), ["read", "edit", "grep", "apply"])
   t.like(got.tools.read.annotations, { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false })
   t.like(got.tools.edit.annotations, { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false })
-  for (const name of ["read", "edit", "grep"]) t.is(got.tools[name].outputSchema.type, "object")
+  for (const name of ["read", "edit", "grep", "apply"]) t.is(got.tools[name].outputSchema.type, "object")
 
   t.false(got.read.isError)
   t.like(got.read.structured, { ok: true, path: "f.txt", totalLines: 3, startLine: 1, endLine: 3 })

@@ -10,8 +10,8 @@ import { fileURLToPath } from "node:url"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
-import { EDIT_DESCRIPTION, EDIT_SCHEMA, GREP_SCHEMA, READ_SCHEMA } from "../../lib/definitions.mjs"
-import { GREP_DESCRIPTION, READ_DESCRIPTION } from "../../lib/texts.cjs"
+import { APPLY_SCHEMA, EDIT_DESCRIPTION, EDIT_SCHEMA, GREP_SCHEMA, READ_SCHEMA } from "../../lib/definitions.mjs"
+import { APPLY_DESCRIPTION, GREP_DESCRIPTION, READ_DESCRIPTION } from "../../lib/texts.cjs"
 import { OUTPUT_SCHEMAS } from "../../mcp/results.mjs"
 import { createServer } from "../../mcp/server.mjs"
 import { IdScanner, LineTransport } from "../../mcp/transport.mjs"
@@ -58,7 +58,7 @@ async function connect(t, files) {
   return { root, outside, client, call }
 }
 
-test("the server lists read, edit and grep with the shared descriptions and JSON schemas", async (t) => {
+test("the server lists read, edit, grep and apply with the shared descriptions and JSON schemas", async (t) => {
   const { client } = await connect(t, {})
   const { tools } = await client.listTools()
   t.deepEqual(
@@ -67,6 +67,7 @@ test("the server lists read, edit and grep with the shared descriptions and JSON
       ["read", READ_DESCRIPTION, READ_SCHEMA],
       ["edit", EDIT_DESCRIPTION, EDIT_SCHEMA],
       ["grep", GREP_DESCRIPTION, GREP_SCHEMA],
+      ["apply", APPLY_DESCRIPTION, APPLY_SCHEMA],
     ],
   )
   t.true(tools.find((tool) => tool.name === "read")?.annotations?.readOnlyHint)
@@ -88,6 +89,40 @@ test("an edit by the refs of a read writes the file, and a second edit from the 
     fs.readFileSync(path.join(root, "src/app.ts"), "utf8"),
     "export function total(items) {\n  if (!items) {\n    return 0\n  }\n  return items.length\n  // counted\n}\n",
   )
+})
+
+test("apply changes several files as one: all of them by the refs of their reads, or, when one entry is refused, none", async (t) => {
+  const { root, call } = await connect(t, { "a.txt": "one\ntwo\n", "b.txt": "three\nfour\n" })
+  const a = refsOf((await call("read", { filePath: "a.txt" })).text)
+  const b = refsOf((await call("read", { filePath: "b.txt" })).text)
+
+  const refused = await call("apply", {
+    files: [
+      { filePath: "a.txt", operations: [{ op: "replace", ref: a[1], content: "ONE" }] },
+      { filePath: "b.txt", operations: [{ op: "replace", ref: "2#AAA#AAA", content: "FOUR" }] },
+    ],
+  })
+  t.true(refused.isError)
+  t.like(refused.structured, { ok: false, error: { code: "HASH_MISMATCH" } })
+  t.is(fs.readFileSync(path.join(root, "a.txt"), "utf8"), "one\ntwo\n")
+  t.is(fs.readFileSync(path.join(root, "b.txt"), "utf8"), "three\nfour\n")
+
+  const applied = await call("apply", {
+    files: [
+      { filePath: "a.txt", operations: [{ op: "replace", ref: a[1], content: "ONE" }] },
+      { filePath: "b.txt", operations: [{ op: "replace", ref: b[2], content: "FOUR" }] },
+    ],
+  })
+  t.false(applied.isError, applied.text)
+  t.deepEqual(
+    applied.structured.files.map((/** @type {{ path: string, additions: number }} */ f) => [f.path, f.additions]),
+    [
+      ["a.txt", 1],
+      ["b.txt", 1],
+    ],
+  )
+  t.is(fs.readFileSync(path.join(root, "a.txt"), "utf8"), "ONE\ntwo\n")
+  t.is(fs.readFileSync(path.join(root, "b.txt"), "utf8"), "three\nFOUR\n")
 })
 
 test("grep hits carry refs an edit can cite directly", async (t) => {
@@ -134,7 +169,7 @@ test("a rejected edit is a tool error carrying the repair text", async (t) => {
   t.regex(badArgs.text, /filePath must be the path of the file to edit, got an undefined \(the arguments given are file\)/)
   const unknown = await call("write", {})
   t.true(unknown.isError)
-  t.regex(unknown.text, /Unknown tool write\. The tools are read, edit, grep\./)
+  t.regex(unknown.text, /Unknown tool write\. The tools are read, edit, grep, apply\./)
 })
 
 test("every tool declares its output schema and states all four hints", async (t) => {
@@ -151,6 +186,7 @@ test("every tool declares its output schema and states all four hints", async (t
     read: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     edit: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
     grep: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    apply: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   })
 })
 
@@ -401,7 +437,7 @@ test("without a loadable binary the server still answers initialize and lists it
   t.teardown(() => client.close())
   t.is(client.getServerVersion()?.name, "hashline")
   const { tools } = await client.listTools()
-  t.deepEqual(tools.map((tool) => tool.name), ["read", "edit", "grep"])
+  t.deepEqual(tools.map((tool) => tool.name), ["read", "edit", "grep", "apply"])
   for (const [name, args] of /** @type {const} */ ([["read", { filePath: "f.txt" }], ["grep", { pattern: "a" }]])) {
     const result = /** @type {{ content: Array<{ text: string }>, structuredContent?: any, isError?: boolean }} */ (await client.callTool({ name, arguments: args }))
     t.true(result.isError, name)
@@ -423,7 +459,7 @@ test("in text-only mode the tools declare no output schema and the results, fail
   const { tools } = await client.listTools()
   t.deepEqual(
     tools.map((tool) => [tool.name, tool.outputSchema, tool._meta]),
-    ["read", "edit", "grep"].map((name) => [name, undefined, { "anthropic/alwaysLoad": true }]),
+    ["read", "edit", "grep", "apply"].map((name) => [name, undefined, { "anthropic/alwaysLoad": true }]),
   )
   const view = /** @type {any} */ (await client.callTool({ name: "read", arguments: { filePath: "a.txt" } }))
   t.is(view.structuredContent, undefined)
@@ -442,7 +478,7 @@ test("hashline mcp --text-only serves tools without output schemas and results w
   await client.connect(transport)
   t.teardown(() => client.close())
   const { tools } = await client.listTools()
-  t.deepEqual(tools.map((tool) => tool.outputSchema), [undefined, undefined, undefined])
+  t.deepEqual(tools.map((tool) => tool.outputSchema), [undefined, undefined, undefined, undefined])
   const view = /** @type {any} */ (await client.callTool({ name: "read", arguments: { filePath: "a.txt" } }))
   t.is(view.structuredContent, undefined)
   t.regex(view.content[0].text, /^a\.txt REV:[0-9A-F]{8} lines 1-1 of 1\n/)

@@ -178,11 +178,11 @@ test.serial("the main package is under 1 MB with no binary, and its published ma
   // Each framework an entry point wraps is a peer that npm leaves out unless the user installs it.
   for (const name of Object.keys(manifest.peerDependencies)) t.true(manifest.peerDependenciesMeta?.[name]?.optional === true, `${name} is an optional peer`)
   for (const entry of ["./langchain", "./openai-agents", "./mastra", "./claude-agent-sdk"]) t.truthy(manifest.exports[entry], `${entry} is exported`)
-  // The pi extension and the Claude Code marketplace travel in the main package.
+  // The pi extension, the Claude Code and Codex marketplaces and the Gemini CLI and Qwen Code extensions travel in the main package.
   t.deepEqual(manifest.pi, { extensions: ["./pi/extension.mjs"] })
   t.true(manifest.keywords.includes("pi-package"))
   const shipped = main.files.map((/** @type {{ path: string }} */ f) => f.path)
-  for (const file of ["pi/extension.mjs", "claude-code/.claude-plugin/marketplace.json", "claude-code/plugin/.claude-plugin/plugin.json", "claude-code/plugin/.mcp.json", "claude-code/plugin/hooks/hooks.json", "claude-code/plugin/hooks/hashline-hook.mjs", "claude-code/plugin/instruction.md"]) {
+  for (const file of ["pi/extension.mjs", "claude-code/.claude-plugin/marketplace.json", "claude-code/plugin/.claude-plugin/plugin.json", "claude-code/plugin/.mcp.json", "claude-code/plugin/hooks/hooks.json", "claude-code/plugin/hooks/hashline-hook.mjs", "claude-code/plugin/instruction.md", "codex/.agents/plugins/marketplace.json", "codex/plugin/.codex-plugin/plugin.json", "codex/plugin/.mcp.json", "codex/plugin/hooks/hooks.json", "codex/plugin/hooks/turn-away.mjs", "codex/plugin/skills/hashline/SKILL.md", "gemini-cli/gemini-extension.json", "gemini-cli/GEMINI.md", "qwen-code/qwen-extension.json", "qwen-code/QWEN.md"]) {
     t.true(shipped.includes(file), file)
   }
   const mcpConfig = JSON.parse(fs.readFileSync(path.join(stage, "hashline", "claude-code", "plugin", ".mcp.json"), "utf8"))

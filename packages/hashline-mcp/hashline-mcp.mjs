@@ -9,7 +9,7 @@ import { parseArgs } from "node:util"
 
 const USAGE = `Usage: hashline-mcp [--root DIR] [--store DIR] [--store-max-bytes N] [--text-only]
 
-Serves read, edit and grep over MCP on stdio.
+Serves read, edit, grep and apply over MCP on stdio.
   --root DIR    the folder the tools work in and never leave (default: the working directory)
   --store DIR   keep versions on disk in DIR (default: $HASHLINE_STORE, else in memory)
   --store-max-bytes N
