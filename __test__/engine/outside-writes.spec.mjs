@@ -42,7 +42,8 @@ test(`an outside writer racing ${TRIALS} commits loses no write: every landed co
   const lines = createInterface({ input: /** @type {import('node:stream').Readable} */ (writer.stdout) })
   /** @type {string[]} */
   const said = []
-  const exited = new Promise((resolve) => writer.on('exit', resolve))
+  // 'close', not 'exit': the last line it prints may still be in the pipe when it exits.
+  const exited = new Promise((resolve) => writer.on('close', resolve))
   await new Promise((resolve) => lines.on('line', (line) => { said.push(line); if (line === 'ready') resolve(undefined) }))
 
   const hl = new Hashline({ view: 'full', root: dir })

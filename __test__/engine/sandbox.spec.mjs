@@ -61,7 +61,8 @@ async function startSwapper(folder, outside, maxMs) {
   const lines = createInterface({ input: /** @type {import('node:stream').Readable} */ (child.stdout) })
   /** @type {string[]} */
   const said = []
-  const exited = new Promise((resolve) => child.on('exit', resolve))
+  // 'close', not 'exit': the last line it prints may still be in the pipe when it exits.
+  const exited = new Promise((resolve) => child.on('close', resolve))
   await new Promise((resolve) => lines.on('line', (line) => { said.push(line); if (line === 'ready') resolve(undefined) }))
   return {
     /** Stops it; resolves with the number of flips it made. */

@@ -452,7 +452,7 @@ test.serial("npx -y hashline mcp hands over to hashline-mcp, which serves read a
   try {
     await client.connect(transport, { timeout: 240_000 })
     const { tools } = await client.listTools()
-    t.deepEqual(tools.map((tool) => tool.name).sort(), ["edit", "grep", "read"])
+    t.deepEqual(tools.map((tool) => tool.name).sort(), ["apply", "edit", "grep", "read"])
     const read = await client.callTool({ name: "read", arguments: { filePath: "m.txt" } })
     const view = /** @type {Array<{ text: string }>} */ (read.content)[0].text
     const ref = view.split("\n").find((l) => l.endsWith(" beta"))?.split(" ")[0]
@@ -536,7 +536,7 @@ test.serial("hashline-mcp without the platform package answers initialize and li
   try {
     await client.connect(transport, { timeout: 120_000 })
     const { tools } = await client.listTools()
-    t.deepEqual(tools.map((tool) => tool.name).sort(), ["edit", "grep", "read"])
+    t.deepEqual(tools.map((tool) => tool.name).sort(), ["apply", "edit", "grep", "read"])
     const read = /** @type {{ content: Array<{ text: string }>, isError?: boolean }} */ (await client.callTool({ name: "read", arguments: { filePath: "f.txt" } }))
     t.true(read.isError)
     t.regex(read.content[0].text, new RegExp(`^The hashline native module could not be loaded on .*hashline-${PLATFORM}@${PKG.version.replace(/\./g, "\\.")}, which is not installed`))

@@ -7,7 +7,7 @@
 //! Specified in `docs/format.md` §1.
 
 use crate::error::{Error, ErrorCode, Result};
-use crate::tags::Known;
+use crate::known::Known;
 use memchr::{memchr, memchr2, memchr_iter};
 use std::borrow::Cow;
 use std::ops::Range;

@@ -56,6 +56,7 @@ mod error;
 mod file;
 mod hash;
 mod journal;
+mod known;
 mod lock;
 mod patch;
 mod plan;
