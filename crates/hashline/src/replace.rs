@@ -689,6 +689,60 @@ mod tests {
             (out, breaks)
         }
 
+        /// A file of distinct lines, each indented one way or another, each
+        /// with any ending, the last with or without one.
+        fn indented() -> impl Strategy<Value = (Vec<(String, Ending)>, bool)> {
+            let indent = prop::sample::select(vec!["", " ", "  ", "\t"]);
+            (
+                prop::collection::vec((indent, prop::sample::select(ENDINGS.to_vec())), 1..8),
+                any::<bool>(),
+            )
+                .prop_map(|(lines, final_newline)| {
+                    let lines = lines
+                        .into_iter()
+                        .enumerate()
+                        .map(|(i, (ws, e))| (format!("{ws}l{i}"), e))
+                        .collect();
+                    (lines, final_newline)
+                })
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig { cases: 1000, ..ProptestConfig::default() })]
+
+            #[test]
+            fn a_whitespace_tolerant_replace_keeps_every_other_line_and_the_endings_of_the_lines_it_replaces(
+                (lines, final_newline) in indented(),
+                range in (0usize..8, 1usize..4),
+                count in 0usize..4,
+            ) {
+                let n = lines.len();
+                let first = range.0 % n;
+                let last = (first + range.1).min(n);
+                let bytes = bytes_of(&lines, final_newline);
+                let doc = Document::from_bytes(&bytes).unwrap();
+                // Indented as no line of the file is: only the tolerant match finds them.
+                let old = lines[first..last].iter().map(|(l, _)| format!("   {}", l.trim())).collect::<Vec<_>>().join("\n");
+                let new = (0..count).map(|k| format!("   n{k}")).collect::<Vec<_>>().join("\n");
+                let out = written(&bytes, &old, &new, false).unwrap();
+                let what = format!("{:?} {old:?} -> {new:?} gave {:?}", String::from_utf8_lossy(&bytes), String::from_utf8_lossy(&out));
+                // Unless the lines before become the last of a file that has no final newline.
+                let before_ends = !(last == n && count == 0 && !final_newline);
+                prop_assert!(out.starts_with(&bytes_of(&lines[..first], before_ends)), "{}", what);
+                prop_assert!(out.ends_with(&bytes_of(&lines[last..], final_newline)), "{}", what);
+                let replaced: Vec<Option<Ending>> = (first..last).map(|i| doc.ending(i)).collect();
+                let ends: Vec<Ending> = replaced.iter().flatten().copied().collect();
+                let shared = if !ends.is_empty() && ends.iter().all(|&e| e == ends[0]) { ends[0] } else { doc.dominant_ending() };
+                let written = Document::from_bytes(&out).unwrap();
+                for k in 0..count {
+                    prop_assert_eq!(written.line(first + k).trim(), format!("n{k}"), "{}", &what);
+                    let Some(got) = written.ending(first + k) else { continue };
+                    let want = if count == replaced.len() { replaced[k].unwrap_or(shared) } else { shared };
+                    prop_assert_eq!(got, want, "line {}: {}", first + k + 1, &what);
+                }
+            }
+        }
+
         proptest! {
             #![proptest_config(ProptestConfig { cases: 2000, max_global_rejects: 20_000, ..ProptestConfig::default() })]
 
