@@ -153,6 +153,8 @@ export interface BatchEntry {
   operations?: Array<Operation>
   /** The REV of the view the refs were copied from. */
   rev?: string
+  /** Write every operation's content exactly as sent. */
+  literal?: boolean
   /** Fallback: exact text to replace (whitespace-tolerant if no exact match). */
   oldString?: string
   newString?: string

@@ -14,7 +14,8 @@ import { errorInfo } from "../lib/errors.mjs"
 import { PLAIN_INSTRUCTION } from "../lib/texts.cjs"
 import { toolsOver } from "../lib/tools.mjs"
 import { OUTPUT_SCHEMAS, applyContent, editContent, errorContent, grepContent, readContent } from "./results.mjs"
-import { LineTransport } from "./transport.mjs"
+import { Gate } from "./gate.mjs"
+import { LineTransport, MAX_IN_FLIGHT } from "./transport.mjs"
 
 /**
  * @typedef {import("./server-types.d.mts").ServerOptions} ServerOptions
@@ -78,6 +79,8 @@ export function createServer(options = {}) {
   const list = tools(options)
   const textOnly = options.textOnly === true
   const server = new Server({ name: "hashline", version }, { capabilities: { tools: {} }, instructions: PLAIN_INSTRUCTION })
+  // Engine calls at once, cancelled ones counted until they stop.
+  const calls = new Gate(MAX_IN_FLIGHT)
 
   // The protocol has the client initialize before anything but a ping.
   const initialized = () => {
@@ -107,7 +110,7 @@ export function createServer(options = {}) {
       return { content: [{ type: "text", text: `Unknown tool ${request.params.name}. The tools are ${list.map((t) => t.name).join(", ")}.` }], isError: true }
     }
     try {
-      const { text, result } = await found.call(request.params.arguments ?? {}, { signal: extra.signal })
+      const { text, result } = await calls.run(extra.signal, () => found.call(request.params.arguments ?? {}, { signal: extra.signal }))
       const structured = STRUCTURED[/** @type {keyof typeof STRUCTURED} */ (found.name)](/** @type {any} */ (result))
       return { content: [{ type: "text", text }], ...(textOnly ? {} : { structuredContent: structured }) }
     } catch (err) {

@@ -7,12 +7,27 @@
 // its id, a line that is not JSON-RPC gets a JSON-RPC error too, and the
 // server keeps serving.
 //
-// Its memory is bounded whatever the client does: at most `MAX_IN_FLIGHT`
-// requests are being answered at once, and no further request is taken
-// while more than `MAX_UNSENT_BYTES` of answers wait to be written (a client
-// that does not read its output). Meanwhile the transport stops reading
-// its input, so a client that keeps sending waits on its own full pipe;
-// reading resumes as answers go out.
+// Its memory is bounded whatever the client does, and no client can starve
+// it:
+// - At most `MAX_IN_FLIGHT` requests are being answered at once; the others
+//   wait in order, at most `MAX_WAITING` of them (`MAX_WAITING_BYTES`), and
+//   input is read on only while there is room for more.
+// - A request leaves its slot when it is answered, or at once when the
+//   client cancels it (the SDK sends no answer to a cancelled request); one
+//   cancelled while it waits is dropped, never started.
+// - Cancellations, pings, other notifications and answers need no slot: they
+//   are handed on as soon as they are read, ahead of the requests waiting,
+//   so a client can always reach a server whose slots are busy.
+// - Every byte written counts, error replies to malformed lines included:
+//   while more than `MAX_UNSENT_BYTES` wait to be written (a client that does
+//   not read its output), no request is taken and no further line is read,
+//   even of a chunk already received; a client that keeps sending waits on
+//   its own full pipe, and reading resumes once output drains.
+// - A request whose id is one not answered yet is refused, and so is a bad
+//   message carrying such an id, without it: the answer would read as the
+//   other request's.
+// Nothing the server waits on comes from the client but its reading: the
+// requests in its slots end on their own, so the waits above always end.
 import { ErrorCode, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js"
 
 /**
@@ -27,8 +42,12 @@ const BACKSLASH = 0x5c
 
 /** Requests answered at once: as many as the engine has threads. */
 export const MAX_IN_FLIGHT = 4
-/** Answers waiting to be written past which no request is taken. */
+/** Bytes waiting to be written past which no request is taken and no input read. */
 export const MAX_UNSENT_BYTES = 8 * 1024 * 1024
+/** Requests read and waiting for a slot past which input is not read. */
+export const MAX_WAITING = 64
+/** The same in bytes (one request larger than this may still wait alone). */
+export const MAX_WAITING_BYTES = 8 * 1024 * 1024
 
 /**
  * The key a request's id is counted under while it is answered.
@@ -160,6 +179,25 @@ export class IdScanner {
   }
 }
 
+/**
+ * A request read and not yet answered: waiting for a slot, in a slot, or a
+ * ping (which needs none).
+ * @typedef {"waiting" | "running" | "ping"} RequestState
+ */
+
+/**
+ * Why `json` cannot be a JSON-RPC 2.0 message, if its shape says so.
+ * @param {unknown} json
+ * @returns {string | undefined}
+ */
+function notJsonRpc(json) {
+  if (!json || typeof json !== "object" || Array.isArray(json)) return "it is not a JSON object"
+  const message = /** @type {Record<string, unknown>} */ (json)
+  if (message.jsonrpc !== "2.0") return 'its "jsonrpc" is not "2.0"'
+  if ("method" in message || ("id" in message && ("result" in message || "error" in message))) return undefined
+  return 'it has no "method" (a request or a notification) and no "id" with a "result" or an "error" (an answer)'
+}
+
 /** @implements {Transport} */
 export class LineTransport {
   /** @type {Transport["onmessage"]} */
@@ -175,14 +213,19 @@ export class LineTransport {
   /** @type {{ scanner: IdScanner, bytes: number } | null} a message over the limit, being skipped */
   #skipping = null
   #decoder = new TextDecoder("utf-8", { fatal: true })
-  #closed = false
-  /** @type {JSONRPCMessage[]} messages read and not yet handed on */
-  #waiting = []
-  /** @type {Map<string, number>} the requests handed on and not yet answered, by id */
-  #inFlight = new Map()
+  /** @type {Buffer | null} the part of a chunk received and not read yet, while reading waits */
+  #unread = null
   #paused = false
-  /** The input ended: close once every message read is answered. */
+  #closed = false
+  /** The input ended: close once every request read is answered. */
   #ending = false
+  /** @type {{ message: JSONRPCMessage, key: string, bytes: number }[]} requests waiting for a slot, in order */
+  #waiting = []
+  #waitingBytes = 0
+  /** @type {Map<string, RequestState>} the requests read and not answered, by id */
+  #requests = new Map()
+  /** Requests in a slot. */
+  #running = 0
 
   /**
    * @param {{ input?: NodeJS.ReadableStream, output?: NodeJS.WritableStream, maxMessageBytes: number }} options
@@ -197,62 +240,65 @@ export class LineTransport {
     this.input.on("data", this.#onData)
     this.input.on("end", this.#onEnd)
     this.input.on("error", this.#onError)
+    this.output.on("drain", this.#onDrain)
+    this.output.on("error", this.#onOutputError)
   }
 
   /**
+   * Writes at once: what waits to be written is bounded by reading and
+   * taking no more, not by holding each sender (and all its request held)
+   * until the client reads.
    * @param {JSONRPCMessage} message
    * @returns {Promise<void>}
    */
-  send(message) {
+  async send(message) {
     if ("id" in message && ("result" in message || "error" in message)) {
       const key = idKey(message.id)
-      const count = this.#inFlight.get(key)
-      if (count === 1) this.#inFlight.delete(key)
-      else if (count !== undefined) this.#inFlight.set(key, count - 1)
+      const state = this.#requests.get(key)
+      // A request cancelled while it was answered has left its slot already.
+      if (state === "running") this.#running -= 1
+      if (state === "running" || state === "ping") this.#requests.delete(key)
     }
-    return new Promise((resolve) => {
-      if (this.output.write(`${JSON.stringify(message)}\n`)) {
-        resolve()
-        this.#pump()
-      } else {
-        this.output.once("drain", () => {
-          resolve()
-          this.#pump()
-        })
-      }
-    })
+    this.#write(message)
   }
 
-  /** Whether another request may be taken now. */
-  #room() {
-    const unsent = /** @type {{ writableLength?: number }} */ (this.output).writableLength ?? 0
-    let inFlight = 0
-    for (const count of this.#inFlight.values()) inFlight += count
-    return inFlight < MAX_IN_FLIGHT && unsent <= MAX_UNSENT_BYTES
+  /** @param {JSONRPCMessage} message */
+  #write(message) {
+    if (this.#closed) return
+    this.output.write(`${JSON.stringify(message)}\n`)
+    this.#pump()
   }
 
-  /** Hands on the messages read while there is room, and reads on only then. */
+  /** Bytes written and not yet taken by the client. */
+  #unsent() {
+    return /** @type {{ writableLength?: number }} */ (this.output).writableLength ?? 0
+  }
+
+  /** Whether the next line of input may be read. */
+  #canRead() {
+    return !this.#closed && this.#unsent() <= MAX_UNSENT_BYTES && this.#waiting.length < MAX_WAITING && this.#waitingBytes <= MAX_WAITING_BYTES
+  }
+
+  /**
+   * Hands on the requests waiting while a slot is free and output is not
+   * backed up, then reads on if there is room again.
+   */
   #pump() {
-    while (!this.#closed && this.#waiting.length > 0 && this.#room()) {
-      const message = /** @type {JSONRPCMessage} */ (this.#waiting.shift())
-      if ("method" in message && "id" in message) {
-        const key = idKey(message.id)
-        this.#inFlight.set(key, (this.#inFlight.get(key) ?? 0) + 1)
-      }
+    while (!this.#closed && this.#waiting.length > 0 && this.#running < MAX_IN_FLIGHT && this.#unsent() <= MAX_UNSENT_BYTES) {
+      const { message, key, bytes } = /** @type {{ message: JSONRPCMessage, key: string, bytes: number }} */ (this.#waiting.shift())
+      this.#waitingBytes -= bytes
+      this.#requests.set(key, "running")
+      this.#running += 1
       this.onmessage?.(message)
     }
-    if (this.#ending && this.#waiting.length === 0 && this.#inFlight.size === 0) {
-      void this.close()
-      return
-    }
-    const stop = this.#waiting.length > 0 || !this.#room()
-    if (stop && !this.#paused && !this.#closed) {
-      this.#paused = true
-      this.input.pause()
-    } else if (!stop && this.#paused && !this.#closed) {
+    if (this.#paused && this.#canRead()) {
       this.#paused = false
-      this.input.resume()
+      const unread = this.#unread
+      this.#unread = null
+      if (unread) this.#read(unread)
+      if (!this.#paused && !this.#closed) this.input.resume()
     }
+    if (this.#ending && !this.#paused && this.#waiting.length === 0 && this.#requests.size === 0) void this.close()
   }
 
   async close() {
@@ -261,11 +307,14 @@ export class LineTransport {
     this.input.off("data", this.#onData)
     this.input.off("end", this.#onEnd)
     this.input.off("error", this.#onError)
+    this.output.off("drain", this.#onDrain)
+    this.output.off("error", this.#onOutputError)
     if (this.input.listenerCount("data") === 0) this.input.pause()
     this.#pieces = []
     this.#skipping = null
+    this.#unread = null
     this.#waiting = []
-    this.#inFlight.clear()
+    this.#requests.clear()
     this.onclose?.()
   }
 
@@ -274,16 +323,48 @@ export class LineTransport {
     this.#pump()
   }
 
+  #onDrain = () => {
+    this.#pump()
+  }
+
   /** @param {Error} error */
   #onError = (error) => {
     this.onerror?.(error)
   }
 
+  /**
+   * The client stopped taking output (it closed its end): nothing more can
+   * be answered.
+   * @param {Error} error
+   */
+  #onOutputError = (error) => {
+    this.onerror?.(error)
+    void this.close()
+  }
+
   /** @param {Buffer | string} chunk */
   #onData = (chunk) => {
     const bytes = typeof chunk === "string" ? Buffer.from(chunk, "utf8") : chunk
+    if (this.#unread) this.#unread = Buffer.concat([this.#unread, bytes])
+    else this.#read(bytes)
+  }
+
+  /**
+   * Reads the lines of `bytes` while there is room, keeping the rest
+   * unread and input paused once there is none.
+   * @param {Buffer} bytes
+   */
+  #read(bytes) {
     let start = 0
     while (start < bytes.length) {
+      if (!this.#canRead()) {
+        this.#unread = bytes.subarray(start)
+        if (!this.#paused && !this.#closed) {
+          this.#paused = true
+          this.input.pause()
+        }
+        return
+      }
       const end = bytes.indexOf(NEWLINE, start)
       this.#take(bytes.subarray(start, end === -1 ? bytes.length : end))
       if (end === -1) return
@@ -347,22 +428,76 @@ export class LineTransport {
       this.#refuse(null, ErrorCode.ParseError, `The message is not valid JSON: ${err instanceof Error ? err.message : String(err)}`)
       return
     }
-    const parsed = JSONRPCMessageSchema.safeParse(json)
-    if (!parsed.success) {
+    // The shape first: a schema's failure costs far more than a line's
+    // reading, and its report is kilobytes long.
+    const wrong = notJsonRpc(json)
+    const parsed = wrong ? undefined : JSONRPCMessageSchema.safeParse(json)
+    if (!parsed?.success) {
       const id = json && typeof json === "object" && Object.hasOwn(json, "id") ? /** @type {{ id: unknown }} */ (json).id : null
-      this.#refuse(typeof id === "string" || typeof id === "number" ? id : null, ErrorCode.InvalidRequest, `The message is not a JSON-RPC 2.0 message: ${parsed.error.message}`)
+      const why = wrong ?? 'a field has a type JSON-RPC 2.0 does not give it ("method" a string, "id" a string or a number, "params" an object)'
+      this.#refuse(typeof id === "string" || typeof id === "number" ? id : null, ErrorCode.InvalidRequest, `The message is not a JSON-RPC 2.0 message: ${why}.`)
       return
     }
-    this.#waiting.push(parsed.data)
-    this.#pump()
+    this.#dispatch(parsed.data, line.length)
   }
 
   /**
+   * A request waits for a slot (a ping needs none); a cancellation frees
+   * its request's slot, or drops it if it is still waiting; anything else
+   * is handed on at once.
+   * @param {JSONRPCMessage} message
+   * @param {number} bytes its size as read
+   */
+  #dispatch(message, bytes) {
+    if ("method" in message && "id" in message) {
+      const key = idKey(message.id)
+      if (this.#requests.has(key)) {
+        this.#refuse(message.id, ErrorCode.InvalidRequest, `The id ${key} is already the id of a request not answered yet: give each request an id of its own.`)
+        return
+      }
+      if (message.method === "ping") {
+        this.#requests.set(key, "ping")
+        this.onmessage?.(message)
+        return
+      }
+      this.#requests.set(key, "waiting")
+      this.#waiting.push({ message, key, bytes })
+      this.#waitingBytes += bytes
+      this.#pump()
+      return
+    }
+    if ("method" in message && message.method === "notifications/cancelled") {
+      const key = idKey(/** @type {{ params?: { requestId?: unknown } }} */ (message).params?.requestId)
+      const state = this.#requests.get(key)
+      if (state === "waiting") {
+        const at = this.#waiting.findIndex((w) => w.key === key)
+        this.#waitingBytes -= this.#waiting[at].bytes
+        this.#waiting.splice(at, 1)
+        this.#requests.delete(key)
+        this.#pump()
+        return
+      }
+      if (state === "running") {
+        this.#requests.delete(key)
+        this.#running -= 1
+        // The SDK stops the call; its slot is free now.
+        this.onmessage?.(message)
+        this.#pump()
+        return
+      }
+    }
+    this.onmessage?.(message)
+  }
+
+  /**
+   * Answers a message that is not handed on. With the id of a request not
+   * answered yet, the answer would read as that request's: it goes without.
    * @param {Id} id
    * @param {number} code
    * @param {string} message
    */
   #refuse(id, code, message) {
-    void this.send(/** @type {JSONRPCMessage} */ ({ jsonrpc: "2.0", id, error: { code, message } }))
+    const own = id !== null && this.#requests.has(idKey(id)) ? null : id
+    this.#write(/** @type {JSONRPCMessage} */ ({ jsonrpc: "2.0", id: own, error: { code, message } }))
   }
 }

@@ -5,10 +5,11 @@
 // for the project, with the config's entries overriding, adding or
 // disabling them; each one whose extensions include the file's runs on it,
 // in order. Each runs as a process of its own (no shell: the file's name is
-// one argument, as it is), is stopped when it runs past its time or the
-// tool call is aborted, and the engine takes in what it made of the file,
-// so refs stay exact.
+// one argument, as it is), is stopped with everything it started when it
+// runs past its time or the tool call is aborted, and the engine takes in
+// what it made of the file, so refs stay exact.
 import { spawn } from "node:child_process"
+import { randomUUID } from "node:crypto"
 import fs from "node:fs"
 import path from "node:path"
 
@@ -332,11 +333,78 @@ export function withFile(command, file) {
 }
 
 /**
+ * The environment variable that marks every process of one formatter run:
+ * whatever it starts inherits it, wherever it goes (a process group or a
+ * session of its own), so that stopping the run can find them all. A
+ * build server's way of ending what a build left behind.
+ */
+const RUN_MARK = "HASHLINE_FORMATTER_RUN"
+
+/**
+ * The processes, other than this one, whose environment carries `mark`.
+ * Linux only (from /proc); elsewhere the process group is what is found.
+ * @param {string} mark
+ * @returns {number[]}
+ */
+function marked(mark) {
+  if (process.platform !== "linux") return []
+  const needle = Buffer.from(`${RUN_MARK}=${mark}\0`)
+  let entries
+  try {
+    entries = fs.readdirSync("/proc")
+  } catch {
+    return []
+  }
+  return entries
+    .filter((entry) => /^\d+$/.test(entry) && Number(entry) !== process.pid)
+    .filter((entry) => {
+      try {
+        return fs.readFileSync(`/proc/${entry}/environ`).includes(needle)
+      } catch {
+        // Ended meanwhile, or another user's.
+        return false
+      }
+    })
+    .map(Number)
+}
+
+/** @param {number} pid */
+function kill(pid) {
+  try {
+    process.kill(pid, "SIGKILL")
+  } catch {
+    // Ended already.
+  }
+}
+
+/**
+ * Ends a formatter run: its process, its process group (a formatter started
+ * by a wrapper script goes with it), and every process carrying the run's
+ * mark, found again until none is left (one could start another before it
+ * was ended).
+ * @param {import("node:child_process").ChildProcess} child
+ * @param {string} mark
+ */
+function endRun(child, mark) {
+  if (process.platform !== "win32" && child.pid) kill(-child.pid)
+  child.kill("SIGKILL")
+  for (let round = 0; round < 10; round++) {
+    const left = marked(mark)
+    if (left.length === 0) break
+    left.forEach(kill)
+  }
+}
+
+let runs = 0
+
+/**
  * Runs a command (no shell: each argument is passed as it is) in the
- * session folder, its output collected. It is stopped, with everything it
- * started, when it runs past `ctx.timeoutMs` or `ctx.signal` aborts, and
- * waited for until it has ended: a formatter still running could write the
- * file after the engine took it in.
+ * session folder, its output collected, and waits until it has ended and
+ * nothing it started holds its output open: a formatter still running
+ * could write the file after the engine took it in. When it runs past
+ * `ctx.timeoutMs` or `ctx.signal` aborts, it is stopped with everything it
+ * started (`endRun`) and the call answers once its own process has ended,
+ * without waiting on output a process it left behind may hold.
  * @param {string[]} command
  * @param {Context} ctx
  * @param {Record<string, string>} [extra] environment additions
@@ -346,11 +414,12 @@ export function run(command, ctx, extra) {
   return new Promise((resolve) => {
     if (ctx.signal?.aborted) return resolve({ exitCode: null, stdout: "", stderr: "", stopped: "aborted" })
     const [bin, ...args] = command
-    const group = process.platform !== "win32"
+    const mark = `${process.pid}-${++runs}-${randomUUID()}`
     /** @type {import("node:child_process").ChildProcess} */
     let child
     try {
-      child = spawn(bin, args, { cwd: ctx.directory, env: environment(extra), stdio: ["ignore", "pipe", "pipe"], detached: group, windowsHide: true })
+      // Its own session and process group, away from the host's.
+      child = spawn(bin, args, { cwd: ctx.directory, env: environment({ ...extra, [RUN_MARK]: mark }), stdio: ["ignore", "pipe", "pipe"], detached: process.platform !== "win32", windowsHide: true })
     } catch (err) {
       return resolve({ exitCode: null, stdout: "", stderr: "", error: /** @type {Error} */ (err) })
     }
@@ -362,31 +431,37 @@ export function run(command, ctx, extra) {
     child.stderr?.on("data", keep("stderr"))
     /** @type {"timeout" | "aborted" | undefined} */
     let stopped
+    /** @type {number | null | undefined} the exit code, once its own process has ended */
+    let exited
+    /** @type {Error | undefined} */
+    let error
+    let done = false
+    const finish = (/** @type {number | null} */ exitCode) => {
+      if (done) return
+      done = true
+      clearTimeout(timer)
+      ctx.signal?.removeEventListener("abort", onAbort)
+      child.stdout?.destroy()
+      child.stderr?.destroy()
+      resolve({ exitCode, ...out, stopped, error })
+    }
     const stop = (/** @type {"timeout" | "aborted"} */ why) => {
-      if (stopped) return
+      if (stopped || done) return
       stopped = why
-      try {
-        // Its own process group: a formatter started by a wrapper script
-        // goes with it.
-        if (group && child.pid) process.kill(-child.pid, "SIGKILL")
-        else child.kill("SIGKILL")
-      } catch {
-        child.kill("SIGKILL")
-      }
+      endRun(child, mark)
+      if (exited !== undefined) finish(exited)
     }
     const timer = setTimeout(() => stop("timeout"), ctx.timeoutMs)
     const onAbort = () => stop("aborted")
     ctx.signal?.addEventListener("abort", onAbort, { once: true })
-    /** @type {Error | undefined} */
-    let error
     child.once("error", (err) => {
       error = err
     })
-    child.once("close", (code) => {
-      clearTimeout(timer)
-      ctx.signal?.removeEventListener("abort", onAbort)
-      resolve({ exitCode: code, ...out, stopped, error })
+    child.once("exit", (code) => {
+      exited = code
+      if (stopped) finish(code)
     })
+    child.once("close", (code) => finish(code))
   })
 }
 

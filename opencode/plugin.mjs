@@ -7,7 +7,9 @@
 //
 // OpenCode calls every export of a plugin module as a plugin, so this module
 // exports only the plugin itself: `{ id, server, setup }`, where OpenCode 1
-// calls `server` and OpenCode 2 calls `setup` (v2.mjs).
+// calls `server` and OpenCode 2 calls `setup` (v2.mjs); OpenCode 1.18.30 and
+// later call `setup` too, without the `tool` it registers with, and it then
+// does nothing.
 import path from "node:path"
 import { fileURLToPath } from "node:url"
 import { configureEngines, engineFor, errorCode, nativeModule } from "./engine.mjs"

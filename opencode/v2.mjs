@@ -111,9 +111,13 @@ function toResult(result) {
 /**
  * The OpenCode 2 entry: registers the tools and hooks on `ctx`. Without a
  * loadable engine it registers nothing, so OpenCode's own tools stay.
+ * OpenCode 1.18.30 and later run it too, beside `server`, with a context
+ * that has no `tool` to register with: it then does nothing at all, so
+ * that it leaves the engines `server` configured as they are.
  * @param {V2Context} ctx
  */
 export async function setup(ctx) {
+  if (typeof ctx?.tool?.transform !== "function") return
   const options = /** @type {Record<string, unknown>} */ (ctx.options ?? {})
   const directory = path.resolve(ctx.location?.directory ?? process.cwd())
   const place = { directory, worktree: directory }

@@ -21,6 +21,8 @@ pub struct BindingBatchEntry {
     pub operations: Option<Vec<crate::request::BindingOperation>>,
     /// The REV of the view the refs were copied from.
     pub rev: Option<String>,
+    /// Write every operation's content exactly as sent.
+    pub literal: Option<bool>,
     /// Fallback: exact text to replace (whitespace-tolerant if no exact match).
     pub old_string: Option<String>,
     pub new_string: Option<String>,

@@ -13,11 +13,19 @@ const HOOK = path.join(PLUGIN, "hooks", "hashline-hook.mjs")
 /** @param {string} file */
 const json = (file) => JSON.parse(fs.readFileSync(path.join(PLUGIN, file), "utf8"))
 
+/**
+ * The hook run on `input` as Claude Code runs it.
+ * @param {string} input
+ */
+function run(input) {
+  return spawnSync(process.execPath, [HOOK], { input, encoding: "utf8", env: { ...process.env, CLAUDE_PLUGIN_ROOT: PLUGIN } })
+}
+
 /** @param {Record<string, unknown>} event */
 function hook(event) {
-  const run = spawnSync(process.execPath, [HOOK], { input: JSON.stringify(event), encoding: "utf8", env: { ...process.env, CLAUDE_PLUGIN_ROOT: PLUGIN } })
-  if (run.status !== 0) throw new Error(run.stderr)
-  return run.stdout ? JSON.parse(run.stdout) : undefined
+  const ran = run(JSON.stringify(event))
+  if (ran.status !== 0) throw new Error(ran.stderr)
+  return ran.stdout ? JSON.parse(ran.stdout) : undefined
 }
 
 test("the plugin's copy of the instruction is the one the MCP server gives", (t) => {
@@ -50,4 +58,24 @@ test("SessionStart gives the model the tool names and the instruction; other eve
   t.true(context.includes("change it with mcp__plugin_hashline_hashline__edit"))
   t.true(context.includes("call edit with operations that cite these refs"))
   t.is(hook({ hook_event_name: "PostToolUse", tool_name: "Read" }), undefined)
+})
+
+test("PreToolUse makes no decision on any tool but Claude Code's edit tools: hashline's own, Read, Write, Bash and the rest go on as usual", (t) => {
+  for (const tool of ["Read", "Write", "Bash", "Grep", "Glob", "mcp__plugin_hashline_hashline__read", "mcp__plugin_hashline_hashline__edit", "edit", "NotebookRead", "EditX"]) {
+    t.is(hook({ hook_event_name: "PreToolUse", tool_name: tool, tool_input: {} }), undefined, tool)
+  }
+})
+
+test("the tools PreToolUse denies are the ones its matcher sends it", (t) => {
+  const matcher = json("hooks/hooks.json").hooks.PreToolUse[0].matcher
+  for (const tool of matcher.split("|")) t.is(hook({ hook_event_name: "PreToolUse", tool_name: tool }).hookSpecificOutput.permissionDecision, "deny", tool)
+})
+
+test("an event that is not one the hook can read gets no decision, quietly, and the hook exits 0", (t) => {
+  for (const input of ["null", "", "not json", "[]", "42", '"PreToolUse"', "{}", '{"hook_event_name":"PreToolUse"}', '{"hook_event_name":"PreToolUse","tool_name":null}', '{"hook_event_name":"PreToolUse","tool_name":{"x":1}}', '{"hook_event_name":null}', '{"hook_event_name":["SessionStart"]}']) {
+    const ran = run(input)
+    t.is(ran.status, 0, input)
+    t.is(ran.stdout, "", input)
+    t.is(ran.stderr, "", input)
+  }
 })

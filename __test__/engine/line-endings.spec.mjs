@@ -83,3 +83,72 @@ test('after an edit at a lone CR, a ref from before it still finds its line', (t
   hl.edit('f.txt', { operations: [{ op: 'replace', ref: refs[4], content: 'C' }] })
   t.deepEqual(linesOf(readFileSync(file, 'utf8')), ['a', '', 'C', '', 'd'])
 })
+
+test('an oldString edit inside one line of a mixed-ending file keeps that line\'s own ending', (t) => {
+  const dir = scratch(t)
+  const file = join(dir, 'f.txt')
+  const hl = new Hashline({ view: 'full', root: dir })
+  for (const [before, oldString, newString, after] of [
+    ['a\r\nb\nc\r\n', 'b', 'B', 'a\r\nB\nc\r\n'],
+    ['a\nb\r\nc\n', 'b', 'B', 'a\nB\r\nc\n'],
+    ['a\r\nb\nc\r\n', 'b', 'b1\nb2', 'a\r\nb1\nb2\nc\r\n'],
+    ['a\r\nb\nc\r\nd\r\n', 'b\nc', 'B\nC', 'a\r\nB\nC\r\nd\r\n'],
+  ]) {
+    writeFileSync(file, before)
+    hl.edit('f.txt', { oldString, newString })
+    t.is(readFileSync(file, 'latin1'), after, JSON.stringify([before, oldString, newString]))
+  }
+})
+
+/**
+ * A small seeded generator, so that a failure can be replayed.
+ * @param {number} seed
+ */
+function random(seed) {
+  let state = seed >>> 0
+  return (/** @type {number} */ n) => {
+    state = (Math.imul(state, 1664525) + 1013904223) >>> 0
+    return state % n
+  }
+}
+
+test('oldString edits of random mixed-ending files leave every line outside the match as its bytes were', (t) => {
+  const dir = scratch(t)
+  const file = join(dir, 'f.txt')
+  const hl = new Hashline({ view: 'full', root: dir })
+  const pick = random(40)
+  const endings = ['\n', '\r\n', '\r']
+  let tried = 0
+  for (let round = 0; round < 300; round++) {
+    const lines = Array.from({ length: 2 + pick(6) }, () => [['a', 'b', 'ab', 'a b'][pick(4)], endings[pick(3)]])
+    const bytes = lines.map(([l, e]) => l + e).join('')
+    const text = lines.map(([l]) => `${l}\n`).join('')
+    const start = pick(text.length)
+    const oldString = text.slice(start, start + 1 + pick(4))
+    const newString = Array.from({ length: pick(4) }, () => ['x', 'Y', '\n', ' '][pick(4)]).join('')
+    const count = text.split(oldString).length - 1
+    if (oldString === newString) continue
+    writeFileSync(file, bytes)
+    hl.edit('f.txt', { oldString, newString, replaceAll: count > 1 })
+    tried += 1
+    // The lines before the first match and after the last keep their bytes.
+    const first = text.indexOf(oldString)
+    const last = text.lastIndexOf(oldString) + oldString.length
+    const firstLine = text.slice(0, first).split('\n').length - 1
+    const lastLine = text.slice(0, last - 1).split('\n').length - 1
+    const head = lines.slice(0, firstLine).map(([l, e]) => l + e).join('')
+    const tail = lines.slice(lastLine + 1).map(([l, e]) => l + e).join('')
+    const out = readFileSync(file, 'latin1')
+    const what = JSON.stringify([bytes, oldString, newString, out])
+    t.true(out.startsWith(head), what)
+    t.true(out.endsWith(tail), what)
+    // Within one line, with no line break in or out, each line keeps its
+    // ending (but where a line left empty after a lone CR takes CRLF).
+    if (!oldString.includes('\n') && !newString.includes('\n') && !linesOf(out).includes('')) {
+      const kept = linesOf(out).length === lines.length
+      t.true(kept, what)
+      t.is(out.replace(/[^\r\n]/g, ''), bytes.replace(/[^\r\n]/g, ''), what)
+    }
+  }
+  t.true(tried > 200)
+})

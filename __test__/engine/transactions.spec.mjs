@@ -7,6 +7,7 @@ import { spawnSync } from "node:child_process"
 import fs from "node:fs"
 import path from "node:path"
 import { fileURLToPath } from "node:url"
+import ts from "typescript"
 import { binding, refsOf as untypedRefsOf, scratch } from "../helpers.mjs"
 
 const CLI = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "cli", "hashline.cjs")
@@ -129,6 +130,29 @@ test("a batch is one result: each file's change with fresh refs and its diff, an
   t.regex(result.files[0].output, /^\+2#[0-9A-F]{3}#[0-9A-F]{3}\|a2$/m)
   t.regex(result.files[1].diff, /^\+b$/m)
   t.deepEqual(snapshot(root), { "a.txt": "a\na2\n", "new/b.txt": "b\n" })
+})
+
+test("a batch entry's literal writes its content as sent, and BatchEntry declares it", (t) => {
+  // A content line in the form of a full ref no view showed: refused as a
+  // possible copy unless the entry says to write exactly this.
+  const text = "```diff\n@@ -1 +1 @@\n```\n"
+  const root = project(t, { "a.md": text })
+  const hl = new binding.Hashline({ root, view: "full" })
+  const refs = refsOf(hl.read("a.md").text)
+  const operations = [{ op: "insert_after", ref: refs[2], content: "-old line\n+12#ABC#DEF|added" }]
+  const err = /** @type {any} */ (t.throws(() => hl.applyBatch([{ path: "a.md", operations }])))
+  t.is(err.errors[0].code, "AMBIGUOUS_ECHO")
+  t.is(fs.readFileSync(path.join(root, "a.md"), "utf8"), text)
+  /** @type {import("../../index.js").BatchEntry[]} */
+  const batch = [{ path: "a.md", literal: true, operations }]
+  hl.applyBatch(batch)
+  t.is(fs.readFileSync(path.join(root, "a.md"), "utf8"), "```diff\n@@ -1 +1 @@\n-old line\n+12#ABC#DEF|added\n```\n")
+  // The declaration generated from the binding, as a TypeScript user gets it.
+  const declarations = ts.createSourceFile("index.d.ts", fs.readFileSync(new URL("../../index.d.ts", import.meta.url), "utf8"), ts.ScriptTarget.Latest)
+  const entry = declarations.statements.find((s) => ts.isInterfaceDeclaration(s) && s.name.text === "BatchEntry")
+  const literal = entry && ts.isInterfaceDeclaration(entry) ? entry.members.find((m) => m.name && ts.isIdentifier(m.name) && m.name.text === "literal") : undefined
+  t.truthy(literal, "BatchEntry has literal")
+  t.is(literal && ts.isPropertySignature(literal) ? literal.type?.getText(declarations) : undefined, "boolean")
 })
 
 test("a rejected batch lists every failing entry by index, with its code and path", (t) => {

@@ -18,6 +18,7 @@ import test from "ava"
 import fs from "node:fs"
 import path from "node:path"
 import plugin from "../../opencode/plugin.mjs"
+import { configureEngines, engineFor } from "../../opencode/engine.mjs"
 import { EDIT_DESCRIPTION } from "../../lib/definitions.mjs"
 import { holdFolderLock, scratch } from "../helpers.mjs"
 import { AFTER, BEFORE, FILE, checkResults, logLine, nextCall } from "./scenario.mjs"
@@ -122,6 +123,27 @@ test("the default export serves both generations: OpenCode 1's server and OpenCo
   t.is(plugin.id, "hashline")
   t.is(typeof plugin.server, "function")
   t.is(typeof plugin.setup, "function")
+})
+
+// OpenCode 1.18.30 and later run `setup` of a `{ id, server, setup }` export
+// too, beside `server`, with OpenCode 1's plugin input: no `tool` to
+// register with. Serial: the engines' options are the module's.
+test.serial("setup given a context without tool, as OpenCode 1 gives it, does nothing: no error, no warning, the options server set kept", async (t) => {
+  const root = scratch(t)
+  fs.writeFileSync(path.join(root, "f.txt"), "one\n")
+  t.teardown(() => configureEngines({}))
+  configureEngines({ view: "full" })
+  /** @type {unknown[][]} */
+  const warnings = []
+  const warn = console.warn
+  console.warn = (/** @type {unknown[]} */ ...args) => warnings.push(args)
+  t.teardown(() => {
+    console.warn = warn
+  })
+  const opencode1 = /** @type {any} */ ({ client: {}, project: {}, directory: root, worktree: root, serverUrl: new URL("http://localhost:4096") })
+  for (const ctx of [opencode1, { ...opencode1, options: { view: "nonsense" } }, { location: { directory: root } }]) t.is(await plugin.setup(ctx), undefined)
+  t.deepEqual(warnings, [])
+  t.regex(engineFor({ directory: root, worktree: root }).read("f.txt").text, /^1#[0-9A-F]{3}#[0-9A-F]{3}\|one$/m)
 })
 
 test("setup replaces the built-in edit and patch under their names, out of code mode, under the edit permission, with path as the argument", async (t) => {

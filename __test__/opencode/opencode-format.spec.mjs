@@ -193,33 +193,94 @@ function allEnded(file) {
     })
 }
 
+/**
+ * Ends, when the test does, any process a formatter wrote into `file`.
+ * @param {import("ava").ExecutionContext} t
+ * @param {string} file
+ */
+function endWithTest(t, file) {
+  t.teardown(() => {
+    for (const pid of fs.existsSync(file) ? fs.readFileSync(file, "utf8").split("\n").filter(Boolean) : []) {
+      try {
+        process.kill(Number(pid), "SIGKILL")
+      } catch {
+        // ended already
+      }
+    }
+  })
+}
+
+/**
+ * An edit of a file under one formatter, `name` running `command`, that is
+ * stopped: at a time limit of 1 s, or with `abort` by the tool call's abort
+ * once the formatter made a file `started`. The edit answers, and the file
+ * stays as the edit wrote it. Returns the project folder.
+ * @param {import("ava").ExecutionContext} t
+ * @param {string} name
+ * @param {string[]} command
+ * @param {{ abort?: boolean }} [options]
+ */
+function stoppedEdit(t, name, command, { abort = false } = {}) {
+  const root = project(t, { "b.txt": "one\n" })
+  endWithTest(t, path.join(root, "pids"))
+  const config = { formatter: { [name]: { command, extensions: [".txt"] } } }
+  const edit = { filePath: "b.txt", oldString: "one", newString: "two" }
+  // With `abort`, the limit would not stop it: only the abort can.
+  const [result] = inBun(root, config, [abort ? { edit, abortWhen: "started" } : { edit }], { HASHLINE_FORMATTER_TIMEOUT_MS: abort ? "600000" : "1000" })
+  t.is(result.error, undefined)
+  t.is(fs.readFileSync(path.join(root, "b.txt"), "utf8"), "two\n")
+  const why = abort ? "the tool call was aborted" : "it did not finish within 1 s"
+  t.true(result.output.includes(`Note: ${name} was stopped on b.txt (${why}); the file was left as the edit wrote it.`), result.output)
+  return root
+}
+
+/**
+ * Whether every process a formatter wrote into the project's `pids` has
+ * ended, waited for boundedly: a killed process ends a moment after its
+ * signal.
+ * @param {string} root
+ */
+async function endedIn(root) {
+  const file = path.join(root, "pids")
+  const deadline = Date.now() + 10_000
+  while (!allEnded(file) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100))
+  return allEnded(file)
+}
+
 // A formatter that writes its process and the one it starts, then waits on
 // it forever.
 const HANGING = ["sh", "-c", 'echo $$ > pids; sleep 100000 & echo $! >> pids; touch started; wait', "sh", "$FILE"]
 
+// A formatter that exits at once, leaving behind a process in a session of
+// its own (out of its process group) that holds its output open: it writes
+// its id, then waits on nothing for ever.
+const ESCAPING = ["sh", "-c", "setsid sh -c 'echo $$ >> pids; exec sleep 100000' & while [ ! -s pids ]; do sleep 0.01; done; touch started", "sh", "$FILE"]
+
 const unixTest = process.platform === "win32" ? test.skip : test
+const linuxTest = process.platform === "linux" ? test : test.skip
 
 unixTest("a formatter that never exits is stopped at the time limit, with what it started, and the edit stays as written", async (t) => {
-  const root = project(t, { "b.txt": "one\n" })
-  const config = { formatter: { hang: { command: HANGING, extensions: [".txt"] } } }
-  const [result] = inBun(root, config, [{ edit: { filePath: "b.txt", oldString: "one", newString: "two" } }], { HASHLINE_FORMATTER_TIMEOUT_MS: "1000" })
-  t.is(result.error, undefined)
-  t.is(fs.readFileSync(path.join(root, "b.txt"), "utf8"), "two\n")
-  t.regex(result.output, /Note: hang was stopped on b\.txt \(it did not finish within 1 s\); the file was left as the edit wrote it\./)
-  // A killed process ends a moment after its signal: wait for it, boundedly.
-  const deadline = Date.now() + 10_000
-  while (!allEnded(path.join(root, "pids")) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100))
-  t.true(allEnded(path.join(root, "pids")), "the formatter and the process it started were ended")
+  const root = stoppedEdit(t, "hang", HANGING)
+  t.true(await endedIn(root), "the formatter and the process it started were ended")
 })
 
 unixTest("a formatter still running when the tool call is aborted is stopped at once", async (t) => {
-  const root = project(t, { "b.txt": "one\n" })
-  const config = { formatter: { hang: { command: HANGING, extensions: [".txt"] } } }
-  // The limit would not stop it: only the abort can.
-  const [result] = inBun(root, config, [{ edit: { filePath: "b.txt", oldString: "one", newString: "two" }, abortWhen: "started" }], { HASHLINE_FORMATTER_TIMEOUT_MS: "600000" })
-  t.is(fs.readFileSync(path.join(root, "b.txt"), "utf8"), "two\n")
-  t.regex(result.output, /Note: hang was stopped on b\.txt \(the tool call was aborted\); the file was left as the edit wrote it\./)
-  t.true(allEnded(path.join(root, "pids")))
+  t.true(await endedIn(stoppedEdit(t, "hang", HANGING, { abort: true })))
+})
+
+linuxTest("a formatter that exits leaving a process in its own session on its output is stopped at the time limit, that process too, and the edit answers", async (t) => {
+  const root = stoppedEdit(t, "escape", ESCAPING)
+  t.true(await endedIn(root), "the process the formatter left on its output was ended")
+})
+
+linuxTest("a formatter whose leftover process holds its output is stopped when the tool call is aborted, and the edit answers at once", async (t) => {
+  t.true(await endedIn(stoppedEdit(t, "escape", ESCAPING, { abort: true })))
+})
+
+linuxTest("a formatter whose leftover on its output can no longer be found still lets the edit answer at the time limit", (t) => {
+  // Its own session and an empty environment: nothing ties it to the run
+  // but the output it holds.
+  stoppedEdit(t, "hidden", ["sh", "-c", "setsid env -i sh -c 'echo $$ >> pids; exec sleep 100000' & while [ ! -s pids ]; do sleep 0.01; done", "sh", "$FILE"])
 })
 
 unixTest("$FILE is the file's exact name, one argument, whatever characters it holds", async (t) => {

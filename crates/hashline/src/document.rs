@@ -293,7 +293,7 @@ impl Document {
         if self.bytes_are_canonical() {
             return self.text;
         }
-        self.write(&[], false).text
+        self.write(&[], None, false).text
     }
 
     /// The file's bytes, borrowed when they are the canonical text.
@@ -301,7 +301,7 @@ impl Document {
         if self.bytes_are_canonical() {
             Cow::Borrowed(self.text.as_bytes())
         } else {
-            Cow::Owned(self.write(&[], false).text.into_bytes())
+            Cow::Owned(self.write(&[], None, false).text.into_bytes())
         }
     }
 
@@ -356,7 +356,7 @@ impl Document {
     /// line break could not be read back as one line, so it is refused.
     pub fn splice(&self, splices: &[Splice]) -> Result<Vec<u8>> {
         Self::check_new_lines(splices)?;
-        Ok(self.write(splices, false).text.into_bytes())
+        Ok(self.write(splices, None, false).text.into_bytes())
     }
 
     /// The document `splice` writes. Its line index is taken from the lines
@@ -364,8 +364,18 @@ impl Document {
     /// whose bytes are its canonical text is not scanned for line endings
     /// or validated again: written from strings, it is one.
     pub fn spliced(&self, splices: &[Splice]) -> Result<Document> {
+        self.spliced_ending(splices, None)
+    }
+
+    /// [`Document::spliced`], the new lines of splice `k` ending as
+    /// `endings[k]` says, one ending a line, where given.
+    fn spliced_ending(
+        &self,
+        splices: &[Splice],
+        endings: Option<&[Vec<Ending>]>,
+    ) -> Result<Document> {
         Self::check_new_lines(splices)?;
-        let written = self.write(splices, true);
+        let written = self.write(splices, endings, true);
         match written.starts {
             Some(starts) if written.only_lf && !written.text.starts_with('\u{FEFF}') => {
                 let final_newline = written.text.ends_with('\n');
@@ -383,17 +393,25 @@ impl Document {
         }
     }
 
-    /// Applies `splices` as [`Document::spliced`] does. A document whose
-    /// bytes are its canonical text is spliced in its own buffer, so that
-    /// an edit of a large file does not hold two copies of it; one with a
-    /// BOM or other line endings is spliced by copy. On an error the
-    /// document is as it was.
-    pub(crate) fn splice_in_place(&mut self, splices: &[Splice]) -> Result<()> {
+    /// Applies `splices` as [`Document::spliced`] does, the new lines
+    /// ending as `endings` says where it is given (`endings[k]` for the
+    /// lines of splice `k`, one a line: an edit inside lines of a file
+    /// whose lines end differently keeps each line's own ending). A
+    /// document whose bytes are its canonical text is spliced in its own
+    /// buffer, so that an edit of a large file does not hold two copies of
+    /// it; one with a BOM or other line endings is spliced by copy. On an
+    /// error the document is as it was.
+    pub(crate) fn splice_in_place(
+        &mut self,
+        splices: &[Splice],
+        endings: Option<&[Vec<Ending>]>,
+    ) -> Result<()> {
         Self::check_new_lines(splices)?;
-        if self.bytes_are_canonical() {
+        let only_lf = endings.is_none_or(|e| e.iter().flatten().all(|&e| e == Ending::Lf));
+        if self.bytes_are_canonical() && only_lf {
             self.splice_canonical(splices);
         } else {
-            *self = self.spliced(splices)?;
+            *self = self.spliced_ending(splices, endings)?;
         }
         Ok(())
     }
@@ -477,9 +495,10 @@ impl Document {
         Ok(())
     }
 
-    /// The file's text with `splices` applied; with `index`, where each
-    /// written line starts.
-    fn write(&self, splices: &[Splice], index: bool) -> Written {
+    /// The file's text with `splices` applied, new lines ending as
+    /// `endings` gives where it does; with `index`, where each written line
+    /// starts.
+    fn write(&self, splices: &[Splice], endings: Option<&[Vec<Ending>]>, index: bool) -> Written {
         let new_ending = self.dominant_ending();
         let lines = self.line_count() + splices.iter().map(|s| s.lines.len()).sum::<usize>();
         let mut out = LineWriter {
@@ -492,12 +511,14 @@ impl Document {
             out.text.push('\u{FEFF}');
         }
         let mut next = 0;
-        for splice in splices {
+        for (k, splice) in splices.iter().enumerate() {
             for i in next..splice.range.start {
                 self.push_own(&mut out, i, new_ending);
             }
-            for line in &splice.lines {
-                out.push(line, new_ending, false);
+            let given = endings.and_then(|e| e.get(k));
+            for (j, line) in splice.lines.iter().enumerate() {
+                let ending = given.and_then(|g| g.get(j)).copied().unwrap_or(new_ending);
+                out.push(line, ending, false);
             }
             next = splice.range.end;
         }

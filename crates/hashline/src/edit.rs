@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 
 use crate::before::{Before, Taken};
 use crate::check::{introduced, Introduced};
-use crate::document::{Document, Splice};
+use crate::document::{Document, Ending, Splice};
 use crate::error::{plural, Error, ErrorCode, Result};
 use crate::plan::plan;
 use crate::plan::PlanContext;
@@ -137,7 +137,9 @@ pub(crate) enum Old<'a> {
 /// What a change makes of the document: splices of it, or a whole new
 /// text.
 enum NewText {
-    Splices(Vec<Splice>),
+    /// Splices, with the endings of their new lines where the edit knows
+    /// them (one list a splice), else the file's usual one.
+    Splices(Vec<Splice>, Option<Vec<Vec<Ending>>>),
     Whole(Document),
 }
 
@@ -215,7 +217,11 @@ fn plan_change(input: &EditInput<'_>, request: &Request) -> Result<Prepared> {
             } else {
                 format!("Created {} with {ops}", input.path)
             };
-            (NewText::Splices(planned.splices), headline, planned.notes)
+            (
+                NewText::Splices(planned.splices, None),
+                headline,
+                planned.notes,
+            )
         }
         Request::Replace {
             old_string,
@@ -242,11 +248,15 @@ fn plan_change(input: &EditInput<'_>, request: &Request) -> Result<Prepared> {
                 plural(replaced.matches, "match", "matches"),
                 input.path
             );
-            (NewText::Splices(replaced.splices), headline, replaced.notes)
+            (
+                NewText::Splices(replaced.splices, Some(replaced.endings)),
+                headline,
+                replaced.notes,
+            )
         }
     };
     let hunks = match &new {
-        NewText::Splices(splices) => hunks(splices),
+        NewText::Splices(splices, _) => hunks(splices),
         NewText::Whole(new) => vec![Hunk {
             old: 0..0,
             new: 0..new.line_count(),
@@ -302,12 +312,12 @@ impl Prepared {
             .with_path(&path));
         }
         match new {
-            NewText::Splices(splices) => {
+            NewText::Splices(splices, endings) => {
                 let taken = Taken::of(
                     &doc,
                     change.hunks.iter().map(|h| (h.old.clone(), h.new.clone())),
                 );
-                doc.splice_in_place(&splices)
+                doc.splice_in_place(&splices, endings.as_deref())
                     .map_err(|err| err.with_path(&path))
                     .and_then(|()| {
                         let old = Old::Taken(taken);

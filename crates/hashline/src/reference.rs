@@ -117,9 +117,10 @@ impl Ref {
 
     /// Parses a ref as models write it: any case, spaces around the
     /// separators, `:` for `#`, a trailing `|content`, a leading `>>>`,
-    /// `+`, `-` or `#HL `, and a missing ANCHOR. Two letters after the line
-    /// number (`12ab`, `12 ab`, `12#ab`, `12:ab`, then maybe ` content`)
-    /// make a lean ref; three hex digits stay a full HASH.
+    /// `+` or `-`, and `#HL ` (each at most once, in any order), and a
+    /// missing ANCHOR. Two letters after the line number (`12ab`, `12 ab`,
+    /// `12#ab`, `12:ab`, then maybe ` content`) make a lean ref; three hex
+    /// digits stay a full HASH.
     pub fn parse(input: &str) -> Result<Ref> {
         let invalid = |why: &str| {
             Error::new(
@@ -134,15 +135,7 @@ impl Ref {
         if let Some(bar) = s.find('|') {
             s = &s[..bar];
         }
-        s = s.trim();
-        for prefix in [">>>", "#HL ", "#hl "] {
-            if let Some(rest) = s.strip_prefix(prefix) {
-                s = rest.trim_start();
-            }
-        }
-        if let Some(rest) = s.strip_prefix(['+', '-']) {
-            s = rest.trim_start();
-        }
+        let s = undecorated(s.trim());
         if s.is_empty() {
             return Err(invalid("it is empty"));
         }
@@ -183,6 +176,35 @@ impl Ref {
             _ => Err(invalid("it has too many parts")),
         }
     }
+}
+
+/// A ref without what a view put before it: a rejection's `>>>`, a diff's
+/// `+` or `-`, an annotated view's `#HL ` (so a diff line of an annotated
+/// view, `+ #HL 7#abc`, is a ref too). Each is taken once, whatever the
+/// order; what is left must then be a ref on its own, so nothing here can
+/// turn other text into one or change the line a ref names.
+fn undecorated(mut s: &str) -> &str {
+    let (mut rejection, mut diff, mut annotation) = (false, false, false);
+    loop {
+        if let Some(rest) = s.strip_prefix(">>>").filter(|_| !rejection) {
+            rejection = true;
+            s = rest.trim_start();
+        } else if let Some(rest) = s.strip_prefix(['+', '-']).filter(|_| !diff) {
+            diff = true;
+            s = rest.trim_start();
+        } else if let Some(rest) = annotated(s).filter(|_| !annotation) {
+            annotation = true;
+            s = rest.trim_start();
+        } else {
+            return s;
+        }
+    }
+}
+
+/// What follows an annotated view's `#HL ` (any case, then white space).
+fn annotated(s: &str) -> Option<&str> {
+    let rest = s.get(3..)?;
+    (s[..3].eq_ignore_ascii_case("#hl") && rest.starts_with(char::is_whitespace)).then_some(rest)
 }
 
 /// A lean ref: the line number, then `#`, `:` or spaces (or nothing), then
@@ -297,6 +319,45 @@ mod tests {
         }
         assert_eq!(Ref::parse("12#A3F").unwrap(), r(12, 0xA3F, None));
         assert_eq!(Ref::parse("12:a3f|x").unwrap(), r(12, 0xA3F, None));
+    }
+
+    #[test]
+    fn a_diff_marker_and_the_annotation_prefix_are_taken_in_any_order() {
+        assert_eq!(Ref::parse("+ #HL 7#abc").unwrap(), r(7, 0xABC, None));
+        let want = r(12, 0xA3F, Some(0x9BC));
+        for input in [
+            "+ #HL 12#A3F#9BC|x",
+            "+#HL 12#A3F#9BC",
+            "- #hl 12#a3f#9bc|",
+            "#HL + 12#A3F#9BC",
+            "#HL -12#A3F#9BC|x",
+            ">>> + #HL 12#A3F#9BC|x",
+            "+ >>> #HL 12:A3F:9BC",
+            "#HL >>> -12#A3F#9BC",
+        ] {
+            assert_eq!(Ref::parse(input).unwrap(), want, "{input}");
+        }
+        let lean = Ref {
+            line: 12,
+            tag: RefTag::Pair(*b"ab"),
+        };
+        for input in ["+ #HL 12ab x", "-#HL 12ab", "#HL +12ab"] {
+            assert_eq!(Ref::parse(input).unwrap(), lean, "{input}");
+        }
+        // Each once: a view never shows a marker twice.
+        for input in [
+            "++12#A3F#9BC",
+            "+ -12#A3F",
+            "#HL #HL 12#A3F",
+            ">>> >>> 12ab",
+            "#HL12#A3F",
+        ] {
+            assert_eq!(
+                Ref::parse(input).unwrap_err().code,
+                ErrorCode::InvalidRef,
+                "{input}"
+            );
+        }
     }
 
     #[test]

@@ -1,13 +1,16 @@
 //! The `oldString`/`newString` fallback with OpenCode's semantics and error
 //! texts, minus its faults: a tolerant match re-indents the new text to the
-//! lines it matched and never touches a line outside them, and
-//! `replaceAll` is literal. An empty `oldString` creates the file.
+//! lines it matched and never touches a line outside them, `replaceAll` is
+//! literal, and in a file whose lines end differently every line keeps its
+//! own ending. An empty `oldString` creates the file.
 
-use crate::document::{Document, Splice};
+use crate::document::{Document, Ending, Splice};
 use crate::error::{list_numbers, Error, ErrorCode, Result};
 use crate::report::window;
 use crate::request::split_content;
 use crate::view::ViewStyle;
+use memchr::memchr_iter;
+use std::ops::Range;
 
 const IDENTICAL: &str = "No changes to apply: oldString and newString are identical.";
 const NOT_FOUND: &str =
@@ -27,6 +30,8 @@ const SHOWN_MATCHES: usize = 5;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Replaced {
     pub splices: Vec<Splice>,
+    /// The ending of each new line, splice by splice.
+    pub endings: Vec<Vec<Ending>>,
     pub notes: Vec<String>,
     pub matches: usize,
 }
@@ -79,16 +84,15 @@ pub(crate) fn replace(
     let found: Vec<usize> = text.match_indices(old.as_str()).map(|(i, _)| i).collect();
     match found.len() {
         0 => tolerant(doc, &old, &new, style),
-        1 => Ok(Replaced {
-            splices: literal_splices(doc, &found, old.len(), &new),
-            notes: Vec::new(),
-            matches: 1,
-        }),
-        n if replace_all => Ok(Replaced {
-            splices: literal_splices(doc, &found, old.len(), &new),
-            notes: Vec::new(),
-            matches: n,
-        }),
+        n if n == 1 || replace_all => {
+            let (splices, endings) = literal_splices(doc, &found, old.len(), &new);
+            Ok(Replaced {
+                splices,
+                endings,
+                notes: Vec::new(),
+                matches: n,
+            })
+        }
         _ => {
             let mut lines: Vec<usize> = found.iter().map(|&at| line_of_offset(doc, at)).collect();
             lines.dedup();
@@ -126,53 +130,99 @@ fn line_of_offset(doc: &Document, offset: usize) -> usize {
         .saturating_sub(1)
 }
 
+/// The ending for newString's line breaks when they are not as many as
+/// the ones they replace (newString's breaks are LF whatever the file has;
+/// when there are as many, each takes the ending of the one it replaces):
+/// the one ending the replaced breaks share, or, replacing none, the ending
+/// of the line they split; else the file's usual one.
+fn shared_ending(doc: &Document, replaced: &[Ending], within: Option<Ending>) -> Ending {
+    let shared = match replaced {
+        [] => within,
+        [first, rest @ ..] => rest.iter().all(|e| e == first).then_some(*first),
+    };
+    shared.unwrap_or_else(|| doc.dominant_ending())
+}
+
 /// Splices for literal matches at byte offsets `found` in the canonical
-/// text: each covers the whole lines the match touches, with the text
-/// around the match on those lines kept.
-fn literal_splices(doc: &Document, found: &[usize], old_len: usize, new: &str) -> Vec<Splice> {
+/// text: each covers the whole lines the matches touch, with the text
+/// around the matches on those lines kept; and the ending of each of their
+/// lines: a line break of the file keeps its own, one of newString gets
+/// the one it replaces or `shared_ending`.
+fn literal_splices(
+    doc: &Document,
+    found: &[usize],
+    old_len: usize,
+    new: &str,
+) -> (Vec<Splice>, Vec<Vec<Ending>>) {
     let text = doc.text();
     let starts: Vec<usize> = line_starts(doc).collect();
     let line_at = |offset: usize| starts.partition_point(|&s| s <= offset).saturating_sub(1);
     let line_end = |line: usize| starts.get(line + 1).copied().unwrap_or(text.len());
+    let ending_at = |offset: usize| {
+        doc.ending(line_at(offset))
+            .unwrap_or_else(|| doc.dominant_ending())
+    };
+    let breaks = |range: Range<usize>| {
+        memchr_iter(b'\n', &text.as_bytes()[range.clone()]).map(move |k| ending_at(range.start + k))
+    };
+    let new_breaks = memchr_iter(b'\n', new.as_bytes()).count();
     let mut splices: Vec<Splice> = Vec::new();
-    let mut i = 0;
-    while i < found.len() {
-        let first = line_at(found[i]);
-        let mut last = line_at(found[i] + old_len - 1);
-        let mut j = i + 1;
-        while j < found.len() && line_at(found[j]) <= last {
-            last = last.max(line_at(found[j] + old_len - 1));
-            j += 1;
-        }
-        let mut end = line_end(last);
+    let mut all_endings = Vec::new();
+    let mut j = 0;
+    while j < found.len() {
+        let first = line_at(found[j]);
+        let mut last = first;
         let mut chunk = String::new();
+        let mut endings = Vec::new();
         let mut at = starts[first];
-        for &m in &found[i..j] {
-            chunk.push_str(&text[at..m]);
-            chunk.push_str(new);
-            at = m + old_len;
-        }
+        let mut shared = doc.dominant_ending();
+        let end = loop {
+            while j < found.len() && line_at(found[j]) <= last {
+                let m = found[j];
+                chunk.push_str(&text[at..m]);
+                endings.extend(breaks(at..m));
+                let replaced: Vec<Ending> = breaks(m..m + old_len).collect();
+                shared = shared_ending(doc, &replaced, doc.ending(line_at(m)));
+                endings.extend((0..new_breaks).map(|k| {
+                    if new_breaks == replaced.len() {
+                        replaced[k]
+                    } else {
+                        shared
+                    }
+                }));
+                chunk.push_str(new);
+                at = m + old_len;
+                last = last.max(line_at(at - 1));
+                j += 1;
+            }
+            let end = line_end(last);
+            // A match that ended in a newline the new text lacks joins the
+            // next line to this one: that line, and the matches on it, are
+            // taken into the splice.
+            let joins = at == end && !chunk.ends_with('\n') && text[..end].ends_with('\n');
+            if joins && last + 1 < starts.len() {
+                last += 1;
+                continue;
+            }
+            break end;
+        };
         chunk.push_str(&text[at..end]);
-        // A match that ended in a newline the new text lacks joins the next
-        // line to this one; take that line into the splice.
-        if !chunk.ends_with('\n') && text[..end].ends_with('\n') && last + 1 < starts.len() {
-            last += 1;
-            let next_end = line_end(last);
-            chunk.push_str(&text[end..next_end]);
-            end = next_end;
-        }
-        let lines = if end == text.len() && !doc.final_newline() {
+        endings.extend(breaks(at..end));
+        let lines: Vec<String> = if end == text.len() && !doc.final_newline() {
             chunk.split('\n').map(str::to_owned).collect()
         } else {
             split_content(&chunk)
         };
+        // The last line of a splice at the end of the file holds no break
+        // when the match took the file's last one.
+        endings.resize(lines.len(), shared);
         splices.push(Splice {
             range: first..last + 1,
             lines,
         });
-        i = j;
+        all_endings.push(endings);
     }
-    splices
+    (splices, all_endings)
 }
 
 fn indent(line: &str) -> &str {
@@ -250,11 +300,22 @@ fn tolerant(doc: &Document, old: &str, new: &str, style: ViewStyle) -> Result<Re
             let old_refs: Vec<&str> = old_lines.iter().map(String::as_str).collect();
             let matched: Vec<&str> = (start..start + k).map(|i| doc.line(i)).collect();
             let lines = reindent(&old_refs, &matched, split_content(new));
+            // Whole lines replaced: each keeps its ending when there are as
+            // many new ones.
+            let own: Vec<Option<Ending>> = (start..start + k).map(|i| doc.ending(i)).collect();
+            let replaced: Vec<Ending> = own.iter().flatten().copied().collect();
+            let shared = shared_ending(doc, &replaced, None);
+            let endings = if lines.len() == k {
+                own.iter().map(|e| e.unwrap_or(shared)).collect()
+            } else {
+                vec![shared; lines.len()]
+            };
             Ok(Replaced {
                 splices: vec![Splice {
                     range: start..start + k,
                     lines,
                 }],
+                endings: vec![endings],
                 notes: vec![format!(
                     "oldString matched lines {}-{} only with different white space; newString was re-indented to those lines' indentation.",
                     start + 1,
@@ -366,20 +427,114 @@ mod tests {
     use super::*;
 
     fn apply(text: &str, old: &str, new: &str, all: bool) -> Result<String> {
-        let doc = Document::from_text(text);
+        Ok(String::from_utf8(written(text.as_bytes(), old, new, all)?).unwrap())
+    }
+
+    /// The bytes a replace writes into a file of `bytes`.
+    fn written(bytes: &[u8], old: &str, new: &str, all: bool) -> Result<Vec<u8>> {
+        let doc = Document::from_bytes(bytes)?;
         let r = replace(&doc, old, new, all, ViewStyle::Full)?;
-        Ok(String::from_utf8(doc.splice(&r.splices).unwrap()).unwrap())
+        let mut doc = doc;
+        doc.splice_in_place(&r.splices, Some(&r.endings))?;
+        Ok(doc.to_bytes())
+    }
+
+    /// Each case: the file, oldString, newString, replaceAll, the bytes written.
+    type Case<'a> = (&'a [u8], &'a str, &'a str, bool, &'a [u8]);
+
+    fn check(cases: &[Case<'_>]) {
+        for &(file, old, new, all, want) in cases {
+            let got = written(file, old, new, all).unwrap();
+            assert_eq!(
+                String::from_utf8_lossy(&got),
+                String::from_utf8_lossy(want),
+                "{:?} {old:?} -> {new:?}",
+                String::from_utf8_lossy(file)
+            );
+        }
     }
 
     #[test]
-    fn replaces_a_unique_exact_match_inside_a_line_and_across_lines() {
-        assert_eq!(
-            apply("let a = 1;\nlet b = 2;\n", "= 1", "= 10", false).unwrap(),
-            "let a = 10;\nlet b = 2;\n"
-        );
-        assert_eq!(apply("a\nb\nc\n", "a\nb", "x", false).unwrap(), "x\nc\n");
-        assert_eq!(apply("a\nb\nc\n", "b\n", "x", false).unwrap(), "a\nxc\n");
-        assert_eq!(apply("a\nb", "b", "b\nc", false).unwrap(), "a\nb\nc");
+    fn an_edit_inside_one_line_of_a_mixed_ending_file_keeps_that_lines_ending() {
+        check(&[
+            (b"a\r\nb\nc\r\n", "b", "B", false, b"a\r\nB\nc\r\n"),
+            (b"a\nb\r\nc\n", "b", "B", false, b"a\nB\r\nc\n"),
+            (b"a\r\nb\rc\r\n", "b", "B", false, b"a\r\nB\rc\r\n"),
+            (b"x y\r\nx\nx\r\n", "x", "z", true, b"z y\r\nz\nz\r\n"),
+        ]);
+    }
+
+    #[test]
+    fn new_line_breaks_take_the_endings_of_the_ones_they_replace_or_of_the_lines_they_split() {
+        check(&[
+            // As many breaks as oldString spanned: each keeps the one it replaces.
+            (
+                b"a\r\nb\nc\r\nd\r\n",
+                "b\nc",
+                "B\nC",
+                false,
+                b"a\r\nB\nC\r\nd\r\n",
+            ),
+            // More breaks, inside a line: the line's own ending.
+            (
+                b"a\r\nb\nc\r\n",
+                "b",
+                "b1\nb2",
+                false,
+                b"a\r\nb1\nb2\nc\r\n",
+            ),
+            (b"a\nb\r\nc\n", "b", "b1\nb2", false, b"a\nb1\r\nb2\r\nc\n"),
+            // Another count of breaks that share an ending: that one.
+            (
+                b"a\r\nb\nc\r\nd\r\n",
+                "b\nc",
+                "x\ny\nz",
+                false,
+                b"a\r\nx\ny\nz\r\nd\r\n",
+            ),
+            (
+                b"a\r\nb\nc\nd\r\ne\r\n",
+                "b\nc\nd",
+                "x\ny",
+                false,
+                b"a\r\nx\ny\r\ne\r\n",
+            ),
+            // Another count of breaks that differ: the file's usual ending.
+            (
+                b"a\r\nb\nc\r\nd\ne\r\n",
+                "b\nc\nd",
+                "x\ny\nz\nw",
+                false,
+                b"a\r\nx\r\ny\r\nz\r\nw\ne\r\n",
+            ),
+        ]);
+    }
+
+    #[test]
+    fn a_whitespace_tolerant_match_in_a_mixed_ending_file_keeps_each_lines_ending() {
+        check(&[
+            (
+                b"a\r\n  b\n  c\r\nd\r\n",
+                "b\nc",
+                "B\nC",
+                false,
+                b"a\r\n  B\n  C\r\nd\r\n",
+            ),
+            (
+                b"a\r\n\tb\nd\r\n",
+                "  b",
+                "  B1\n  B2",
+                false,
+                b"a\r\n\tB1\n\tB2\nd\r\n",
+            ),
+        ]);
+    }
+
+    #[test]
+    fn replace_all_of_line_breaks_joins_the_lines_once_each() {
+        assert_eq!(apply("a\nb\nc\n", "\n", "", true).unwrap(), "abc\n");
+        assert_eq!(apply("a\nb\nc\n", "\n", " ", true).unwrap(), "a b c \n");
+        assert_eq!(apply("ab\na\n\n\na", "\n", "", true).unwrap(), "abaa");
     }
 
     #[test]
@@ -421,5 +576,211 @@ mod tests {
             replace(&doc, "let totl = items.len();", "x", false, ViewStyle::Full).unwrap_err();
         assert!(err.message.contains(">>> 2#"), "{}", err.message);
         assert_eq!(err.shown, vec![0..3]);
+    }
+
+    mod mixed_endings {
+        use super::*;
+        use crate::document::Ending;
+        use proptest::prelude::*;
+
+        const ENDINGS: [Ending; 3] = [Ending::Lf, Ending::CrLf, Ending::Cr];
+
+        /// A file of short lines from a small alphabet (so that oldString
+        /// often matches several times), each line with any ending, the last
+        /// with or without one.
+        fn file() -> impl Strategy<Value = (Vec<(String, Ending)>, bool)> {
+            let line =
+                prop::sample::select(vec!["", "a", "b", "ab", "a b", "ba"]).prop_map(str::to_owned);
+            (
+                prop::collection::vec((line, prop::sample::select(ENDINGS.to_vec())), 1..10),
+                any::<bool>(),
+            )
+        }
+
+        fn bytes_of(lines: &[(String, Ending)], final_newline: bool) -> Vec<u8> {
+            let mut bytes = Vec::new();
+            for (i, (line, ending)) in lines.iter().enumerate() {
+                bytes.extend_from_slice(line.as_bytes());
+                if i + 1 < lines.len() || final_newline {
+                    bytes.extend_from_slice(ending.as_str().as_bytes());
+                }
+            }
+            bytes
+        }
+
+        /// The lines of written bytes with their endings.
+        fn lines_of(bytes: &[u8]) -> (String, Vec<Option<Ending>>) {
+            let doc = Document::from_bytes(bytes).unwrap();
+            let endings = (0..doc.line_count()).map(|i| doc.ending(i)).collect();
+            (doc.text().to_owned(), endings)
+        }
+
+        /// What a literal replace of the canonical text must give, line by
+        /// line: the text, and the ending of each line break in it. A break
+        /// of the file keeps its ending; a break of newString takes the one
+        /// it replaces when newString has as many as the match spanned, else
+        /// the one ending those share (or, replacing none, the ending of the
+        /// line it splits), else the file's usual one.
+        fn expected(
+            doc: &Document,
+            found: &[usize],
+            old: &str,
+            new: &str,
+        ) -> (String, Vec<Ending>) {
+            let text = doc.text();
+            // The ending of the break at each offset of the canonical text, and the line of each offset.
+            let mut break_at = std::collections::HashMap::new();
+            let mut line_at = Vec::new();
+            let mut at = 0;
+            for (i, line) in doc.lines().enumerate() {
+                line_at.extend(std::iter::repeat_n(i, line.len() + 1));
+                at += line.len();
+                if let Some(ending) = doc.ending(i) {
+                    break_at.insert(at, ending);
+                    at += 1;
+                }
+            }
+            let mut out = String::new();
+            let mut breaks = Vec::new();
+            let mut at = 0;
+            let mut fallback = doc.dominant_ending();
+            let keep = |from: usize, to: usize, out: &mut String, breaks: &mut Vec<Ending>| {
+                for (k, c) in text[from..to].char_indices() {
+                    if c == '\n' {
+                        breaks.push(break_at[&(from + k)]);
+                    }
+                }
+                out.push_str(&text[from..to]);
+            };
+            for &m in found {
+                keep(at, m, &mut out, &mut breaks);
+                let old_breaks: Vec<Ending> = (m..m + old.len())
+                    .filter_map(|p| break_at.get(&p).copied())
+                    .collect();
+                let candidates: std::collections::BTreeSet<u8> = if old_breaks.is_empty() {
+                    doc.ending(line_at[m])
+                        .into_iter()
+                        .map(|e| e as u8)
+                        .collect()
+                } else {
+                    old_breaks.iter().map(|&e| e as u8).collect()
+                };
+                fallback = match candidates.iter().collect::<Vec<_>>()[..] {
+                    [&one] => ENDINGS.into_iter().find(|e| *e as u8 == one).unwrap(),
+                    _ => doc.dominant_ending(),
+                };
+                let new_breaks = new.matches('\n').count();
+                for k in 0..new_breaks {
+                    breaks.push(if new_breaks == old_breaks.len() {
+                        old_breaks[k]
+                    } else {
+                        fallback
+                    });
+                }
+                out.push_str(new);
+                at = m + old.len();
+            }
+            keep(at, text.len(), &mut out, &mut breaks);
+            // A file with a final newline keeps one, even where the match took it.
+            if doc.final_newline() && !out.is_empty() && !out.ends_with('\n') {
+                out.push('\n');
+                breaks.push(fallback);
+            }
+            (out, breaks)
+        }
+
+        /// A file of distinct lines, each indented one way or another, each
+        /// with any ending, the last with or without one.
+        fn indented() -> impl Strategy<Value = (Vec<(String, Ending)>, bool)> {
+            let indent = prop::sample::select(vec!["", " ", "  ", "\t"]);
+            (
+                prop::collection::vec((indent, prop::sample::select(ENDINGS.to_vec())), 1..8),
+                any::<bool>(),
+            )
+                .prop_map(|(lines, final_newline)| {
+                    let lines = lines
+                        .into_iter()
+                        .enumerate()
+                        .map(|(i, (ws, e))| (format!("{ws}l{i}"), e))
+                        .collect();
+                    (lines, final_newline)
+                })
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig { cases: 1000, ..ProptestConfig::default() })]
+
+            #[test]
+            fn a_whitespace_tolerant_replace_keeps_every_other_line_and_the_endings_of_the_lines_it_replaces(
+                (lines, final_newline) in indented(),
+                range in (0usize..8, 1usize..4),
+                count in 0usize..4,
+            ) {
+                let n = lines.len();
+                let first = range.0 % n;
+                let last = (first + range.1).min(n);
+                let bytes = bytes_of(&lines, final_newline);
+                let doc = Document::from_bytes(&bytes).unwrap();
+                // Indented as no line of the file is: only the tolerant match finds them.
+                let old = lines[first..last].iter().map(|(l, _)| format!("   {}", l.trim())).collect::<Vec<_>>().join("\n");
+                let new = (0..count).map(|k| format!("   n{k}")).collect::<Vec<_>>().join("\n");
+                let out = written(&bytes, &old, &new, false).unwrap();
+                let what = format!("{:?} {old:?} -> {new:?} gave {:?}", String::from_utf8_lossy(&bytes), String::from_utf8_lossy(&out));
+                // Unless the lines before become the last of a file that has no final newline.
+                let before_ends = !(last == n && count == 0 && !final_newline);
+                prop_assert!(out.starts_with(&bytes_of(&lines[..first], before_ends)), "{}", what);
+                prop_assert!(out.ends_with(&bytes_of(&lines[last..], final_newline)), "{}", what);
+                let replaced: Vec<Option<Ending>> = (first..last).map(|i| doc.ending(i)).collect();
+                let ends: Vec<Ending> = replaced.iter().flatten().copied().collect();
+                let shared = if !ends.is_empty() && ends.iter().all(|&e| e == ends[0]) { ends[0] } else { doc.dominant_ending() };
+                let written = Document::from_bytes(&out).unwrap();
+                for k in 0..count {
+                    prop_assert_eq!(written.line(first + k).trim(), format!("n{k}"), "{}", &what);
+                    let Some(got) = written.ending(first + k) else { continue };
+                    let want = if count == replaced.len() { replaced[k].unwrap_or(shared) } else { shared };
+                    prop_assert_eq!(got, want, "line {}: {}", first + k + 1, &what);
+                }
+            }
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig { cases: 2000, max_global_rejects: 20_000, ..ProptestConfig::default() })]
+
+            #[test]
+            fn a_replace_in_a_mixed_ending_file_keeps_every_lines_own_ending(
+                (lines, final_newline) in file(),
+                cut in (0usize..64, 1usize..6),
+                new in prop::collection::vec(prop::sample::select(vec!["a", "b", "X", "\n", " "]), 0..6),
+            ) {
+                let bytes = bytes_of(&lines, final_newline);
+                let doc = Document::from_bytes(&bytes).unwrap();
+                let text = doc.text().to_owned();
+                prop_assume!(!text.is_empty());
+                let start = cut.0 % text.len();
+                let end = (start + cut.1).min(text.len());
+                let old = &text[start..end];
+                let new = new.concat();
+                let found: Vec<usize> = text.match_indices(old).map(|(i, _)| i).collect();
+                prop_assume!(old != new);
+                // A file without a final newline keeps lacking one: a match
+                // at its end follows the rules of the last line, not these.
+                prop_assume!(doc.final_newline() || found.iter().all(|&m| m + old.len() < text.len()));
+                let out = written(&bytes, old, &new, found.len() > 1).unwrap();
+                let (want_text, want_breaks) = expected(&doc, &found, old, &new);
+                let (got_text, got_endings) = lines_of(&out);
+                prop_assert_eq!(&got_text, &want_text, "{:?} {:?} -> {:?}", String::from_utf8_lossy(&bytes), old, new);
+                let got: Vec<Ending> = got_endings.into_iter().flatten().collect();
+                prop_assert_eq!(got.len(), want_breaks.len());
+                let text_lines: Vec<&str> = got_text.split('\n').collect();
+                for (i, (g, w)) in got.iter().zip(&want_breaks).enumerate() {
+                    // A lone CR before an empty line's LF would read as one
+                    // CRLF: one of the two is written as CRLF instead.
+                    let merged = *g == Ending::CrLf
+                        && ((*w == Ending::Lf && i > 0 && want_breaks[i - 1] == Ending::Cr && text_lines[i].is_empty())
+                            || (*w == Ending::Cr && want_breaks.get(i + 1) == Some(&Ending::Lf) && text_lines[i + 1].is_empty()));
+                    prop_assert!(g == w || merged, "break {} is {:?}, not {:?}: {:?} {:?} -> {:?} gave {:?}", i, g, w, String::from_utf8_lossy(&bytes), old, new, String::from_utf8_lossy(&out));
+                }
+            }
+        }
     }
 }

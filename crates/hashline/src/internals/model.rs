@@ -1086,6 +1086,8 @@ pub fn check_parse(input: &str) {
                 format!(">>> {canonical}|content"),
                 format!("+{canonical}"),
                 format!("#HL {canonical}|"),
+                format!("+ #HL {canonical}|content"),
+                format!("#HL -{canonical}"),
                 format!("  {canonical}  "),
             ] {
                 assert_eq!(

@@ -125,7 +125,7 @@ proptest! {
         let old = Document::from_bytes(&bytes).unwrap();
         let mut new = old.clone();
         let taken = Taken::of(&old, changes(&splices));
-        new.splice_in_place(&splices).unwrap();
+        new.splice_in_place(&splices, None).unwrap();
         let spliced = old.spliced(&splices).unwrap();
         prop_assert_eq!(&new, &spliced);
         prop_assert_eq!(new.rev(), spliced.rev());
@@ -158,7 +158,7 @@ proptest! {
         let whole = finish(Old::Whole(&old), "f.txt", old.spliced(&splices).unwrap(), change(), true, SyntaxCheck::Off, None);
         let mut new = old.clone();
         let taken = Taken::of(&old, changes(&splices));
-        new.splice_in_place(&splices).unwrap();
+        new.splice_in_place(&splices, None).unwrap();
         let in_place = finish(Old::Taken(taken), "f.txt", new, change(), true, SyntaxCheck::Off, None);
         match (whole, in_place) {
             (Ok(a), Ok(b)) => {
