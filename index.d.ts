@@ -95,7 +95,8 @@ export declare class Hashline {
   tagAsync(path: string, lines: Array<ShownLine>, options?: CallOptions & { signal?: AbortSignal } | undefined | null): Promise<TagResult>
   /**
    * Removes view prefixes a model copied into the new content of a file
-   * (a `write`) where the views this session showed prove them copies;
+   * (a `write`), and the other text of views copied with them, where the
+   * views this session showed prove them copies;
    * content whose prefixes nothing vouches for comes back as sent. Throws
    * `AMBIGUOUS_ECHO` for content in between; the same content sent again
    * for the same file then comes back as sent.
@@ -536,8 +537,14 @@ export interface StoreCleared {
 
 export interface StripResult {
   text: string
-  /** How many lines lost a view prefix (0: the text as sent). */
+  /**
+   * How many lines the clean-up changed (0: the text as sent): a view
+   * prefix removed, a view's header left out, a line a view cut written
+   * whole.
+   */
   stripped: number
+  /** What the clean-up did, to tell the model with the write's result. */
+  note?: string
 }
 
 export interface TagResult {

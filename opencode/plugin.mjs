@@ -96,7 +96,7 @@ async function server(input, options) {
     return {}
   }
   const place = { directory: input.directory, worktree: input.worktree }
-  /** @type {Map<string, number>} */
+  /** What the clean-up of each write did, to tell with its result. @type {Map<string, string>} */
   const cleanedWrites = new Map()
   const formatting = { config: configFrom(input.client), directory: input.directory, worktree: input.worktree, timeoutMs }
   /**
@@ -145,17 +145,17 @@ async function server(input, options) {
       }
       if (cleaned.stripped > 0) {
         args.content = cleaned.text
-        cleanedWrites.set(info.callID, cleaned.stripped)
+        cleanedWrites.set(info.callID, cleaned.note ?? "")
       }
     },
 
     "tool.execute.after": async (info, output) => {
       if (!output || typeof output.output !== "string") return
       if (info.tool === "write") {
-        const stripped = cleanedWrites.get(info.callID)
-        if (stripped === undefined) return
+        const note = cleanedWrites.get(info.callID)
+        if (note === undefined) return
         cleanedWrites.delete(info.callID)
-        output.output += `\n\nRemoved the view prefixes (LINEab or LINE#HASH#ANCHOR|) from ${stripped} line${stripped === 1 ? "" : "s"} of content before writing: they name lines this file's views showed.`
+        output.output += `\n\n${note}`
         return
       }
       if (!tagsReads(kinds.get(info.sessionID) ?? "edit")) return

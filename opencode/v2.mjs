@@ -131,7 +131,7 @@ export async function setup(ctx) {
     console.warn(`hashline is off, OpenCode's own tools stay: ${err instanceof Error ? err.message : String(err)}`)
     return
   }
-  /** @type {Map<string, number>} */
+  /** What the clean-up of each write did, to tell with its result. @type {Map<string, string>} */
   const cleanedWrites = new Map()
   /** @type {Map<string, EditKind>} */
   const kinds = new Map()
@@ -186,7 +186,7 @@ export async function setup(ctx) {
     }
     if (cleaned.stripped > 0) {
       input.content = cleaned.text
-      cleanedWrites.set(event.id, cleaned.stripped)
+      cleanedWrites.set(event.id, cleaned.note ?? "")
     }
   })
 
@@ -194,10 +194,10 @@ export async function setup(ctx) {
     if (event.status !== "completed" || typeof event.result?.content !== "string") return
     const content = event.result.content
     if (event.tool === "write") {
-      const stripped = cleanedWrites.get(event.id)
-      if (stripped === undefined) return
+      const note = cleanedWrites.get(event.id)
+      if (note === undefined) return
       cleanedWrites.delete(event.id)
-      event.result = { ...event.result, content: `${content}\n\nRemoved the view prefixes (LINEab or LINE#HASH#ANCHOR|) from ${stripped} line${stripped === 1 ? "" : "s"} of content before writing: they name lines this file's views showed.` }
+      event.result = { ...event.result, content: `${content}\n\n${note}` }
       return
     }
     if (!tagsReads(kinds.get(event.sessionID) ?? "edit")) return

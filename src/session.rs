@@ -58,8 +58,12 @@ impl From<&hashline::EditResult> for BindingEditResult {
 #[napi(object, object_from_js = false)]
 pub struct StripResult {
     pub text: String,
-    /// How many lines lost a view prefix (0: the text as sent).
+    /// How many lines the clean-up changed (0: the text as sent): a view
+    /// prefix removed, a view's header left out, a line a view cut written
+    /// whole.
     pub stripped: u32,
+    /// What the clean-up did, to tell the model with the write's result.
+    pub note: Option<String>,
 }
 
 #[napi(object, object_from_js = false)]
@@ -292,7 +296,8 @@ impl Hashline {
     }
 
     /// Removes view prefixes a model copied into the new content of a file
-    /// (a `write`) where the views this session showed prove them copies;
+    /// (a `write`), and the other text of views copied with them, where the
+    /// views this session showed prove them copies;
     /// content whose prefixes nothing vouches for comes back as sent. Throws
     /// `AMBIGUOUS_ECHO` for content in between; the same content sent again
     /// for the same file then comes back as sent.
@@ -318,6 +323,7 @@ impl Hashline {
             Ok(StripResult {
                 text: stripped.text,
                 stripped: stripped.stripped as u32,
+                note: stripped.note,
             })
         })
     }

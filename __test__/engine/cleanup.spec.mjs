@@ -257,3 +257,78 @@ for (const [what, c] of Object.entries(lookalikes)) {
     t.deepEqual(notes(out.output), [])
   })
 }
+
+/**
+ * A session on a folder holding `name` with `text`, in the lean view, and
+ * the lines of its read (the header first).
+ * @param {import('ava').ExecutionContext} t @param {string} name @param {string} text
+ */
+function leanRead(t, name, text) {
+  const dir = scratch(t)
+  writeFileSync(join(dir, name), text)
+  const hl = new Hashline({ root: dir, view: 'lean' })
+  return { hl, file: join(dir, name), view: hl.read(name).text.split('\n') }
+}
+
+/** The ref a lean view line starts with. @param {string} line */
+const leanRef = (line) => line.split(' ')[0]
+
+test('a copied lean range whose blank line lost the space after its tag is written without any prefix, in a session and on held text', (t) => {
+  const text = 'fn a() {\n    one();\n\n    two();\n}\n'
+  const want = 'fn a() {\n    one();\n\n    TWO();\n}\n'
+  const { hl, file, view } = leanRead(t, 'a.rs', text)
+  const content = [view[2], view[3].trimEnd(), view[4].replace('two', 'TWO')]
+  t.regex(content[1], /^3[a-z]{2}$/)
+  hl.edit('a.rs', { operations: [{ op: 'replace', ref: leanRef(view[2]), through: leanRef(view[4]), content }] })
+  t.is(readFileSync(file, 'utf8'), want)
+
+  const held = binding.formatView(text, { view: 'lean' }).split('\n')
+  const full = refsOf(binding.formatView(text, { view: 'full' }))
+  const copied = [held[2], held[3].trimEnd(), held[4].replace('two', 'TWO')]
+  t.is(binding.applyEdits(text, { operations: [{ op: 'replace', ref: full[2], through: full[4], content: copied }] }).text, want)
+})
+
+test('a line the view cut, copied unchanged in a range, is written whole and the restoring is said; changed before the cut, it is refused', (t) => {
+  const long = `const DATA = "${'abcdefghij'.repeat(260)}";`
+  const text = `// data\n${long}\nlet x = 1;\n`
+  const { hl, file, view } = leanRead(t, 'a.js', text)
+  t.regex(view[2], /… \(line cut at 2000 of 2616 characters; its ref covers the whole line\)$/)
+  const op = (/** @type {string[]} */ content) => ({ op: 'replace', ref: leanRef(view[1]), through: leanRef(view[3]), content })
+  const err = /** @type {any} */ (t.throws(() => hl.edit('a.js', { operations: [op([view[1], view[2].replace('DATA', 'MORE'), view[3]])] })))
+  t.is(err.code, 'AMBIGUOUS_ECHO')
+  t.regex(err.message, /line 2: .*ends with the note of a line a view cut/)
+  t.is(readFileSync(file, 'utf8'), text)
+  const out = hl.edit('a.js', { operations: [op([view[1], view[2], view[3].replace('1', '2')])] }).output
+  t.is(readFileSync(file, 'utf8'), `// data\n${long}\nlet x = 2;\n`)
+  t.true(notes(out).some((n) => /wrote line 2 of the content whole: it was copied as a view cut it/.test(n)), out)
+})
+
+test('a deletion sent as the two lines around its range is refused, naming both, and written as sent with literal', (t) => {
+  const text = 'package cobra\n\n// and which persist.\n// nolint:goconst\nfunc (c *Command) DebugFlags() {\n}\n'
+  const { hl, file, view } = leanRead(t, 'command.go', text)
+  const op = { op: 'replace', ref: leanRef(view[4]), content: '// and which persist.\nfunc (c *Command) DebugFlags() {' }
+  const err = /** @type {any} */ (t.throws(() => hl.edit('command.go', { operations: [op] })))
+  t.is(err.code, 'AMBIGUOUS_ECHO')
+  t.regex(err.message, /first content line "\/\/ and which persist\." is the same as line 3/)
+  t.regex(err.message, /last content line "func \(c \*Command\) DebugFlags\(\) \{" is the same as line 5/)
+  t.is(readFileSync(file, 'utf8'), text)
+  hl.edit('command.go', { operations: [{ ...op, literal: true }] })
+  t.is(readFileSync(file, 'utf8'), text.replace('// nolint:goconst\n', '// and which persist.\nfunc (c *Command) DebugFlags() {\n'))
+})
+
+test("a view's header copied above its lines is left out and said; another file's header, a footer or a bare ref is refused", (t) => {
+  const text = 'alpha\nbeta\ngamma\n'
+  const { hl, file, view } = leanRead(t, 'notes.txt', text)
+  const op = (/** @type {string} */ first) => ({ op: 'replace', ref: leanRef(view[2]), content: [first, view[2].replace('beta', 'beta two')] })
+  const out = hl.edit('notes.txt', { operations: [op(view[0])] }).output
+  t.is(readFileSync(file, 'utf8'), 'alpha\nbeta two\ngamma\n')
+  t.true(notes(out).some((n) => /left out line 1 of the content, the header of a view, copied with it/.test(n)), out)
+  const now = hl.read('notes.txt').text.split('\n')
+  for (const piece of [now[0].replace('notes.txt', 'other.txt'), '(Showing lines 1-2 of 3. Read on with offset=3.)', `${refsOf(binding.formatView('alpha\nbeta two\ngamma\n', { view: 'full' }))[2]}`]) {
+    const err = /** @type {any} */ (t.throws(() => hl.edit('notes.txt', { operations: [{ op: 'replace', ref: leanRef(now[2]), content: [piece, now[2]] }] })))
+    t.is(err.code, 'AMBIGUOUS_ECHO', piece)
+    t.regex(err.message, /line 1: /)
+    t.notRegex(err.message, /line 2: /)
+  }
+  t.is(readFileSync(file, 'utf8'), 'alpha\nbeta two\ngamma\n')
+})

@@ -85,7 +85,10 @@ test("echoed lean prefixes naming lines a read showed are stripped from a write,
   const root = project(t, { "a.js": "function f() {\n  x();\n}\n" })
   const session = new binding.Hashline({ root })
   const refs = /** @type {Record<number, string>} */ (refsOf(session.read("a.js").text))
-  t.deepEqual({ ...session.stripViewPrefixes("a.js", `${refs[2]}   x();\n${refs[3]} }\n`) }, { text: "  x();\n}\n", stripped: 2 })
+  t.deepEqual(
+    { ...session.stripViewPrefixes("a.js", `${refs[2]}   x();\n${refs[3]} }\n`) },
+    { text: "  x();\n}\n", stripped: 2, note: "Removed the view prefixes (LINEab or LINE#HASH#ANCHOR|) from 2 lines of content before writing: they name lines this file's views showed." },
+  )
   for (const text of ["intro\n1st place\n2nd place\n", "10px solid\n", "5nq a\n3sh b\n", "3rd party notices\n", "5th avenue\n7th floor\n"]) {
     t.deepEqual({ ...session.stripViewPrefixes("notes.md", text) }, { text, stripped: 0 }, text)
   }

@@ -12,17 +12,20 @@
 //   node eval/editbench/cleanup.mjs           the whole corpus
 //   node eval/editbench/cleanup.mjs --quick   a spread subset and a tenth of the generated texts
 //   node eval/editbench/cleanup.mjs --only ID  one file of the corpus, printing each boundary echo not written as meant
-//   options: --seed N (default 1), --no-write (print the report only)
+//   options: --seed N (default 1), --no-write (print the report only),
+//            --compare FILE (an earlier run's CLEANUP.md, whose targets the report shows beside these),
+//            --compare-label TEXT (what that run was, the heading they are shown under)
 
-import { mkdirSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { CACHE, TEXT_KINDS, loadCorpus, loadTextCorpus, readFixtures, readTextFixtures } from './corpus.mjs'
 import { joinLines, splitLines } from './lib/diff.mjs'
+import { contentString } from './lib/formats.mjs'
 import { LEGIT_SETS, legitTexts, witnessedLines } from './lib/legit.mjs'
 import { settleEvery } from './lib/gc.mjs'
 import { KINDS, mistakesAtRate } from './lib/mistakes.mjs'
-import { LeanSession, Memoryless, PluginWrites, boundarySites, echoedWrite, hasStripText, insertEach, literalFlag, naturalOps, requestOf, stripText } from './lib/probes.mjs'
+import { LeanSession, Memoryless, PluginWrites, boundarySites, changedLines, deletionsAsNeighbours, echoedWrite, hasStripText, insertEach, literalFlag, naturalOps, requestOf, stripText } from './lib/probes.mjs'
 import { LEAN_CHOICE } from './lib/refformats.mjs'
 import { rng } from './lib/rng.mjs'
 import { Scenario } from './lib/scenario.mjs'
@@ -57,7 +60,7 @@ const SESSION_RATES = [0, ...RATES]
  */
 
 function parseArgs() {
-  const opt = options(import.meta.url, { quick: flag, seed: { parse: asNumber, default: 1 }, 'no-write': flag, only: {} })
+  const opt = options(import.meta.url, { quick: flag, seed: { parse: asNumber, default: 1 }, 'no-write': flag, only: {}, compare: {}, 'compare-label': { default: 'An earlier run, for comparison' } })
   opt.write = !opt.noWrite
   return opt
 }
@@ -165,9 +168,16 @@ async function main() {
       // (b) every op echoes the view prefixes of its lines; the whole new file written with them.
       counts.add('echo', kind, 'edit, applyEdits (full prefixes)', mem.send(requestOf(ops, (n) => mem.ref(n), { echo: 'full' }, (n) => mem.prefix(n)), want), say)
       counts.add('echo', kind, 'edit, session (lean prefixes)', lean.send(requestOf(ops, (n) => lean.ref(n), { echo: 'lean' }, (n) => lean.prefix(n)), want), say)
+      if (ops.some((op) => op.op !== 'delete')) counts.add('echo', kind, 'edit, session (lean prefixes, the view header above)', lean.send(requestOf(ops, (n) => lean.ref(n), { echo: 'lean', above: lean.header }, (n) => lean.prefix(n)), want), say)
       const leanWrite = echoedWrite(oldLines, newLines, (n) => lean.prefix(n))
-      await writes.read(file.path, file.beforeText)
+      const shown = await writes.read(file.path, file.beforeText)
       counts.add('echo', kind, 'write hook, after a read (lean prefixes)', await writes.write(file.path, leanWrite, want), say)
+      // The REV line the plugin puts above the lines of a read, copied with them.
+      const revLine = shown.split('\n').find((l) => /^REV:[0-9A-F]{8}$/.test(l))
+      if (revLine !== undefined) {
+        await writes.read(file.path, file.beforeText)
+        counts.add('echo', kind, 'write hook, after a read (lean prefixes, the REV line above)', await writes.write(file.path, `${revLine}\n${leanWrite}`, want), say)
+      }
       if (hasStripText) counts.add('echo', kind, 'stripViewPrefixes (lean prefixes)', stripText(leanWrite, want), say)
       if (hasStripText) counts.add('echo', kind, 'stripViewPrefixes (full prefixes)', stripText(echoedWrite(oldLines, newLines, (n) => mem.prefix(n)), want), say)
 
@@ -179,6 +189,34 @@ async function main() {
         counts.add('boundary', kind, 'edit, applyEdits (full refs)', landing, where)
         counts.add('boundary', kind, 'edit, session (lean refs)', lean.send(requestOf(ops, (n) => lean.ref(n), { boundary: site }), want), where)
         if (opt.only !== undefined && landing.outcome !== 'exact') console.log(where(), landing.outcome, JSON.stringify(request.operations[site.op]), landing.text ?? landing.message ?? '')
+      }
+
+      // (e) each changed line alone, with the prefix the view showed for the line it replaces.
+      for (const { line, text } of changedLines(ops, oldLines)) {
+        const meant = joinLines([...oldLines.slice(0, line - 1), text, ...oldLines.slice(line)])
+        const where = () => `${say()}, line ${line}`
+        for (const [path, engine] of /** @type {Array<[string, Memoryless | LeanSession]>} */ ([
+          ['edit, applyEdits (full prefix)', mem],
+          ['edit, session (lean prefix)', lean],
+        ])) {
+          const request = { operations: [{ op: 'replace', ref: engine.ref(line), content: engine.prefix(line) + text }] }
+          counts.add('changed', kind, path, engine.send(request, meant), where)
+        }
+      }
+
+      // (f) each deletion sent as its range replaced by the two lines around it.
+      for (const d of deletionsAsNeighbours(ops)) {
+        const deleted = joinLines([...oldLines.slice(0, d.first - 1), ...oldLines.slice(d.last)])
+        const where = () => `${say()}, lines ${d.first}-${d.last}`
+        for (const [path, engine] of /** @type {Array<[string, Memoryless | LeanSession]>} */ ([
+          ['edit, applyEdits (full refs)', mem],
+          ['edit, session (lean refs)', lean],
+        ])) {
+          /** @type {Record<string, string>} */
+          const op = { op: 'replace', ref: engine.ref(d.first), content: contentString(d.lines) }
+          if (d.last !== d.first) op.through = engine.ref(d.last)
+          counts.add('neighbours', kind, path, engine.send({ operations: [op] }, deleted), where)
+        }
       }
 
       // (a) each line of the old text alone, inserted where its neighbours differ from it.
@@ -295,7 +333,8 @@ async function main() {
   writes.close()
 
   const seconds = (performance.now() - started) / 1000
-  const markdown = render({ opt, seconds, full, sizes: { code: code.length, pairs: pairs.length, singles: singles.length }, kinds, corpus, counts, sessions, generated, texts: texts.length, skipped, O })
+  const earlier = opt.compare === undefined ? undefined : earlierTargets(readFileSync(opt.compare, 'utf8'))
+  const markdown = render({ opt, seconds, full, sizes: { code: code.length, pairs: pairs.length, singles: singles.length }, kinds, corpus, counts, sessions, generated, texts: texts.length, skipped, O, earlier })
   if (opt.write) {
     const dir = opt.quick ? CACHE : HERE
     mkdirSync(dir, { recursive: true })
@@ -304,6 +343,21 @@ async function main() {
   } else console.log(markdown.text)
   console.log(markdown.verdict)
   if (!markdown.ok) process.exitCode = 2
+}
+
+/**
+ * What an earlier run's report says of itself and of its targets, to show
+ * beside a new run's: its first paragraph and its target lines.
+ * @param {string} report
+ */
+function earlierTargets(report) {
+  const lines = report.split('\n')
+  const start = lines.indexOf('## Targets')
+  const end = lines.findIndex((l, i) => i > start && l.startsWith('## '))
+  return {
+    run: lines.find((l) => l.startsWith('Generated by ')) ?? '',
+    targets: start < 0 ? [] : lines.slice(start + 1, end < 0 ? undefined : end).filter((l) => /^- \([a-z]\)/.test(l)),
+  }
 }
 
 /**
@@ -353,9 +407,10 @@ function blocksRemoved(s, seed) {
 const pct = (/** @type {number} */ part, /** @type {number} */ whole) => (whole === 0 ? '–' : `${((100 * part) / whole).toFixed(part === 0 || part === whole ? 0 : 2)}%`)
 
 /**
- * @param {{ opt: { quick: boolean, seed: number }, seconds: number, full: Record<string, number>, sizes: Record<string, number>, kinds: string[],
+ * @param {{ opt: { quick: boolean, seed: number, compareLabel: string }, seconds: number, full: Record<string, number>, sizes: Record<string, number>, kinds: string[],
  *   corpus: Record<string, { files: number, hunks: number, lines: number, change: number, blocks: number, packages: Set<string> }>,
- *   counts: Counts, sessions: Map<string, SessionCell>, generated: Record<string, number>, texts: number, skipped: string[], O: string }} d
+ *   counts: Counts, sessions: Map<string, SessionCell>, generated: Record<string, number>, texts: number, skipped: string[], O: string,
+ *   earlier?: { run: string, targets: string[] } }} d
  */
 function render(d) {
   const L = /** @type {string[]} */ ([])
@@ -392,20 +447,30 @@ function render(d) {
   const legitN = total('legit-change').n + total('legit-lines').n + total('legit-generated').n
   const echoLanded = total('echo').altered
   const boundarySilent = total('boundary').altered
+  const changedLean = paths('changed').filter((p) => p.includes('lean')).map((p) => d.kinds.reduce((a, k) => ({ n: a.n + c('changed', k, p).n, refused: a.refused + c('changed', k, p).refused, altered: a.altered + c('changed', k, p).altered }), { n: 0, refused: 0, altered: 0 }))[0] ?? { n: 0, refused: 0, altered: 0 }
+  const changedFull = paths('changed').filter((p) => p.includes('full')).map((p) => d.kinds.reduce((a, k) => ({ n: a.n + c('changed', k, p).n, refused: a.refused + c('changed', k, p).refused, altered: a.altered + c('changed', k, p).altered }), { n: 0, refused: 0, altered: 0 }))[0] ?? { n: 0, refused: 0, altered: 0 }
+  const neighboursWritten = total('neighbours').exact + total('neighbours').altered
   const costRows = costChecks(d)
   // The target is on the lean view, every host's default; the full view reads at about 8 tokens a line and is shown for reference.
   // At the mistake rates; rate 0 (no mistake) is shown, not a target.
   const costFails = costRows.filter((r) => r.id === LEAN_CHOICE && r.rate > 0 && !r.ok)
-  const ok = legitAltered === 0 && echoLanded === 0 && boundarySilent === 0 && costFails.length === 0
+  const ok = legitAltered === 0 && echoLanded === 0 && boundarySilent === 0 && costFails.length === 0 && changedLean.altered + changedFull.altered === 0 && neighboursWritten === 0
   const verdict = [
     `(a) legitimate content altered: ${legitAltered} of ${legitN} sent (target 0): ${legitAltered === 0 ? 'met' : 'NOT MET'}`,
     `(b) echoes that landed in the file: ${echoLanded} of ${total('echo').n} (target 0): ${echoLanded === 0 ? 'met' : 'NOT MET'}`,
     `(c) session cost of the lean view below OpenCode's built-in edit at every mistake rate (0.5–5%) for every kind: ${costFails.length === 0 ? 'met' : `NOT MET (${costFails.map((r) => `${r.kind} at ${r.rate * 100}%`).join(', ')})`}`,
     `(d) boundary echoes silently wrong: ${boundarySilent} of ${total('boundary').n} (target 0): ${boundarySilent === 0 ? 'met' : 'NOT MET'}`,
+    `(e) changed lines sent with a copied prefix: lean refused ${changedLean.refused} of ${changedLean.n}, full refused ${changedFull.refused} of ${changedFull.n}; altered ${changedLean.altered + changedFull.altered} (target 0): ${changedLean.altered + changedFull.altered === 0 ? 'met' : 'NOT MET'}`,
+    `(f) deletions sent as their two neighbours written at all: ${neighboursWritten} of ${total('neighbours').n} (target 0, each refused): ${neighboursWritten === 0 ? 'met' : 'NOT MET'}`,
   ]
   L.push('## Targets', '')
   for (const v of verdict) L.push(`- ${v}`)
   L.push('- The lean-ref collision trial is `eval/stale-refs/lean.mjs` (its report: `eval/stale-refs/LEAN.md`).', '')
+  if (d.earlier) {
+    L.push(`### ${d.opt.compareLabel}`, '', `Its report: ${d.earlier.run.replace(/^Generated by/, 'generated by').split('. ')[0]}.`, '')
+    for (const t of d.earlier.targets) L.push(t)
+    L.push('')
+  }
 
   L.push('## Corpus', '')
   L.push('| kind | files | of them real changes | own blocks put back | hunks | lines (each sent alone) | packages |')
@@ -506,9 +571,14 @@ function render(d) {
   }
   L.push('')
 
-  L.push('## (d) Boundary echoes', '')
-  L.push('Each change again, once per side of each op that writes lines, with the line just outside the range written again as its first (or last) content line. *exact*: the echo was dropped and the file is as meant; *refused*: nothing written; *altered*: silently wrong.', '')
-  kindTable('boundary', d.kinds)
+  for (const [table, title, text] of [
+    ['boundary', '(d) Boundary echoes', 'Each change again, once per side of each op that writes lines, with the line just outside the range written again as its first (or last) content line. *exact*: the echo was dropped and the file is as meant; *refused*: nothing written; *altered*: silently wrong.'],
+    ['changed', '(e) Changed lines with a copied prefix', 'Each line a change replaces with other text, sent alone (one `replace` of that line) with the view prefix of the line it replaces copied before its new text: `12#A3F#9BC|` after a full read, `12ab ` after a lean one. *exact*: the prefix was taken out and the line is as meant; *refused*: nothing written; *altered*: the prefix (or anything else) landed.'],
+    ['neighbours', '(f) Deletions sent as their two neighbours', 'Each deletion of a change that has a line on both sides, sent alone as its range replaced by those two lines. Whether that means "delete the range" or "write both lines again" cannot be told, so the target is a refusal every time: *exact* here means the range was deleted (a guess that happened to be right), *altered* that something else was written.'],
+  ]) {
+    L.push(`## ${title}`, '', text, '')
+    kindTable(table, d.kinds)
+  }
 
   L.push('## Rerun', '')
   L.push('```sh', 'node eval/editbench/corpus.mjs              # once: fetch the sources (code and text fixtures)', 'node eval/editbench/cleanup.mjs --quick      # a spread subset, a few minutes', 'node eval/editbench/cleanup.mjs              # everything', 'node eval/stale-refs/lean.mjs --quick        # the lean-ref collision trial, 2,000 trials', 'node eval/stale-refs/lean.mjs                # 20,000 trials', '```', '')

@@ -86,11 +86,22 @@ impl Echoes<'_> {
     /// every reading that keeps it adds some, and the content's own the
     /// other way round; otherwise, and without a parser, it is doubtful.
     pub(crate) fn judge(&self, judge: Option<&EchoJudge<'_>>) -> Boundary {
-        let (named, open): (Vec<Echo>, Vec<Echo>) = self
-            .repeats()
+        let repeats = self.repeats();
+        let n = self.given.len();
+        // Content made only of the two lines around its range says "delete
+        // the range" as well as "write both lines again", and a parse that
+        // prefers one reading cannot say which the model meant.
+        if n == 2 && repeats.len() == 2 {
+            return Boundary::Doubtful(repeats);
+        }
+        let (named, open): (Vec<Echo>, Vec<Echo>) = repeats
             .into_iter()
             .partition(|echo| self.named.contains(echo));
-        let n = self.given.len();
+        // Repeats that carried their line's ref and are all the content:
+        // dropped, they would leave nothing, which is not what was sent.
+        if !named.is_empty() && named.len() >= n {
+            return Boundary::Doubtful(named);
+        }
         let mut readings: Vec<Vec<Echo>> = vec![named.clone()];
         for echo in &open {
             readings.push([named.as_slice(), &[*echo]].concat());
@@ -233,11 +244,32 @@ mod tests {
     }
 
     #[test]
-    fn content_made_only_of_both_neighbours_is_doubtful_unless_the_parse_decides() {
+    fn content_made_only_of_both_neighbours_is_doubtful_whatever_the_parse() {
         assert_eq!(
             judge("a\nb\nc\n", 1, &["a", "c"], None),
             Boundary::Doubtful(vec![Echo::Before, Echo::After])
         );
+        // Only the reading that drops the second line parses, yet the model
+        // may have meant to delete line 2.
+        let text = "fn f() {\n    a();\n}\n";
+        assert_eq!(
+            judge(text, 1, &["fn f() {", "}"], RUST),
+            Boundary::Doubtful(vec![Echo::Before, Echo::After])
+        );
+    }
+
+    #[test]
+    fn a_repeat_that_carried_its_lines_ref_and_is_the_whole_content_is_doubtful() {
+        let given = owned(&["a"]);
+        let named = [Echo::Before];
+        let echoes = Echoes {
+            given: &given,
+            range: 1..2,
+            before: Some("a"),
+            after: Some("c"),
+            named: &named,
+        };
+        assert_eq!(echoes.judge(None), Boundary::Doubtful(vec![Echo::Before]));
     }
 
     #[test]

@@ -105,13 +105,15 @@ impl<'a> EditInput<'a> {
 }
 
 impl Request {
-    /// Whether some operation's content has a line in a view prefix's form,
-    /// which only the versions a session showed can tell from ordinary text.
+    /// Whether some operation's content has a line that may be copied from
+    /// what the engine showed (a view prefix's form, a view's header, a cut
+    /// line's note), which only the versions a session showed can tell from
+    /// ordinary text.
     pub(crate) fn may_hold_prefixes(&self) -> bool {
         match self {
             Request::Operations { operations, .. } => operations
                 .iter()
-                .any(|op| !op.literal && crate::prefix::any(&op.content)),
+                .any(|op| !op.literal && crate::prefix::may_hold(&op.content)),
             Request::Replace { .. } => false,
         }
     }

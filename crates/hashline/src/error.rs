@@ -93,7 +93,7 @@ error_codes! {
     SyntaxError = "SYNTAX_ERROR", Request,
         "The edit breaks the file's parse and the session rejects such edits.";
     AmbiguousEcho = "AMBIGUOUS_ECHO", Request,
-        "Content holds what may be lines copied from a view (view prefixes, a repeat of a neighbouring line) that the engine can neither prove copies nor rule out: nothing is removed on a guess.";
+        "Content holds what may be text copied from the engine's output (view prefixes, a view's header, a line a view cut, a repeat of a neighbouring line) that the engine can neither prove copied nor rule out: nothing is removed on a guess.";
     InvalidRequest = "INVALID_REQUEST", Request,
         "The request is malformed.";
     Io = "IO", Other,

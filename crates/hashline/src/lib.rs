@@ -68,6 +68,7 @@ mod reformat;
 mod reject;
 mod relocate;
 mod remap;
+mod rendered;
 mod replace;
 mod report;
 mod request;

@@ -5,7 +5,7 @@
 use crate::cleanup::{without, Boundary, Echo, Echoes};
 use crate::document::{Document, Splice};
 use crate::error::{Error, ErrorCode, Result};
-use crate::prefix::{self, Prefix, Shown, Verdict};
+use crate::prefix::{self, Place, Prefix, Shown, Verdict};
 use crate::reference::Ref;
 use crate::reject::Subject;
 use crate::relocate::{lines_phrase, place, Placement, Relocated, Relocation};
@@ -51,7 +51,7 @@ impl<'a> PlanContext<'a> {
         if self.caller_text {
             Shown::text(self.doc)
         } else {
-            Shown::new(self.history, self.others)
+            Shown::new(self.path, self.history, self.others)
         }
     }
 
@@ -106,26 +106,22 @@ pub fn plan(ctx: &PlanContext<'_>, operations: &[Operation], rev: Option<&str>) 
     let mut doubtful_prefixes = Vec::new();
     for (i, op) in operations.iter().enumerate() {
         let verdict = if ctx.cleanup && !op.literal {
-            prefix::judge(&op.content, ctx.shown(), first_number(op))
+            prefix::judge(&op.content, ctx.shown(), place_of(op))
         } else {
             Verdict::Literal
         };
         let edges = match &verdict {
-            Verdict::Strip(_) => [op.content.first(), op.content.last()]
-                .map(|line| line.and_then(|l| prefix::parse(l))),
+            Verdict::Clean(fixes) => prefix::edges(&op.content, fixes),
             _ => [None, None],
         };
         edge_prefixes.push(edges);
         match verdict {
             Verdict::Literal => contents.push(op.content.clone()),
-            Verdict::Strip(cut) => {
-                let note = format!(
-                    "operation {}: removed the view prefixes (LINEab or LINE#HASH#ANCHOR|) copied into its content; they name lines the views showed.",
-                    i + 1
-                );
+            Verdict::Clean(fixes) => {
+                let note = prefix::describe(&format!("operation {}", i + 1), &fixes);
                 cleaned.push(note.clone());
                 notes.push(note);
-                contents.push(prefix::strip(&op.content, &cut));
+                contents.push(prefix::clean(&op.content, &fixes));
             }
             Verdict::Ambiguous(doubts) => {
                 doubtful_prefixes.push((format!("operation {}'s content", i + 1), doubts));
@@ -444,18 +440,24 @@ fn block_of(
     block_at(language, ctx.doc, kept, first).map_err(refuse)
 }
 
-/// The line number, in the version the refs were read from, that the first
-/// line of an operation's content takes the place of, where the operation
-/// says so: a copied view gives its lines those numbers.
-fn first_number(op: &Operation) -> Option<usize> {
-    let cited = || Some(Ref::parse(op.reference.as_deref()?).ok()?.line);
+/// Where an operation's content goes, in the numbers of the version the
+/// refs were read from, where the operation says so: the line number its
+/// first line takes (a copied view gives its lines those numbers), and how
+/// many lines it replaces (a block's first at least).
+fn place_of(op: &Operation) -> Option<Place> {
+    let line = |r: Option<&String>| Some(Ref::parse(r?).ok()?.line);
+    let cited = line(op.reference.as_ref());
+    let at = |first: Option<usize>, replaced: usize| first.map(|first| Place { first, replaced });
     match op.kind {
-        OpKind::Replace
-        | OpKind::ReplaceBlock
-        | OpKind::InsertBefore
-        | OpKind::InsertBeforeBlock => cited(),
-        OpKind::InsertAfter => cited().map(|n| n + 1),
-        OpKind::Prepend => Some(1),
+        OpKind::Replace => {
+            let first = cited?;
+            let last = line(op.through.as_ref()).unwrap_or(first);
+            at(cited, (last + 1).saturating_sub(first).max(1))
+        }
+        OpKind::ReplaceBlock => at(cited, 1),
+        OpKind::InsertBefore | OpKind::InsertBeforeBlock => at(cited, 0),
+        OpKind::InsertAfter => at(cited.map(|n| n + 1), 0),
+        OpKind::Prepend => at(Some(1), 0),
         _ => None,
     }
 }

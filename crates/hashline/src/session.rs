@@ -235,8 +235,11 @@ const REFUSED_CONTENTS: usize = 16;
 pub struct Stripped {
     /// The content to write.
     pub text: String,
-    /// How many lines lost a view prefix.
+    /// How many lines the clean-up changed: a view prefix removed, a view's
+    /// header left out, a line a view cut written whole.
     pub stripped: usize,
+    /// What the clean-up did, when it did anything.
+    pub note: Option<String>,
 }
 
 /// A panic while a lock was held leaves data that is still consistent
@@ -467,6 +470,7 @@ impl Hashline {
             return Ok(Stripped {
                 text: text.to_owned(),
                 stripped: 0,
+                note: None,
             });
         }
         let key = (target.real.clone(), Sha1::digest(text.as_bytes()).into());
@@ -477,10 +481,12 @@ impl Hashline {
                 return Ok(Stripped {
                     text: text.to_owned(),
                     stripped: 0,
+                    note: None,
                 });
             }
         }
-        let (history, others) = if crate::prefix::any(&[text]) {
+        let lines: Vec<&str> = text.lines().collect();
+        let (history, others) = if crate::prefix::may_hold(&lines) {
             let mut store = lock(&self.store);
             (
                 store.versions(&target.real),
@@ -492,11 +498,15 @@ impl Hashline {
         let stripped = crate::prefix::strip_text(
             text,
             &target.display,
-            crate::prefix::Shown::new(&history, &others),
+            crate::prefix::Shown::new(&target.display, &history, &others),
             "send the same content again: sent again after this refusal, it is written exactly as sent",
         );
         match stripped {
-            Ok((text, stripped)) => Ok(Stripped { text, stripped }),
+            Ok((text, stripped, note)) => Ok(Stripped {
+                text,
+                stripped,
+                note,
+            }),
             Err(err) => {
                 let mut refused = lock(&self.refused);
                 if refused.len() == REFUSED_CONTENTS {

@@ -4,6 +4,7 @@
 //! outgrow their input.
 
 mod bounds;
+mod copied_output;
 mod invariants;
 mod lean_refs;
 mod line_endings;

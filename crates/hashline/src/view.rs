@@ -268,10 +268,41 @@ fn push_content(out: &mut String, line: &str) {
             out.push_str(&line[..cut]);
             let _ = write!(
                 out,
-                "… (line cut at {MAX_LINE_CHARS} of {chars} characters; its ref covers the whole line)"
+                "{CUT_NOTE_START}{MAX_LINE_CHARS} of {chars}{CUT_NOTE_END}"
             );
         }
     }
+}
+
+/// The note a view ends a line it cut with: `… (line cut at 2000 of 2516
+/// characters; its ref covers the whole line)`.
+const CUT_NOTE_START: &str = "… (line cut at ";
+const CUT_NOTE_END: &str = " characters; its ref covers the whole line)";
+
+/// A line as a view shows it: whole, or cut with the note.
+pub(crate) fn shown_text(line: &str) -> std::borrow::Cow<'_, str> {
+    if line.len() <= MAX_LINE_CHARS {
+        return line.into();
+    }
+    let mut out = String::new();
+    push_content(&mut out, line);
+    out.into()
+}
+
+/// Whether `text` ends with the note a view puts on a line it cut (white
+/// space after it lost or not): what precedes it is not the whole line.
+pub(crate) fn ends_cut(text: &str) -> bool {
+    let Some(head) = text.trim_end().strip_suffix(CUT_NOTE_END) else {
+        return false;
+    };
+    let Some((_, counts)) = head.rsplit_once(CUT_NOTE_START) else {
+        return false;
+    };
+    counts.split_once(" of ").is_some_and(|(at, of)| {
+        [at, of]
+            .iter()
+            .all(|n| !n.is_empty() && n.bytes().all(|c| c.is_ascii_digit()))
+    })
 }
 
 #[cfg(test)]
@@ -390,6 +421,21 @@ mod tests {
         assert!(line.starts_with(&format!("{}|", Ref::of_line(&doc, 0))));
         assert!(line.contains(&format!("of {} characters", MAX_LINE_CHARS + 5)));
         assert_eq!(line.matches('é').count(), MAX_LINE_CHARS);
+    }
+
+    #[test]
+    fn a_cut_line_is_shown_as_the_view_shows_it_and_its_note_is_found() {
+        let long = format!("{}tail", "x".repeat(MAX_LINE_CHARS));
+        let doc = Document::from_text(&format!("short\n{long}\n"));
+        let view = render(&doc, "f", None, None, ViewStyle::Lean).unwrap();
+        let shown = view.text.lines().nth(2).unwrap().split_once(' ').unwrap().1;
+        assert_eq!(shown_text(&long), shown);
+        assert!(ends_cut(shown) && ends_cut(&format!("{shown}  ")));
+        assert_eq!(shown_text("short"), "short");
+        assert!(!ends_cut("short") && !ends_cut(&long));
+        assert!(!ends_cut(
+            "x (line cut at some of many characters; its ref covers the whole line)"
+        ));
     }
 
     #[test]

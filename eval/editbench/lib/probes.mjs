@@ -22,7 +22,8 @@ import { hashlineView } from './views.mjs'
  * @typedef {{ outcome: 'exact' | 'refused' | 'altered', code?: string, message?: string, text?: string, output?: string }} Landing
  *   exact: the file is what was meant; refused: nothing written, with the error's code; altered: written, and not what
  *   was meant (`text` says where)
- * @typedef {{ echo?: 'full' | 'lean', boundary?: { op: number, side: 'before' | 'after' } }} Slip a model's slip in one request
+ * @typedef {{ echo?: 'full' | 'lean', boundary?: { op: number, side: 'before' | 'after' }, above?: string }} Slip a model's slip in one
+ *   request: view prefixes, a neighbour at one edge, a line of the view (its header) copied above the first content written
  */
 
 /** Whether the binding takes the `literal` flag (the request format lists it). */
@@ -55,6 +56,7 @@ const contentStart = (/** @type {NaturalOp} */ op) => (op.op === 'insert_after' 
  * @param {NaturalOp[]} ops @param {(n: number) => string} ref @param {Slip} slip @param {(n: number) => string} prefix
  */
 export function requestOf(ops, ref, slip = {}, prefix = () => '') {
+  const above = slip.above === undefined ? -1 : ops.findIndex((op) => op.op !== 'delete')
   return {
     operations: ops.map((op, i) => {
       /** @type {Record<string, string>} */
@@ -65,10 +67,42 @@ export function requestOf(ops, ref, slip = {}, prefix = () => '') {
       let lines = op.lines
       if (slip.boundary?.op === i) lines = slip.boundary.side === 'before' ? [/** @type {string} */ (op.before), ...lines] : [...lines, /** @type {string} */ (op.after)]
       if (slip.echo) lines = lines.map((l, k) => prefix(contentStart(op) + k) + l)
+      if (i === above) lines = [/** @type {string} */ (slip.above), ...lines]
       o.content = contentString(lines)
       return o
     }),
   }
+}
+
+/**
+ * Each line a change replaces with another text, alone: the line's number
+ * (1-based, in the old text) and its new text, as a model sends one changed
+ * line with the prefix the view showed for the line it replaces.
+ * @param {NaturalOp[]} ops @param {string[]} oldLines
+ * @returns {Array<{ line: number, text: string }>}
+ */
+export function changedLines(ops, oldLines) {
+  return ops.flatMap((op) => {
+    if (op.op !== 'replace' || op.first === undefined || op.last === undefined) return []
+    const first = op.first
+    const kept = Math.min(op.last - first + 1, op.lines.length)
+    return op.lines
+      .slice(0, kept)
+      .map((text, k) => ({ line: first + k, text }))
+      .filter(({ line, text }) => oldLines[line - 1] !== text)
+  })
+}
+
+/**
+ * Each deletion of a change with a line on both sides, sent as a model
+ * sometimes sends one: its range replaced by the two lines around it.
+ * @param {NaturalOp[]} ops
+ * @returns {Array<{ first: number, last: number, lines: string[] }>}
+ */
+export function deletionsAsNeighbours(ops) {
+  return ops
+    .filter((op) => op.op === 'delete' && op.first !== undefined && op.last !== undefined && op.before !== undefined && op.after !== undefined)
+    .map((op) => ({ first: /** @type {number} */ (op.first), last: /** @type {number} */ (op.last), lines: [/** @type {string} */ (op.before), /** @type {string} */ (op.after)] }))
 }
 
 /** The boundary sites of a batch: each side of each op that writes lines and has a neighbour there. */
@@ -139,6 +173,8 @@ export class LeanSession {
     this.session = new binding.Hashline({ root: this.dir, view: 'lean' })
     const view = this.session.read(path, { limit: 1_000_000 })
     this.rev = view.rev
+    /** The view's header line (`path REV:… lines 1-n of n`), as a model copies it with the lines below it. */
+    this.header = view.text.split('\n')[0]
     /** @type {string[]} */
     this.tags = []
     for (const line of view.text.split('\n')) {

@@ -7,7 +7,7 @@ import { textKindOf } from '../corpus.mjs'
 import { applyUnified, joinLines } from '../lib/diff.mjs'
 import { pairTag } from '../lib/lean.mjs'
 import { EXAMPLES, LEGIT_SETS, legitTexts, witnessedLines } from '../lib/legit.mjs'
-import { LeanSession, Memoryless, boundarySites, insertEach, naturalOps, requestOf } from '../lib/probes.mjs'
+import { LeanSession, Memoryless, boundarySites, changedLines, deletionsAsNeighbours, insertEach, naturalOps, requestOf } from '../lib/probes.mjs'
 import { rng } from '../lib/rng.mjs'
 import { ECHO_REFUSAL, withResends } from '../lib/session.mjs'
 
@@ -122,4 +122,15 @@ test('an echo refusal is resent without the echoes, then marked literal; other r
   t.is(refuseTwice.last.outcome, 'correct')
   const other = withResends([prefix], () => ({ outcome: 'rejected', code: 'HASH_MISMATCH', output: 'x' }))
   t.deepEqual(other.resent, [])
+})
+
+test('changed lines are the lines a change replaces with other text; deletions with lines on both sides are sent as those lines', (t) => {
+  const ops = naturalOps(before, after)
+  t.deepEqual(changedLines(ops, before), [{ line: 4, text: 'beta two' }])
+  t.deepEqual(deletionsAsNeighbours(ops), [{ first: 7, last: 7, lines: ['delta', 'zeta'] }])
+  const lean = new LeanSession('notes.md', joinLines(before))
+  t.teardown(() => lean.close())
+  t.regex(lean.header, /^notes\.md REV:[0-9A-F]{8} lines 1-8 of 8$/)
+  const headed = requestOf(ops, (n) => lean.ref(n), { above: lean.header })
+  t.is(headed.operations[0].content, `${lean.header}\nbeta two`)
 })

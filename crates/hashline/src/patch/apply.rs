@@ -9,7 +9,7 @@ use crate::error::{plural, Error, ErrorCode, Result};
 use crate::file::{Base, Target};
 use crate::plan::locate::locate_refs;
 use crate::plan::PlanContext;
-use crate::prefix::Shown;
+use crate::prefix::{self, Shown, Verdict};
 use crate::problem::Problem;
 use crate::report::hunks;
 use crate::session::{EditPlan, Hashline};
@@ -276,11 +276,13 @@ impl Hashline {
                 let found = loaded.found();
                 let exists = loaded.base != Base::Missing;
                 let old = Arc::new(loaded.doc);
+                let versions = self.history(&target);
+                let mut notes = Vec::new();
+                let lines = self.added_lines(&target, &versions, lines, literal, &mut notes)?;
                 let splices = [Splice {
                     range: 0..old.line_count(),
                     lines: lines.clone(),
                 }];
-                let mut notes = Vec::new();
                 if exists && !old.is_empty() {
                     notes.push(format!(
                         "{path} existed; the patch replaced all of its {} (shown as removed).",
@@ -293,7 +295,7 @@ impl Hashline {
                     plural(lines.len(), "line", "lines")
                 );
                 let edited = self.patched(&target, &old, &splices, headline, notes, false)?;
-                let history = !self.history(&target).is_empty();
+                let history = !versions.is_empty();
                 let plan = self.plan_edited(target, found, Some(old), edited, history)?;
                 let result = file_result(FileKind::Add, path, absolute, None, &plan, exists);
                 Ok(Planned {
@@ -448,6 +450,36 @@ impl Hashline {
         }
     }
 
+    /// The lines of a file a patch adds, without the output of the engine a
+    /// model copied into them where the session's views of the file prove
+    /// it a copy (`prefix`), as a whole file's new content; refused where
+    /// they neither prove nor rule that out.
+    fn added_lines(
+        &self,
+        target: &Target,
+        history: &[crate::store::Version],
+        lines: &[String],
+        literal: bool,
+        notes: &mut Vec<String>,
+    ) -> Result<Vec<String>> {
+        if !self.options().cleanup || literal || !prefix::may_hold(lines) {
+            return Ok(lines.to_vec());
+        }
+        let shown = Shown::new(&target.display, history, &[]);
+        match prefix::judge(lines, shown, Some(prefix::Place::WHOLE)) {
+            Verdict::Literal => Ok(lines.to_vec()),
+            Verdict::Clean(fixes) => {
+                notes.push(prefix::describe("the added file", &fixes));
+                Ok(prefix::clean(lines, &fixes))
+            }
+            Verdict::Ambiguous(doubts) => Err(prefix::ambiguous(
+                &target.display,
+                &[("the added file's content".to_owned(), doubts)],
+                LITERAL,
+            )),
+        }
+    }
+
     /// The hunks placed in the file, `@@` refs found first (remapped from
     /// the version the model read when that is provable).
     fn place_hunks(
@@ -494,7 +526,8 @@ impl Hashline {
         } else {
             vec![None; list.len()]
         };
-        let cleanup = (self.options().cleanup && !literal).then(|| Shown::new(history, &[]));
+        let cleanup =
+            (self.options().cleanup && !literal).then(|| Shown::new(&target.display, history, &[]));
         let mut placed = place(doc, &target.display, list, &anchors, cleanup)?;
         notes.append(&mut placed.notes);
         placed.notes = notes;

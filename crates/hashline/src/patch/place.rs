@@ -5,12 +5,16 @@
 use super::*;
 use crate::document::{Document, Splice};
 use crate::error::{list_numbers, Error, ErrorCode, Result};
-use crate::prefix::{self, Shown, Verdict};
+use crate::prefix::{self, Fix, Shown, Verdict};
 use crate::replace::{closest_lines, reindent};
 use crate::report::window;
 use foldhash::{HashMap, HashMapExt};
 use std::cell::OnceCell;
 use std::fmt::Write;
+
+/// How a refusal of copied output tells a patch to be written as sent.
+pub(crate) const LITERAL: &str =
+    "send the patch again with literal: true: its lines are then written exactly as sent";
 
 /// Candidate places a rejection shows with refs.
 const SHOWN_CANDIDATES: usize = 5;
@@ -187,11 +191,9 @@ pub fn place(
         let number = k + 1;
         let stripped;
         let hunk = match cleanup.map(|shown| stripped_hunk(original, shown)) {
-            Some(Verdict::Strip(cut)) => {
-                notes.push(format!(
-                    "hunk {number}: removed the view prefixes (LINEab or LINE#HASH#ANCHOR|) copied into its lines; they name lines the views showed."
-                ));
-                stripped = with_texts(original, &cut);
+            Some(Verdict::Clean(fixes)) => {
+                notes.push(prefix::describe(&format!("hunk {number}"), &fixes));
+                stripped = with_fixes(original, &fixes);
                 &stripped
             }
             Some(Verdict::Ambiguous(doubts)) => {
@@ -224,11 +226,7 @@ pub fn place(
         }
     }
     if !doubtful.is_empty() {
-        return Err(prefix::ambiguous(
-            path,
-            &doubtful,
-            "send the patch again with literal: true: its lines are then written exactly as sent",
-        ));
+        return Err(prefix::ambiguous(path, &doubtful, LITERAL));
     }
     if problems.is_empty() {
         return Ok(Placed { splices, notes });
@@ -269,21 +267,25 @@ pub fn place(
     Err(err)
 }
 
-/// What the engine makes of the view prefixes in a hunk's lines (a text
-/// header's included).
+/// What the engine makes of the output copied into a hunk's lines.
 fn stripped_hunk(hunk: &Hunk, shown: Shown<'_>) -> Verdict {
     let texts: Vec<&str> = hunk.lines.iter().map(|l| l.text()).collect();
     prefix::judge(&texts, shown, None)
 }
 
-/// The hunk with the cut of a `Strip` verdict applied to its lines.
-fn with_texts(hunk: &Hunk, cut: &[usize]) -> Hunk {
+/// The hunk with the fixes of a `Clean` verdict applied to its lines: a
+/// line left out is no line of the hunk.
+fn with_fixes(hunk: &Hunk, fixes: &[Fix]) -> Hunk {
+    let texts: Vec<&str> = hunk.lines.iter().map(|l| l.text()).collect();
+    let kept = hunk
+        .lines
+        .iter()
+        .zip(fixes)
+        .filter(|(_, fix)| !matches!(fix, Fix::Drop(_)));
     Hunk {
-        lines: hunk
-            .lines
-            .iter()
-            .zip(cut)
-            .map(|(l, &n)| l.with_text(l.text()[n..].to_owned()))
+        lines: kept
+            .zip(prefix::clean(&texts, fixes))
+            .map(|((l, _), text)| l.with_text(text))
             .collect(),
         ..hunk.clone()
     }

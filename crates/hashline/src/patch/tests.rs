@@ -36,7 +36,7 @@ fn apply(text: &str, body: &str) -> Result<String> {
         "f.txt",
         hunks,
         &vec![None; hunks.len()],
-        Some(Shown::new(&shown, &[])),
+        Some(Shown::new("f.txt", &shown, &[])),
     )?;
     Ok(String::from_utf8(doc.splice(&placed.splices)?).unwrap())
 }

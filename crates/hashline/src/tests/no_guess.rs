@@ -503,3 +503,266 @@ fn an_old_lean_ref_sent_with_the_rev_an_edit_made_never_lands_on_a_line_only_car
         (" *", "X", " *")
     );
 }
+
+/// The full view of a text the caller holds.
+fn full_view(text: &str) -> crate::View {
+    crate::format_view_with(
+        text,
+        "a",
+        &crate::FormatViewOptions {
+            view: ViewStyle::Full,
+            ..Default::default()
+        },
+    )
+    .unwrap()
+}
+
+/// The lines of a view (header first), as a model copies them.
+fn view_lines(view: &crate::View) -> Vec<String> {
+    view.text.lines().map(str::to_owned).collect()
+}
+
+/// `lines` 1-based `from..=to` of a view (its header is line 0).
+fn copied(view: &[String], from: usize, to: usize) -> Vec<String> {
+    view[from..=to].to_vec()
+}
+
+/// A text of Rust with a blank line 3 between two statements.
+const WITH_BLANK: &str = "fn a() {\n    one();\n\n    two();\n}\n";
+
+#[test]
+fn a_copied_lean_range_whose_blank_line_lost_its_trailing_space_lands_without_any_prefix() {
+    let (_dir, file, engine) = setup("a.rs", WITH_BLANK);
+    let view = view_lines(&engine.read("a.rs").unwrap().view);
+    // Lines 2-4 copied, the blank line's `3xx ` without its trailing space,
+    // line 4 changed.
+    let mut content = copied(&view, 2, 4);
+    content[1] = content[1].trim_end().to_owned();
+    content[2] = content[2].replace("two", "TWO");
+    assert!(!content[1].contains(' '), "{content:?}");
+    let op = Operation::new(
+        OpKind::Replace,
+        Some(&lean(2, "    one();")),
+        Some(&lean(4, "    two();")),
+        &content.join("\n"),
+    );
+    engine.edit("a.rs", &request(vec![op], None)).unwrap();
+    let want = "fn a() {\n    one();\n\n    TWO();\n}\n";
+    assert_eq!(fs::read_to_string(&file).unwrap(), want);
+
+    // Text the caller holds, viewed lean by the caller.
+    let lean_view = crate::format_view_with(
+        WITH_BLANK,
+        "a.rs",
+        &crate::FormatViewOptions {
+            view: ViewStyle::Lean,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let held = view_lines(&lean_view);
+    let mut content = copied(&held, 2, 4);
+    content[1] = content[1].trim_end().to_owned();
+    content[2] = content[2].replace("two", "TWO");
+    let refs: Vec<String> = view_lines(&full_view(WITH_BLANK))[1..]
+        .iter()
+        .map(|l| l.split('|').next().unwrap().to_owned())
+        .collect();
+    let op = Operation::new(
+        OpKind::Replace,
+        Some(&refs[1]),
+        Some(&refs[3]),
+        &content.join("\n"),
+    );
+    let (text, _) = apply_to_text(WITH_BLANK, &request(vec![op], None), true).unwrap();
+    assert_eq!(text, want);
+
+    // A whole file written with the view's lines (a host's `write`).
+    let (_dir, _file, engine) = setup("a.rs", WITH_BLANK);
+    let view = view_lines(&engine.read("a.rs").unwrap().view);
+    let written: String = view[1..]
+        .iter()
+        .map(|l| format!("{}\n", l.trim_end()))
+        .collect();
+    let stripped = engine.strip_view_prefixes("a.rs", &written).unwrap();
+    assert_eq!(stripped.text, WITH_BLANK);
+}
+
+#[test]
+fn a_whole_file_written_with_copied_prefixes_below_a_line_of_its_own_loses_every_prefix() {
+    let (_dir, _file, engine) = setup("a.rs", WITH_BLANK);
+    let view = view_lines(&engine.read("a.rs").unwrap().view);
+    let written: String = std::iter::once("// added".to_owned())
+        .chain(view[1..].iter().cloned())
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let stripped = engine.strip_view_prefixes("a.rs", &written).unwrap();
+    assert_eq!(stripped.text, format!("// added\n{WITH_BLANK}"));
+}
+
+/// A text whose line 2 is longer than a view shows.
+fn with_long_line() -> (String, String) {
+    let long = format!(
+        "const DATA = \"{}\";",
+        (0..2600)
+            .map(|i| char::from(b'a' + (i % 26) as u8))
+            .collect::<String>()
+    );
+    (format!("// data\n{long}\nlet x = 1;\n"), long)
+}
+
+/// Lines 1-3 of a read of `a.js` (`with_long_line`) copied from its view,
+/// changed by `change`, and the replace of lines 1-3 that sends them.
+fn cut_range_copied(
+    engine: &Hashline,
+    change: impl FnOnce(&mut [String]),
+) -> (Vec<String>, Operation) {
+    let view = view_lines(&engine.read("a.js").unwrap().view);
+    let mut content = copied(&view, 1, 3);
+    change(&mut content);
+    let op = Operation::new(
+        OpKind::Replace,
+        Some(&lean(1, "// data")),
+        Some(&lean(3, "let x = 1;")),
+        &content.join("\n"),
+    );
+    (content, op)
+}
+
+#[test]
+fn a_copied_range_holding_a_line_the_view_cut_never_writes_it_cut() {
+    let (text, long) = with_long_line();
+    let want = format!("// data\n{long}\nlet x = 2;\n");
+    let (_dir, file, engine) = setup("a.js", &text);
+    let (content, op) = cut_range_copied(&engine, |c| c[2] = c[2].replace("x = 1", "x = 2"));
+    assert!(content[1].ends_with("its ref covers the whole line)"));
+    match engine.edit("a.js", &request(vec![op], None)) {
+        Ok(_) => assert_eq!(fs::read_to_string(&file).unwrap(), want),
+        Err(err) => {
+            assert_eq!(err.code, ErrorCode::AmbiguousEcho, "{}", err.message);
+            assert_eq!(fs::read_to_string(&file).unwrap(), text);
+        }
+    }
+    assert!(!fs::read_to_string(&file).unwrap().contains("line cut at"));
+
+    // Text the caller holds, and a whole file written.
+    let full = view_lines(&full_view(&text));
+    let mut content = copied(&full, 1, 3);
+    content[2] = content[2].replace("x = 1", "x = 2");
+    let refs: Vec<&str> = full[1..]
+        .iter()
+        .map(|l| l.split('|').next().unwrap())
+        .collect();
+    let op = Operation::new(
+        OpKind::Replace,
+        Some(refs[0]),
+        Some(refs[2]),
+        &content.join("\n"),
+    );
+    match apply_to_text(&text, &request(vec![op], None), true) {
+        Ok((written, _)) => assert_eq!(written, want),
+        Err(err) => assert_eq!(err.code, ErrorCode::AmbiguousEcho, "{}", err.message),
+    }
+    let (_dir, _file, engine) = setup("a.js", &text);
+    let view = view_lines(&engine.read("a.js").unwrap().view);
+    let written: String = view[1..].iter().map(|l| format!("{l}\n")).collect();
+    match engine.strip_view_prefixes("a.js", &written) {
+        Ok(stripped) => assert_eq!(stripped.text, text),
+        Err(err) => assert_eq!(err.code, ErrorCode::AmbiguousEcho, "{}", err.message),
+    }
+}
+
+#[test]
+fn a_line_the_view_cut_copied_unchanged_is_written_whole_and_the_restoring_reported() {
+    let (text, long) = with_long_line();
+    let (_dir, file, engine) = setup("a.js", &text);
+    let (_, op) = cut_range_copied(&engine, |c| c[2] = c[2].replace("x = 1", "x = 2"));
+    let result = engine.edit("a.js", &request(vec![op], None)).unwrap();
+    assert_eq!(
+        fs::read_to_string(&file).unwrap(),
+        format!("// data\n{long}\nlet x = 2;\n")
+    );
+    assert!(
+        result
+            .output
+            .contains("wrote line 2 of the content whole: it was copied as a view cut it"),
+        "{}",
+        result.output
+    );
+}
+
+#[test]
+fn a_line_the_view_cut_that_was_changed_before_the_cut_is_refused_then_written_when_literal() {
+    let (text, _) = with_long_line();
+    let (_dir, file, engine) = setup("a.js", &text);
+    let (content, op) = cut_range_copied(&engine, |c| c[1] = c[1].replace("DATA", "MORE"));
+    let prefixed = format!("{}\n", content.join("\n"));
+    let err = refused_then_written_when_literal(&engine, &file, "a.js", &op, &prefixed);
+    assert!(
+        err.message.contains("line 2: ") && err.message.contains("a line a view cut"),
+        "{}",
+        err.message
+    );
+}
+
+#[test]
+fn a_deletion_sent_as_the_two_neighbours_of_its_range_is_refused_then_written_when_literal() {
+    let lines = [
+        "package cobra",
+        "",
+        "// DebugFlags used to determine which flags have been assigned to which commands",
+        "// and which persist.",
+        "// nolint:goconst",
+        "func (c *Command) DebugFlags() {",
+        "\tc.Println(\"DebugFlags called on\", c.Name())",
+        "}",
+    ];
+    let text = lines.join("\n") + "\n";
+    let (_dir, file, engine) = setup("command.go", &text);
+    engine.read("command.go").unwrap();
+    let op = Operation::new(
+        OpKind::Replace,
+        Some(&lean(5, lines[4])),
+        None,
+        &format!("{}\n{}", lines[3], lines[5]),
+    );
+    let mut written: Vec<&str> = lines.to_vec();
+    written.splice(4..5, [lines[3], lines[5]]);
+    let err = refused_then_written_when_literal(
+        &engine,
+        &file,
+        "command.go",
+        &op,
+        &(written.join("\n") + "\n"),
+    );
+    assert!(err.message.contains("line 4"), "{}", err.message);
+    assert!(err.message.contains("line 6"), "{}", err.message);
+}
+
+#[test]
+fn a_refusal_of_prefixes_names_only_the_lines_in_doubt() {
+    let text = "alpha\nbeta\ngamma\n";
+    let (_dir, file, engine) = setup("notes.txt", text);
+    engine.read("notes.txt").unwrap();
+    let doc = crate::Document::from_text(text);
+    // Line 1 carries the full prefix of line 2, a proven copy; line 2 a
+    // lean one that names no line any view showed.
+    let full = format!("{}|BETA", crate::Ref::of_line(&doc, 1));
+    let content = format!("{full}\n9zz invented");
+    let op = Operation::new(OpKind::Replace, Some(&lean(2, "beta")), None, &content);
+    let err = refused_then_written_when_literal(
+        &engine,
+        &file,
+        "notes.txt",
+        &op,
+        &format!("alpha\n{content}\ngamma\n"),
+    );
+    assert!(err.message.contains("\"9zz\""), "{}", err.message);
+    assert!(
+        !err.message
+            .contains(&crate::Ref::of_line(&doc, 1).to_string()),
+        "{}",
+        err.message
+    );
+    assert!(!err.message.contains("too little"), "{}", err.message);
+}
