@@ -11,6 +11,6 @@ pub mod model;
 
 pub use crate::edit::{prepare, EditInput, Edited, Prepared};
 pub use crate::file::{load, replace_atomically, Root};
-pub use crate::remap::LineMap;
 pub use crate::known::Words;
+pub use crate::remap::LineMap;
 pub use crate::tags::each_line;
