@@ -2,7 +2,7 @@
 // End to end: Codex CLI, Gemini CLI and Qwen Code, each the real CLI from
 // the devDependencies, headless against the scripted model server, with
 // hashline installed through the folder the package ships for it, exactly as
-// the README and docs/hosts/ say: `codex plugin marketplace add` and `codex plugin add`,
+// the README says: `codex plugin marketplace add` and `codex plugin add`,
 // `gemini extensions install`, `qwen extensions install` (and Qwen Code's
 // documented settings). The package comes from `npm install hashline` against
 // a registry on 127.0.0.1 holding the packages as released; each integration
