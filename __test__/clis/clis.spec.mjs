@@ -276,7 +276,7 @@ withNode22(`Qwen Code ${QWEN.version}: installed as an extension from the packag
   t.timeout(600_000)
   const node = /** @type {{ node: string }} */ (NODE22).node
   fs.mkdirSync(path.join(HOME, ".qwen"))
-  // The README's settings: Qwen Code's own edit tools denied, which takes them off the list.
+  // The settings of docs/hosts/qwen-code.md: Qwen Code's own edit tools denied, which takes them off the list.
   fs.writeFileSync(path.join(HOME, ".qwen", "settings.json"), JSON.stringify({ permissions: { deny: ["edit", "write_file"] } }))
   const qwenEnv = { ...env, QWEN_USAGE_STATISTICS_ENABLED: "false" }
   await mustRun(node, [QWEN.bin, "extensions", "install", path.join(PACKAGE, "qwen-code")], { cwd: work, env: qwenEnv, input: "y\n" })

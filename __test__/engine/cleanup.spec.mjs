@@ -1,5 +1,5 @@
 // @ts-check
-// Clean-up of what models paste (README, "Nothing is written on a guess"):
+// Clean-up of what models paste (docs/format.md §7, "Nothing is written on a guess"):
 // echoed view prefixes and echoed neighbour lines are removed only where the
 // engine proves them copies of what it showed, every removal is reported,
 // `cleanup: false` and `literal: true` turn it off, a repeat nothing proves

@@ -4,7 +4,7 @@
 // first), the main package and hashline-mcp, as the release workflow does,
 // to a real registry on 127.0.0.1 (verdaccio, no uplinks). Then, in fresh
 // folders, with no Rust on the PATH and npm's default script policy, they are
-// installed and used the ways the README says: npm, npx, a global install,
+// installed and used the ways the docs say: npm, npx, a global install,
 // Bun, the AI SDK (7 and 6), TypeScript, MCP and OpenCode, and once without
 // the platform package.
 import test from "ava"

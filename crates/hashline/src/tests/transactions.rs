@@ -668,7 +668,7 @@ fn run_transactions(root: &Path, seed: u64) {
 }
 
 /// How many transactions the kill test runs at least; more with
-/// `HASHLINE_KILL_TRANSACTIONS` (the README's longer run).
+/// `HASHLINE_KILL_TRANSACTIONS` (the longer run of `docs/writes.md`).
 fn kill_transactions() -> usize {
     std::env::var("HASHLINE_KILL_TRANSACTIONS")
         .ok()
