@@ -84,20 +84,29 @@ test('after an edit at a lone CR, a ref from before it still finds its line', (t
   t.deepEqual(linesOf(readFileSync(file, 'utf8')), ['a', '', 'C', '', 'd'])
 })
 
-test('an oldString edit inside one line of a mixed-ending file keeps that line\'s own ending', (t) => {
+/**
+ * Writes each file, replaces oldString with newString in it, and checks the
+ * bytes written.
+ * @param {import('ava').ExecutionContext} t @param {string[][]} cases
+ */
+function oldStringEdits(t, cases) {
   const dir = scratch(t)
   const file = join(dir, 'f.txt')
   const hl = new Hashline({ view: 'full', root: dir })
-  for (const [before, oldString, newString, after] of [
-    ['a\r\nb\nc\r\n', 'b', 'B', 'a\r\nB\nc\r\n'],
-    ['a\nb\r\nc\n', 'b', 'B', 'a\nB\r\nc\n'],
-    ['a\r\nb\nc\r\n', 'b', 'b1\nb2', 'a\r\nb1\nb2\nc\r\n'],
-    ['a\r\nb\nc\r\nd\r\n', 'b\nc', 'B\nC', 'a\r\nB\nC\r\nd\r\n'],
-  ]) {
+  for (const [before, oldString, newString, after] of cases) {
     writeFileSync(file, before)
     hl.edit('f.txt', { oldString, newString })
     t.is(readFileSync(file, 'latin1'), after, JSON.stringify([before, oldString, newString]))
   }
+}
+
+test('an oldString edit inside one line of a mixed-ending file keeps that line\'s own ending', (t) => {
+  oldStringEdits(t, [
+    ['a\r\nb\nc\r\n', 'b', 'B', 'a\r\nB\nc\r\n'],
+    ['a\nb\r\nc\n', 'b', 'B', 'a\nB\r\nc\n'],
+    ['a\r\nb\nc\r\n', 'b', 'b1\nb2', 'a\r\nb1\nb2\nc\r\n'],
+    ['a\r\nb\nc\r\nd\r\n', 'b\nc', 'B\nC', 'a\r\nB\nC\r\nd\r\n'],
+  ])
 })
 
 /**
@@ -151,4 +160,44 @@ test('oldString edits of random mixed-ending files leave every line outside the 
     }
   }
   t.true(tried > 200)
+})
+
+test('an oldString edit at the end of a file without a final newline writes no final newline and no line never sent', (t) => {
+  oldStringEdits(t, [
+    ['a\nb', 'b', 'c\n', 'a\nc'],
+    ['a\r\nb', 'b', 'c\n', 'a\r\nc'],
+    ['a\rb', 'b', 'c\n', 'a\rc'],
+    ['a\r\nb\nc', 'c', 'd\n', 'a\r\nb\nd'],
+    ['a\nb', 'b', '', 'a'],
+    ['a\r\nb', 'b', '', 'a'],
+    ['a\nb', 'b', 'c\n\n', 'a\nc\n\n'],
+    ['a\r\nb', 'b', 'c\n\n', 'a\r\nc\r\n\r\n'],
+    ['a\nb', 'a\nb', 'x\ny\n', 'x\ny'],
+    ['a\r\nb', 'a\nb', 'x\ny\n', 'x\r\ny'],
+    ['a\nb', 'a\nb', '', ''],
+    // A match that took the final newline of a file that has one leaves one.
+    ['a\nb\n', 'b\n', 'c', 'a\nc\n'],
+    ['a\r\nb\r\n', 'b\n', '', 'a\r\n'],
+  ])
+})
+
+test('replacing, deleting and appending at the last line of a file without a final newline writes none', (t) => {
+  const dir = scratch(t)
+  const file = join(dir, 'f.txt')
+  const hl = new Hashline({ view: 'full', root: dir })
+  for (const [before, op, after] of [
+    ['a\r\nb', { op: 'replace', ref: 2, content: 'c\n' }, 'a\r\nc'],
+    ['a\r\nb', { op: 'replace', ref: 2, content: ['c', 'd'] }, 'a\r\nc\r\nd'],
+    ['a\r\nb', { op: 'delete', ref: 2 }, 'a'],
+    ['a\r\nb', { op: 'append', content: 'c\n' }, 'a\r\nb\r\nc'],
+    ['a\rb', { op: 'insert_after', ref: 2, content: 'c' }, 'a\rb\rc'],
+    // An empty last line exists only by its line break, so it keeps it.
+    ['a\nb', { op: 'replace', ref: 2, content: ['c', ''] }, 'a\nc\n\n'],
+  ]) {
+    writeFileSync(file, before)
+    const refs = refsOf(hl.read('f.txt').text)
+    const operation = 'ref' in op ? { ...op, ref: refs[op.ref] } : op
+    hl.edit('f.txt', { operations: [operation] })
+    t.is(readFileSync(file, 'latin1'), after, JSON.stringify([before, op]))
+  }
 })

@@ -780,7 +780,10 @@ impl Case {
 ///    lines follow it, and an empty line that comes to follow the lone CR of
 ///    another untouched line is written CRLF (a lone CR and an LF side by
 ///    side would read as one CRLF);
-/// 3. the map sends each untouched old line to its new index and every
+/// 3. the last line, untouched or written, ends as the file did: with a
+///    terminator if the file had a final newline (or no line), without one
+///    if not, unless it is empty and so exists only by its terminator;
+/// 4. the map sends each untouched old line to its new index and every
 ///    other old line nowhere.
 pub fn check_written(
     before: &[u8],
@@ -810,6 +813,15 @@ pub fn check_written(
         return Err(format!("BOM {bom} became {new_bom} in {:?}", shown()));
     }
     let final_newline = old.last().is_none_or(|(_, end)| end.is_some());
+    if let Some((content, end)) = new.last() {
+        if end.is_some() != (final_newline || content.is_empty()) {
+            return Err(format!(
+                "the last line ends {end:?} in a file that had {} final newline: {:?}",
+                if final_newline { "a" } else { "no" },
+                shown()
+            ));
+        }
+    }
     let mut untouched = vec![false; new.len()];
     for (i, j) in outcome.kept.iter().enumerate() {
         let Some(j) = *j else { continue };
