@@ -1,0 +1,107 @@
+//! Writing a plan: this session's lock of each file it writes, the
+//! transaction, then the store told what was written.
+
+use super::*;
+
+impl Hashline {
+    /// Writes a plan, refusing with `BASE_CHANGED` if the file changed
+    /// since it was planned.
+    pub fn commit(&self, plan: &EditPlan) -> Result<EditResult> {
+        self.commit_then(plan, |result| Ok(result.clone()))
+    }
+
+    /// Writes a plan like `commit`; `last_step` runs after every check and
+    /// before the file is replaced, so a host can build what it returns
+    /// there: if that fails, nothing is written. Its value is returned.
+    pub fn commit_then<T>(
+        &self,
+        plan: &EditPlan,
+        last_step: impl FnOnce(&EditResult) -> Result<T>,
+    ) -> Result<T> {
+        if plan.owner != self.id {
+            return Err(Error::invalid_request(format!(
+                "This plan for {} was made by another Hashline instance; only that one can commit it. Plan the edit again with this one.",
+                plan.result.path
+            ))
+            .with_path(&plan.result.path));
+        }
+        let _guard = self.path_lock(&plan.target)?;
+        self.write(plan, last_step)
+    }
+
+    pub(crate) fn write<T>(
+        &self,
+        plan: &EditPlan,
+        last_step: impl FnOnce(&EditResult) -> Result<T>,
+    ) -> Result<T> {
+        let out = self.transact(&[plan.change()], || last_step(&plan.result))?;
+        self.written(plan);
+        Ok(out)
+    }
+
+    /// Records a plan that was written. The file is written: what follows
+    /// only records it, and a bug there must not turn a written edit into
+    /// an error.
+    pub(crate) fn written(&self, plan: &EditPlan) {
+        let _ = catch_unwind(AssertUnwindSafe(|| self.record_write(plan)));
+    }
+
+    fn record_write(&self, plan: &EditPlan) {
+        let path = &plan.target.real;
+        if let Some(tree) = &plan.tree {
+            self.trees.put(path, &plan.result.rev, tree.clone());
+        }
+        let mut store = lock(&self.store);
+        if let Some(from) = &plan.remapped_from {
+            store.touch(path, from);
+        }
+        // Lines a view showed and the edit left alone stay known in the new
+        // version, wherever they moved; the lines the result shows are shown.
+        let seen_before = store.seen(path, &plan.result.previous_rev);
+        if let Some(old) = &plan.old {
+            store.record(path, &plan.result.previous_rev, old, 0..0);
+        }
+        store.record_all(path, &plan.result.rev, &plan.new, &plan.shown, false);
+        store.carry(
+            path,
+            &plan.result.rev,
+            &plan.new,
+            &plan.map.ranges(&seen_before),
+        );
+        store.link(
+            path,
+            &plan.result.rev,
+            Parent {
+                rev: plan.result.previous_rev.clone(),
+                map: Arc::clone(&plan.map),
+            },
+        );
+    }
+
+    /// The locks of several files, taken in the order of their paths so
+    /// that two calls of this session never wait on each other.
+    pub(crate) fn path_locks(
+        &self,
+        targets: &[&Target],
+    ) -> Result<Vec<ArcMutexGuard<RawMutex, ()>>> {
+        let mut sorted: Vec<&Target> = targets.to_vec();
+        sorted.sort_by(|a, b| a.real.cmp(&b.real));
+        sorted.dedup_by(|a, b| a.real == b.real);
+        sorted.iter().map(|t| self.path_lock(t)).collect()
+    }
+
+    /// The lock of one file, for the edits of this session; waits at most
+    /// the lock timeout.
+    pub(crate) fn path_lock(&self, target: &Target) -> Result<ArcMutexGuard<RawMutex, ()>> {
+        let mutex = Arc::clone(lock(&self.locks).entry(target.real.clone()).or_default());
+        let timeout = self.options.lock_timeout;
+        mutex.try_lock_arc_for(timeout).ok_or_else(|| {
+            locked(
+                &target.display,
+                "another edit of it in this process",
+                timeout,
+            )
+            .with_path(&target.display)
+        })
+    }
+}
