@@ -32,6 +32,8 @@ use std::time::Duration;
 mod commit;
 mod edit;
 mod read;
+
+pub(crate) use commit::Plan;
 #[cfg(test)]
 mod tests;
 
@@ -186,10 +188,6 @@ impl EditPlan {
     /// The result the edit will have once committed.
     pub fn result(&self) -> &EditResult {
         &self.result
-    }
-
-    pub(crate) fn target(&self) -> &Target {
-        &self.target
     }
 
     /// What the plan writes.

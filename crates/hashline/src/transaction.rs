@@ -53,7 +53,7 @@ pub(crate) enum Change<'a> {
 }
 
 impl Change<'_> {
-    fn target(&self) -> &Target {
+    pub(crate) fn target(&self) -> &Target {
         match self {
             Change::Write { target, .. } | Change::Remove { target, .. } => target,
         }

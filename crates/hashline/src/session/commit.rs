@@ -18,31 +18,52 @@ impl Hashline {
         plan: &EditPlan,
         last_step: impl FnOnce(&EditResult) -> Result<T>,
     ) -> Result<T> {
-        if plan.owner != self.id {
-            return Err(Error::invalid_request(format!(
-                "This plan for {} was made by another Hashline instance; only that one can commit it. Plan the edit again with this one.",
-                plan.result.path
-            ))
-            .with_path(&plan.result.path));
-        }
-        let _guard = self.path_lock(&plan.target)?;
-        self.write(plan, last_step)
+        self.commit_plan(plan, last_step)
     }
 
-    pub(crate) fn write<T>(
+    /// The one way a plan of any kind is committed: only by the session
+    /// that made it, with its files locked for this session, as one
+    /// transaction, then recorded.
+    pub(crate) fn commit_plan<P: Plan, T>(
         &self,
-        plan: &EditPlan,
-        last_step: impl FnOnce(&EditResult) -> Result<T>,
+        plan: &P,
+        last_step: impl FnOnce(&P::Result) -> Result<T>,
     ) -> Result<T> {
-        let out = self.transact(&[plan.change()], || last_step(&plan.result))?;
-        self.written(plan);
+        if plan.owner() != self.id {
+            return Err(plan.foreign());
+        }
+        let changes = plan.changes();
+        let targets: Vec<&Target> = changes.iter().map(Change::target).collect();
+        let _guards = self.path_locks(&targets)?;
+        self.write_changes(plan, &changes, last_step)
+    }
+
+    /// Writes a plan whose files this session holds locked already.
+    pub(crate) fn write<P: Plan, T>(
+        &self,
+        plan: &P,
+        last_step: impl FnOnce(&P::Result) -> Result<T>,
+    ) -> Result<T> {
+        self.write_changes(plan, &plan.changes(), last_step)
+    }
+
+    fn write_changes<P: Plan, T>(
+        &self,
+        plan: &P,
+        changes: &[Change<'_>],
+        last_step: impl FnOnce(&P::Result) -> Result<T>,
+    ) -> Result<T> {
+        let out = self.transact(changes, || last_step(plan.result()))?;
+        for edit in plan.edits() {
+            self.written(edit);
+        }
         Ok(out)
     }
 
     /// Records a plan that was written. The file is written: what follows
     /// only records it, and a bug there must not turn a written edit into
     /// an error.
-    pub(crate) fn written(&self, plan: &EditPlan) {
+    fn written(&self, plan: &EditPlan) {
         let _ = catch_unwind(AssertUnwindSafe(|| self.record_write(plan)));
     }
 
@@ -103,5 +124,50 @@ impl Hashline {
             )
             .with_path(&target.display)
         })
+    }
+}
+
+/// What a kind of plan (an edit's, a batch's, a patch's) gives the one
+/// path that commits plans; everything else about a commit is the same.
+pub(crate) trait Plan {
+    /// What committing the plan gives.
+    type Result;
+    /// The session that made the plan, the only one that may commit it.
+    fn owner(&self) -> u64;
+    /// The refusal of a commit by another session.
+    fn foreign(&self) -> Error;
+    /// What the plan changes, file by file, for the transaction.
+    fn changes(&self) -> Vec<Change<'_>>;
+    /// The result the plan will have once committed.
+    fn result(&self) -> &Self::Result;
+    /// The edits the store is told of once the plan is written.
+    fn edits(&self) -> impl Iterator<Item = &EditPlan>;
+}
+
+impl Plan for EditPlan {
+    type Result = EditResult;
+
+    fn owner(&self) -> u64 {
+        self.owner
+    }
+
+    fn foreign(&self) -> Error {
+        Error::invalid_request(format!(
+            "This plan for {} was made by another Hashline instance; only that one can commit it. Plan the edit again with this one.",
+            self.result.path
+        ))
+        .with_path(&self.result.path)
+    }
+
+    fn changes(&self) -> Vec<Change<'_>> {
+        vec![self.change()]
+    }
+
+    fn result(&self) -> &EditResult {
+        &self.result
+    }
+
+    fn edits(&self) -> impl Iterator<Item = &EditPlan> {
+        std::iter::once(self)
     }
 }

@@ -12,7 +12,7 @@
 
 use crate::error::ErrorCode;
 use crate::request::Value;
-use crate::session::{Hashline, Options};
+use crate::session::{Hashline, Options, Plan};
 use crate::transaction::{commit_observed, Point};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
