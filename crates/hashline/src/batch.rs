@@ -4,6 +4,7 @@
 //! the whole batch and lists every failing entry. The edits are then
 //! written as one transaction, with one result.
 
+use crate::cancel::Cancel;
 use crate::error::{Error, Result};
 use crate::file::Target;
 use crate::request::{Request, Value};
@@ -209,7 +210,7 @@ impl Hashline {
         plan: &BatchPlan,
         last_step: impl FnOnce(&BatchResult) -> Result<T>,
     ) -> Result<T> {
-        self.commit_plan(plan, last_step)
+        self.commit_with(plan, &Cancel::new(), last_step)
     }
 
     /// Plans and writes a batch in one step, holding the locks of its
@@ -233,9 +234,9 @@ impl Hashline {
         self.recover();
         let (targets, entries) = self.batch_targets(batch, options.allow_outside)?;
         let held: Vec<&Target> = targets.iter().flatten().collect();
-        let _guards = self.path_locks(&held)?;
+        let _guards = self.path_locks(&held, &options.cancel)?;
         let plan = self.plan_entries(targets, entries)?;
-        self.write(&plan, last_step)
+        self.write(&plan, &options.cancel, last_step)
     }
 
     /// Each entry read and its file found; the errors of entries that

@@ -5,6 +5,7 @@
 //! sandbox resolved (a folder handle and a name), or, for a view, opened
 //! by the sandbox's quick way; never by a path that may follow a link.
 
+use crate::cancel::Cancel;
 use crate::document::Document;
 use crate::error::{Error, ErrorCode, Result};
 use crate::lock::{try_lock, FolderLock};
@@ -283,8 +284,9 @@ pub(crate) fn reading(follow: FollowSymlinks) -> OpenOptions {
 ///
 /// 1. the new bytes go to a temporary file in the same folder, with the
 ///    old file's owner and mode, flushed to disk, locked as alive;
-/// 2. the folder lock is taken (waiting at most `lock_timeout`), and the
-///    file is checked to still be `base`;
+/// 2. the folder lock is taken (waiting at most `lock_timeout`, and only
+///    until `cancel` is cancelled), and the file is checked to still be
+///    `base`;
 /// 3. `before_write` runs: the caller's last chance to fail, with nothing
 ///    written; what it returns is returned;
 /// 4. the temporary file and the file trade names in one step (a new file
@@ -301,6 +303,7 @@ pub fn replace_atomically<T>(
     base: &Base,
     bytes: &[u8],
     lock_timeout: Duration,
+    cancel: &Cancel,
     before_write: impl FnOnce() -> Result<T>,
 ) -> Result<T> {
     let display = &target.display;
@@ -329,7 +332,7 @@ pub fn replace_atomically<T>(
         },
     };
     let mut temp = Temp::create(dir, bytes, old.as_ref()).map_err(err)?;
-    let lock = FolderLock::acquire(dir, lock_timeout, display)?;
+    let lock = FolderLock::acquire(dir, lock_timeout, cancel, display)?;
     remove_dead_temporaries(dir, &place.name);
     let now = Current::read(dir, &place.name).map_err(err)?;
     if !now.is(base) {
@@ -796,6 +799,7 @@ pub fn remove_atomically<T>(
     target: &Target,
     base: &Base,
     lock_timeout: Duration,
+    cancel: &Cancel,
     before_write: impl FnOnce() -> Result<T>,
 ) -> Result<T> {
     let display = &target.display;
@@ -812,7 +816,7 @@ pub fn remove_atomically<T>(
         return Err(changed());
     }
     let dir = &*place.dir;
-    let lock = FolderLock::acquire(dir, lock_timeout, display)?;
+    let lock = FolderLock::acquire(dir, lock_timeout, cancel, display)?;
     let Current::File { file, base: now } = Current::read(dir, &place.name).map_err(err)? else {
         return Err(changed());
     };
@@ -973,7 +977,14 @@ mod tests {
     }
 
     fn write(target: &Target, base: &Base, bytes: &[u8]) -> Result<()> {
-        replace_atomically(target, base, bytes, DEFAULT_LOCK_TIMEOUT, || Ok(()))
+        replace_atomically(
+            target,
+            base,
+            bytes,
+            DEFAULT_LOCK_TIMEOUT,
+            &Cancel::new(),
+            || Ok(()),
+        )
     }
 
     #[test]
@@ -1011,6 +1022,7 @@ mod tests {
             &Base::Missing,
             b"x\n",
             DEFAULT_LOCK_TIMEOUT,
+            &Cancel::new(),
             || Err::<(), _>(Error::new(ErrorCode::Internal, "refused")),
         )
         .unwrap_err();

@@ -25,6 +25,7 @@
 //! was not damaged, not who wrote it: `recovery` treats what it says as
 //! claims to check.
 
+use crate::cancel::Cancel;
 use crate::error::{Error, ErrorCode, Result};
 use crate::file::{
     is_transaction_name, names, reading, remove_dead_temporaries, write_locked, Base,
@@ -443,6 +444,7 @@ fn open_folder(
     root_dir: &Dir,
     create: bool,
     timeout: Duration,
+    cancel: &Cancel,
 ) -> Result<Option<(Dir, FolderLock)>> {
     let failed = |e: io::Error| {
         let shown = format!("{FOLDER} (the record of a change of several files)");
@@ -473,7 +475,7 @@ fn open_folder(
         };
         make_private(root, &dir)?;
         let left = deadline.saturating_duration_since(Instant::now());
-        let lock = FolderLock::acquire(&dir, left, FOLDER)?;
+        let lock = FolderLock::acquire(&dir, left, cancel, FOLDER)?;
         let same = match (folder_id(&dir), root_dir.open_dir_nofollow(FOLDER)) {
             (Ok(held), Ok(named)) => folder_id(&named).is_ok_and(|id| id == held),
             _ => false,
@@ -511,14 +513,20 @@ pub(crate) struct Journal {
 
 impl Journal {
     /// Writes `record` in the root's records folder and flushes it (and
-    /// the folder) to disk.
-    pub(crate) fn begin(root: &Root, record: &Record, timeout: Duration) -> Result<Journal> {
+    /// the folder) to disk; a wait for the folder's lock ends once `cancel`
+    /// is cancelled.
+    pub(crate) fn begin(
+        root: &Root,
+        record: &Record,
+        timeout: Duration,
+        cancel: &Cancel,
+    ) -> Result<Journal> {
         let failed = |e: io::Error| {
             let shown = format!("{FOLDER} (the record of a change of several files)");
             io_error(&e, &shown).with_path(FOLDER)
         };
         let root_dir = root.dir().map_err(failed)?;
-        let Some((dir, lock)) = open_folder(root, &root_dir, true, timeout)? else {
+        let Some((dir, lock)) = open_folder(root, &root_dir, true, timeout, cancel)? else {
             return Err(failed(io::ErrorKind::NotFound.into()));
         };
         if dir.symlink_metadata(IGNORE).is_err() {
@@ -552,9 +560,10 @@ impl Journal {
     }
 }
 
-/// Removes the record `name` (and its folder once it holds no other).
+/// Removes the record `name` (and its folder once it holds no other);
+/// never cancelled, as it ends a change that is done or undone.
 fn remove(root: &Root, root_dir: &Dir, name: &OsStr, timeout: Duration) {
-    if let Ok(Some((dir, _lock))) = open_folder(root, root_dir, false, timeout) {
+    if let Ok(Some((dir, _lock))) = open_folder(root, root_dir, false, timeout, &Cancel::new()) {
         let _ = dir.remove_file(name);
         tidy(root_dir, &dir);
     }
@@ -597,7 +606,7 @@ pub(crate) fn claim(root: &Root, timeout: Duration) -> Result<Vec<Claimed>> {
     let root_dir = root
         .dir()
         .map_err(|e| io_error(&e, &root.path().display().to_string()))?;
-    let Some((dir, _lock)) = open_folder(root, &root_dir, false, timeout)? else {
+    let Some((dir, _lock)) = open_folder(root, &root_dir, false, timeout, &Cancel::new())? else {
         return Ok(Vec::new());
     };
     remove_dead_temporaries(&dir, OsStr::new(IGNORE));

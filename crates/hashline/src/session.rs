@@ -2,6 +2,7 @@
 //! views and edits have produced. Everything that touches files goes
 //! through here.
 
+use crate::cancel::Cancel;
 use crate::document::Document;
 use crate::edit::{prepare, EditInput, Edited};
 use crate::error::{Error, ErrorCode, Result};
@@ -27,12 +28,13 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 mod commit;
 mod edit;
 mod read;
 
+pub use commit::Committable;
 pub(crate) use commit::Plan;
 #[cfg(test)]
 mod tests;
@@ -103,10 +105,14 @@ pub struct ReadOptions {
 }
 
 /// The options of a call on a path.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default)]
 pub struct CallOptions {
     /// Allow a path outside the root (the host asked its user).
     pub allow_outside: bool,
+    /// The host's request to stop the call: a call that writes stops at
+    /// its next safe point, a wait for a lock included, with `CANCELLED`
+    /// and nothing written.
+    pub cancel: Cancel,
 }
 
 /// A line another viewer displayed, to be given its ref.
@@ -307,19 +313,22 @@ impl Hashline {
 
     /// Applies changes of files whole or not at all, as one transaction;
     /// `last_step` runs once every file is checked, before any is written.
+    /// A wait for a lock ends, with `CANCELLED`, once `cancel` is.
     pub(crate) fn transact<T>(
         &self,
         changes: &[Change<'_>],
+        cancel: &Cancel,
         last_step: impl FnOnce() -> Result<T>,
     ) -> Result<T> {
-        transaction::commit(changes, &self.settings(), last_step)
+        transaction::commit(changes, &self.settings(cancel), last_step)
     }
 
     /// What a transaction of this session needs.
-    pub(crate) fn settings(&self) -> Settings<'_> {
+    pub(crate) fn settings(&self, cancel: &Cancel) -> Settings<'_> {
         Settings {
             root: &self.root,
             lock_timeout: self.options.lock_timeout,
+            cancel: cancel.clone(),
         }
     }
 

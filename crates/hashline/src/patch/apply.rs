@@ -3,6 +3,7 @@
 //! the shape of an edit's.
 
 use super::*;
+use crate::cancel::Cancel;
 use crate::document::{Document, Splice};
 use crate::edit::{finish, Change, Edited, Old};
 use crate::error::{plural, Error, ErrorCode, Result};
@@ -593,7 +594,7 @@ impl Hashline {
         plan: &PatchPlan,
         last_step: impl FnOnce(&PatchResult) -> Result<T>,
     ) -> Result<T> {
-        self.commit_plan(plan, last_step)
+        self.commit_with(plan, &Cancel::new(), last_step)
     }
 }
 

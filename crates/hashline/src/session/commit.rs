@@ -3,6 +3,11 @@
 
 use super::*;
 
+/// How long a wait for a file's lock goes on without a look at the call's
+/// cancellation: as long as the longest pause between two tries of a
+/// folder's lock.
+const CANCEL_SEEN_WITHIN: Duration = Duration::from_millis(50);
+
 impl Hashline {
     /// Writes a plan, refusing with `BASE_CHANGED` if the file changed
     /// since it was planned.
@@ -18,15 +23,22 @@ impl Hashline {
         plan: &EditPlan,
         last_step: impl FnOnce(&EditResult) -> Result<T>,
     ) -> Result<T> {
-        self.commit_plan(plan, last_step)
+        self.commit_with(plan, &Cancel::new(), last_step)
     }
 
-    /// The one way a plan of any kind is committed: only by the session
+    /// Commits a plan of any kind (an [`EditPlan`], a
+    /// [`BatchPlan`](crate::BatchPlan), a [`PatchPlan`](crate::PatchPlan))
+    /// as its own `commit…_then` does, and stops once `cancel` is
+    /// cancelled wherever nothing is written yet, a wait for a lock
+    /// included: then it fails with `CANCELLED`.
+    ///
+    /// This is the one way every plan is committed: only by the session
     /// that made it, with its files locked for this session, as one
     /// transaction, then recorded.
-    pub(crate) fn commit_plan<P: Plan, T>(
+    pub fn commit_with<P: Committable, T>(
         &self,
         plan: &P,
+        cancel: &Cancel,
         last_step: impl FnOnce(&P::Result) -> Result<T>,
     ) -> Result<T> {
         if plan.owner() != self.id {
@@ -34,26 +46,28 @@ impl Hashline {
         }
         let changes = plan.changes();
         let targets: Vec<&Target> = changes.iter().map(Change::target).collect();
-        let _guards = self.path_locks(&targets)?;
-        self.write_changes(plan, &changes, last_step)
+        let _guards = self.path_locks(&targets, cancel)?;
+        self.write_changes(plan, &changes, cancel, last_step)
     }
 
     /// Writes a plan whose files this session holds locked already.
     pub(crate) fn write<P: Plan, T>(
         &self,
         plan: &P,
+        cancel: &Cancel,
         last_step: impl FnOnce(&P::Result) -> Result<T>,
     ) -> Result<T> {
-        self.write_changes(plan, &plan.changes(), last_step)
+        self.write_changes(plan, &plan.changes(), cancel, last_step)
     }
 
     fn write_changes<P: Plan, T>(
         &self,
         plan: &P,
         changes: &[Change<'_>],
+        cancel: &Cancel,
         last_step: impl FnOnce(&P::Result) -> Result<T>,
     ) -> Result<T> {
-        let out = self.transact(changes, || last_step(plan.result()))?;
+        let out = self.transact(changes, cancel, || last_step(plan.result()))?;
         for edit in plan.edits() {
             self.written(edit);
         }
@@ -104,32 +118,53 @@ impl Hashline {
     pub(crate) fn path_locks(
         &self,
         targets: &[&Target],
+        cancel: &Cancel,
     ) -> Result<Vec<ArcMutexGuard<RawMutex, ()>>> {
         let mut sorted: Vec<&Target> = targets.to_vec();
         sorted.sort_by(|a, b| a.real.cmp(&b.real));
         sorted.dedup_by(|a, b| a.real == b.real);
-        sorted.iter().map(|t| self.path_lock(t)).collect()
+        sorted.iter().map(|t| self.path_lock(t, cancel)).collect()
     }
 
     /// The lock of one file, for the edits of this session; waits at most
-    /// the lock timeout.
-    pub(crate) fn path_lock(&self, target: &Target) -> Result<ArcMutexGuard<RawMutex, ()>> {
+    /// the lock timeout, and fails with `CANCELLED` once `cancel` is.
+    pub(crate) fn path_lock(
+        &self,
+        target: &Target,
+        cancel: &Cancel,
+    ) -> Result<ArcMutexGuard<RawMutex, ()>> {
         let mutex = Arc::clone(lock(&self.locks).entry(target.real.clone()).or_default());
         let timeout = self.options.lock_timeout;
-        mutex.try_lock_arc_for(timeout).ok_or_else(|| {
-            locked(
-                &target.display,
-                "another edit of it in this process",
-                timeout,
-            )
-            .with_path(&target.display)
-        })
+        let start = Instant::now();
+        loop {
+            let left = timeout.saturating_sub(start.elapsed());
+            if let Some(guard) = mutex.try_lock_arc_for(left.min(CANCEL_SEEN_WITHIN)) {
+                return Ok(guard);
+            }
+            cancel.check()?;
+            if start.elapsed() >= timeout {
+                return Err(locked(
+                    &target.display,
+                    "another edit of it in this process",
+                    timeout,
+                )
+                .with_path(&target.display));
+            }
+        }
     }
 }
 
+/// A plan [`Hashline::commit_with`] commits: an [`EditPlan`], a
+/// [`BatchPlan`](crate::BatchPlan) or a [`PatchPlan`](crate::PatchPlan).
+pub trait Committable: Plan {}
+
+impl<P: Plan> Committable for P {}
+
 /// What a kind of plan (an edit's, a batch's, a patch's) gives the one
 /// path that commits plans; everything else about a commit is the same.
-pub(crate) trait Plan {
+/// Public in name only, so that [`Committable`] may require it: the
+/// module it is in is private, so no other crate implements it.
+pub trait Plan {
     /// What committing the plan gives.
     type Result;
     /// The session that made the plan, the only one that may commit it.

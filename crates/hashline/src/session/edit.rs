@@ -183,10 +183,10 @@ impl Hashline {
     ) -> Result<T> {
         self.recover();
         let target = self.target(path, options.allow_outside)?;
-        let _guard = self.path_lock(&target)?;
+        let _guard = self.path_lock(&target, &options.cancel)?;
         let mut plan = self.plan_target(target, request)?;
         self.tell_recoveries(&mut plan.result.output);
-        self.write(&plan, last_step)
+        self.write(&plan, &options.cancel, last_step)
     }
 }
 
