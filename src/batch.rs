@@ -128,6 +128,7 @@ impl Hashline {
                         &batch,
                         &hashline::CallOptions {
                             allow_outside: outside,
+                            ..Default::default()
                         },
                     )?),
                 })
@@ -170,6 +171,7 @@ impl Hashline {
                 &batch,
                 &hashline::CallOptions {
                     allow_outside: outside,
+                    ..Default::default()
                 },
                 |result| result_to_js(env, result),
             )
@@ -200,7 +202,7 @@ impl Hashline {
             let hl = Arc::clone(&self.inner);
             Ok(Call::new(signal, move |cancel: &hashline::Cancel| {
                 plan.write(|plan| {
-                    hl.commit_batch_then(plan, |result| {
+                    hl.commit_with(plan, cancel, |result| {
                         cancel.check()?;
                         Ok(BindingBatchResult::from(result))
                     })
@@ -230,6 +232,7 @@ impl Hashline {
                     &batch,
                     &hashline::CallOptions {
                         allow_outside: outside,
+                        cancel: cancel.clone(),
                     },
                     |result| {
                         cancel.check()?;

@@ -216,7 +216,7 @@ impl Hashline {
             let hl = Arc::clone(&self.inner);
             Ok(Call::new(signal, move |cancel: &hashline::Cancel| {
                 plan.write(|plan| {
-                    hl.commit_patch_then(plan, |result| {
+                    hl.commit_with(plan, cancel, |result| {
                         cancel.check()?;
                         Ok(BindingPatchResult::from(result))
                     })

@@ -284,6 +284,7 @@ impl Hashline {
                     &shown,
                     &hashline::CallOptions {
                         allow_outside: outside,
+                        ..Default::default()
                     },
                 )?;
                 Ok(TagResult {
@@ -318,6 +319,7 @@ impl Hashline {
                 &text,
                 &hashline::CallOptions {
                     allow_outside: outside,
+                    ..Default::default()
                 },
             )?;
             Ok(StripResult {
@@ -373,6 +375,7 @@ impl Hashline {
                         &request,
                         &hashline::CallOptions {
                             allow_outside: outside,
+                            ..Default::default()
                         },
                     )?),
                 })
@@ -416,7 +419,7 @@ impl Hashline {
             let hl = Arc::clone(&self.inner);
             Ok(Call::new(signal, move |cancel: &hashline::Cancel| {
                 plan.write(|plan| {
-                    hl.commit_then(plan, |result| {
+                    hl.commit_with(plan, cancel, |result| {
                         cancel.check()?;
                         Ok(BindingEditResult::from(result))
                     })
@@ -444,6 +447,7 @@ impl Hashline {
                 &request,
                 &hashline::CallOptions {
                     allow_outside: outside,
+                    ..Default::default()
                 },
                 |result| result_to_js(env, result),
             )
@@ -473,6 +477,7 @@ impl Hashline {
                     &request,
                     &hashline::CallOptions {
                         allow_outside: outside,
+                        cancel: cancel.clone(),
                     },
                     |result| {
                         cancel.check()?;

@@ -14,10 +14,10 @@ import { binding, holdFolderLock, refsOf, scratch } from '../helpers.mjs'
 const { Hashline } = binding
 
 /** A folder with `a.txt`, a session on it, and the refs of its view. */
-function setup(/** @type {import('ava').ExecutionContext} */ t, text = 'one\ntwo\nthree\n') {
+function setup(/** @type {import('ava').ExecutionContext} */ t, text = 'one\ntwo\nthree\n', lockTimeoutMs = 60_000) {
   const dir = scratch(t)
   writeFileSync(join(dir, 'a.txt'), text)
-  const hl = new Hashline({ root: dir, view: 'full', lockTimeoutMs: 60_000 })
+  const hl = new Hashline({ root: dir, view: 'full', lockTimeoutMs })
   const refs = /** @type {Record<number, string>} */ (refsOf(hl.read('a.txt').text))
   return { dir, hl, refs, read: () => readFileSync(join(dir, 'a.txt'), 'utf8') }
 }
@@ -37,6 +37,9 @@ async function timersFired(done, max) {
 }
 
 const locking = process.platform === 'win32' ? test.skip : test
+// One at a time, so that no other test's call holds the thread pool and
+// each call is under way, waiting, when it is aborted.
+const lockingSerially = process.platform === 'win32' ? test.skip : test.serial
 
 test('every heavy call has an asynchronous form that settles with what the synchronous one returns', async (t) => {
   const a = setup(t)
@@ -127,6 +130,39 @@ for (const [name, start] of writes.slice(0, 2)) {
     t.like(err, { code: 'CANCELLED', name: 'AbortError' })
     t.is(s.read(), 'one\ntwo\nthree\n')
     t.is(getEventListeners(controller.signal, 'abort').length, 0)
+  })
+}
+
+/** @type {Start} */
+const twoFiles = (s, signal) => {
+  writeFileSync(join(s.dir, 'b.txt'), 'b\n')
+  const batch = [
+    { path: 'a.txt', operations: [{ op: 'delete', ref: s.refs[1] }] },
+    { path: 'b.txt', operations: [{ op: 'append', content: 'more' }] },
+  ]
+  return s.hl.applyBatchAsync(batch, { signal })
+}
+
+// A cancelled call stops waiting for a lock at once: it does not wait for
+// the holder to let go, nor for the lock timeout (long enough here that a
+// call still waiting would fail with LOCKED instead).
+for (const [name, start] of [...writes, /** @type {[string, Start]} */ (['applyBatchAsync of two files', twoFiles])]) {
+  lockingSerially(`${name} aborted while it waits for a lock someone keeps stops waiting and fails with CANCELLED, nothing written`, async (t) => {
+    const s = setup(t, undefined, 4_000)
+    const lock = await holdFolderLock(t, s.dir)
+    const controller = new AbortController()
+    let settled = false
+    const call = start(s, controller.signal).finally(() => {
+      settled = true
+    })
+    t.is(await timersFired(() => settled, 20), 20, 'the call waits for the lock')
+    controller.abort()
+    const err = await t.throwsAsync(call)
+    t.like(err, { code: 'CANCELLED', name: 'AbortError' })
+    t.is(s.read(), 'one\ntwo\nthree\n')
+    if (name.endsWith('two files')) t.is(readFileSync(join(s.dir, 'b.txt'), 'utf8'), 'b\n')
+    t.is(getEventListeners(controller.signal, 'abort').length, 0)
+    await lock.release()
   })
 }
 

@@ -4,10 +4,11 @@
 //! the whole batch and lists every failing entry. The edits are then
 //! written as one transaction, with one result.
 
+use crate::cancel::Cancel;
 use crate::error::{Error, Result};
 use crate::file::Target;
 use crate::request::{Request, Value};
-use crate::session::{CallOptions, EditPlan, EditResult, Hashline};
+use crate::session::{CallOptions, EditPlan, EditResult, Hashline, Plan};
 use crate::transaction::Change;
 use std::fmt::Write;
 
@@ -34,6 +35,32 @@ impl BatchPlan {
     /// The result the batch will have once committed.
     pub fn result(&self) -> &BatchResult {
         &self.result
+    }
+}
+
+impl Plan for BatchPlan {
+    type Result = BatchResult;
+
+    fn owner(&self) -> u64 {
+        self.owner
+    }
+
+    fn foreign(&self) -> Error {
+        Error::invalid_request(
+            "This batch was planned by another Hashline instance; only that one can commit it. Plan the batch again with this one.",
+        )
+    }
+
+    fn changes(&self) -> Vec<Change<'_>> {
+        self.plans.iter().map(EditPlan::change).collect()
+    }
+
+    fn result(&self) -> &BatchResult {
+        &self.result
+    }
+
+    fn edits(&self) -> impl Iterator<Item = &EditPlan> {
+        self.plans.iter()
     }
 }
 
@@ -183,14 +210,7 @@ impl Hashline {
         plan: &BatchPlan,
         last_step: impl FnOnce(&BatchResult) -> Result<T>,
     ) -> Result<T> {
-        if plan.owner != self.id {
-            return Err(Error::invalid_request(
-                "This batch was planned by another Hashline instance; only that one can commit it. Plan the batch again with this one.",
-            ));
-        }
-        let targets: Vec<&Target> = plan.plans.iter().map(EditPlan::target).collect();
-        let _guards = self.path_locks(&targets)?;
-        self.write_batch(plan, last_step)
+        self.commit_with(plan, &Cancel::new(), last_step)
     }
 
     /// Plans and writes a batch in one step, holding the locks of its
@@ -214,22 +234,9 @@ impl Hashline {
         self.recover();
         let (targets, entries) = self.batch_targets(batch, options.allow_outside)?;
         let held: Vec<&Target> = targets.iter().flatten().collect();
-        let _guards = self.path_locks(&held)?;
+        let _guards = self.path_locks(&held, &options.cancel)?;
         let plan = self.plan_entries(targets, entries)?;
-        self.write_batch(&plan, last_step)
-    }
-
-    fn write_batch<T>(
-        &self,
-        plan: &BatchPlan,
-        last_step: impl FnOnce(&BatchResult) -> Result<T>,
-    ) -> Result<T> {
-        let changes: Vec<Change> = plan.plans.iter().map(EditPlan::change).collect();
-        let out = self.transact(&changes, || last_step(&plan.result))?;
-        for edit in &plan.plans {
-            self.written(edit);
-        }
-        Ok(out)
+        self.write(&plan, &options.cancel, last_step)
     }
 
     /// Each entry read and its file found; the errors of entries that

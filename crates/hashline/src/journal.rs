@@ -25,6 +25,7 @@
 //! was not damaged, not who wrote it: `recovery` treats what it says as
 //! claims to check.
 
+use crate::cancel::Cancel;
 use crate::error::{Error, ErrorCode, Result};
 use crate::file::{
     is_transaction_name, names, reading, remove_dead_temporaries, write_locked, Base,
@@ -42,6 +43,12 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+mod record;
+#[cfg(test)]
+mod tests;
+
+pub(crate) use record::{Entry, FolderId, Kind, Location, Record};
+
 /// The folder of the root that holds the records.
 pub(crate) const FOLDER: &str = ".hashline-journal";
 const MAGIC: &str = "hashline-journal 2";
@@ -54,268 +61,6 @@ const IGNORE_TEXT: &[u8] =
 /// Larger records are not read: a transaction of this many bytes of names
 /// is not one this engine wrote.
 const MAX_RECORD_BYTES: u64 = 64 << 20;
-
-/// What a transaction does to one file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Kind {
-    /// A new version replaces the file.
-    Replace,
-    /// A new file takes a free name.
-    Create,
-    /// The file goes.
-    Remove,
-}
-
-impl Kind {
-    fn word(self) -> &'static str {
-        match self {
-            Kind::Replace => "replace",
-            Kind::Create => "create",
-            Kind::Remove => "remove",
-        }
-    }
-}
-
-/// A folder a transaction writes in, as the record keeps it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Location {
-    /// Below the root, reached from the root's handle.
-    Inside(PathBuf),
-    /// Outside the root (the host allowed it), by its absolute path.
-    Outside(PathBuf),
-}
-
-/// Tells one folder from every other on the machine, whatever path names
-/// it: the order in which transactions take folder locks.
-pub(crate) type FolderId = (u64, u64);
-
-/// What the record says about one file.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Entry {
-    pub kind: Kind,
-    /// The deepest folder on the file's path that existed when the
-    /// transaction began, and its identity then.
-    pub folder: Location,
-    pub folder_id: FolderId,
-    /// Folders below it the transaction creates, outermost first.
-    pub missing: Vec<OsString>,
-    pub name: OsString,
-    /// The name beside the file: the new version before it takes the file's
-    /// name, and the old version after it (by trading names); or the old
-    /// version of a removed file.
-    pub staged: OsString,
-    /// Where the old version is kept instead where the file system cannot
-    /// trade names (a replaced file only).
-    pub kept: Option<OsString>,
-    pub base: Base,
-    pub new: Base,
-}
-
-impl Entry {
-    /// The file as the model knows it, for notes: relative to the root
-    /// with `/` inside it, by its absolute path outside.
-    pub fn display(&self) -> String {
-        let mut path = match &self.folder {
-            Location::Inside(rel) | Location::Outside(rel) => rel.clone(),
-        };
-        path.extend(&self.missing);
-        path.push(&self.name);
-        if let Location::Outside(_) = self.folder {
-            return path.to_string_lossy().into_owned();
-        }
-        let names: Vec<String> = path
-            .iter()
-            .map(|n| n.to_string_lossy().into_owned())
-            .collect();
-        names.join("/")
-    }
-}
-
-/// The record of one transaction.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Record {
-    /// The process that wrote it, for the note of a recovery.
-    pub pid: u32,
-    pub entries: Vec<Entry>,
-}
-
-impl Record {
-    pub(crate) fn to_text(&self) -> String {
-        let mut text = format!("{MAGIC}\n{}\n", self.pid);
-        for e in &self.entries {
-            let (place, folder) = match &e.folder {
-                Location::Inside(p) => ("in", p),
-                Location::Outside(p) => ("out", p),
-            };
-            let missing = if e.missing.is_empty() {
-                "-".to_owned()
-            } else {
-                e.missing
-                    .iter()
-                    .map(|n| hex::encode(bytes_of(n)))
-                    .collect::<Vec<_>>()
-                    .join(",")
-            };
-            let _ = writeln!(
-                text,
-                "{} {place} {} {} {} {missing} {} {} {} {} {}",
-                e.kind.word(),
-                hex::encode(bytes_of(folder.as_os_str())),
-                e.folder_id.0,
-                e.folder_id.1,
-                hex::encode(bytes_of(&e.name)),
-                e.staged.to_string_lossy(),
-                e.kept.as_deref().map_or("-".into(), OsStr::to_string_lossy),
-                base_text(&e.base),
-                base_text(&e.new),
-            );
-        }
-        let sum = hex::encode(Sha1::digest(text.as_bytes()));
-        let _ = writeln!(text, "{CHECKSUM}{sum}");
-        text
-    }
-
-    /// The record in `text`, or why it is not one: written by another
-    /// version, cut short or altered, or saying what no transaction does.
-    pub(crate) fn parse(text: &str) -> std::result::Result<Record, &'static str> {
-        if !text.starts_with(&format!("{MAGIC}\n")) {
-            return Err("it is not a record this version of hashline can read");
-        }
-        let body = text
-            .strip_suffix('\n')
-            .and_then(|t| t.rsplit_once('\n'))
-            .and_then(|(body, last)| {
-                let sum = last.strip_prefix(CHECKSUM)?;
-                let body = &text[..=body.len()];
-                (hex::encode(Sha1::digest(body.as_bytes())) == sum).then_some(body)
-            })
-            .ok_or(
-                "it was cut short or altered since it was written (its checksum does not match)",
-            )?;
-        Record::parse_body(body).ok_or("it says what no change of files does")
-    }
-
-    fn parse_body(body: &str) -> Option<Record> {
-        let mut lines = body.lines().skip(1);
-        let pid = lines.next()?.parse().ok()?;
-        let mut entries = Vec::new();
-        for line in lines {
-            let f: Vec<&str> = line.split(' ').collect();
-            let [kind, place, folder, dev, ino, missing, name, staged, kept, base, new] = f[..]
-            else {
-                return None;
-            };
-            let kind = match kind {
-                "replace" => Kind::Replace,
-                "create" => Kind::Create,
-                "remove" => Kind::Remove,
-                _ => return None,
-            };
-            let folder = PathBuf::from(os_of(hex::decode(folder).ok()?)?);
-            let folder = match place {
-                "in" if folder.is_relative() && !has_parent(&folder) => Location::Inside(folder),
-                "out" if folder.is_absolute() => Location::Outside(folder),
-                _ => return None,
-            };
-            let missing = if missing == "-" {
-                Vec::new()
-            } else {
-                missing
-                    .split(',')
-                    .map(|n| plain_name(os_of(hex::decode(n).ok()?)?))
-                    .collect::<Option<Vec<_>>>()?
-            };
-            let name = plain_name(os_of(hex::decode(name).ok()?)?)?;
-            let staged = OsString::from(staged);
-            if !is_transaction_name(&staged) {
-                return None;
-            }
-            let kept = match kept {
-                "-" => None,
-                k if is_transaction_name(OsStr::new(k)) && kind == Kind::Replace => {
-                    Some(OsString::from(k))
-                }
-                _ => return None,
-            };
-            let (base, new) = (parse_base(base)?, parse_base(new)?);
-            let fits = match kind {
-                Kind::Replace => base != Base::Missing && new != Base::Missing,
-                Kind::Create => base == Base::Missing && new != Base::Missing,
-                Kind::Remove => base != Base::Missing && new == Base::Missing,
-            };
-            if !fits {
-                return None;
-            }
-            entries.push(Entry {
-                kind,
-                folder,
-                folder_id: (dev.parse().ok()?, ino.parse().ok()?),
-                missing,
-                name,
-                staged,
-                kept,
-                base,
-                new,
-            });
-        }
-        (!entries.is_empty()).then_some(Record { pid, entries })
-    }
-}
-
-fn has_parent(path: &Path) -> bool {
-    path.components()
-        .any(|c| !matches!(c, std::path::Component::Normal(_)))
-}
-
-/// A name of one component, as a folder's entry is.
-fn plain_name(name: OsString) -> Option<OsString> {
-    let path = Path::new(&name);
-    let mut components = path.components();
-    match (components.next(), components.next()) {
-        (Some(std::path::Component::Normal(n)), None) if n == name.as_os_str() => Some(name),
-        _ => None,
-    }
-}
-
-fn base_text(base: &Base) -> String {
-    match base {
-        Base::Missing => "-".to_owned(),
-        Base::Bytes { len, digest } => format!("{len}:{}", hex::encode(digest)),
-    }
-}
-
-fn parse_base(text: &str) -> Option<Base> {
-    if text == "-" {
-        return Some(Base::Missing);
-    }
-    let (len, digest) = text.split_once(':')?;
-    Some(Base::Bytes {
-        len: len.parse().ok()?,
-        digest: hex::decode(digest).ok()?.try_into().ok()?,
-    })
-}
-
-#[cfg(unix)]
-fn bytes_of(name: &OsStr) -> &[u8] {
-    std::os::unix::ffi::OsStrExt::as_bytes(name)
-}
-
-#[cfg(unix)]
-fn os_of(bytes: Vec<u8>) -> Option<OsString> {
-    Some(std::os::unix::ffi::OsStringExt::from_vec(bytes))
-}
-
-/// Elsewhere names are kept as UTF-8; a name that is not cannot be found
-/// again, and its file counts as missing.
-#[cfg(not(unix))]
-fn bytes_of(name: &OsStr) -> &[u8] {
-    name.to_str().map_or(&[], str::as_bytes)
-}
-
-#[cfg(not(unix))]
-fn os_of(bytes: Vec<u8>) -> Option<OsString> {
-    String::from_utf8(bytes).ok().map(OsString::from)
-}
 
 /// The identity of an open folder.
 pub(crate) fn folder_id(dir: &Dir) -> io::Result<FolderId> {
@@ -443,6 +188,7 @@ fn open_folder(
     root_dir: &Dir,
     create: bool,
     timeout: Duration,
+    cancel: &Cancel,
 ) -> Result<Option<(Dir, FolderLock)>> {
     let failed = |e: io::Error| {
         let shown = format!("{FOLDER} (the record of a change of several files)");
@@ -473,7 +219,7 @@ fn open_folder(
         };
         make_private(root, &dir)?;
         let left = deadline.saturating_duration_since(Instant::now());
-        let lock = FolderLock::acquire(&dir, left, FOLDER)?;
+        let lock = FolderLock::acquire(&dir, left, cancel, FOLDER)?;
         let same = match (folder_id(&dir), root_dir.open_dir_nofollow(FOLDER)) {
             (Ok(held), Ok(named)) => folder_id(&named).is_ok_and(|id| id == held),
             _ => false,
@@ -511,14 +257,20 @@ pub(crate) struct Journal {
 
 impl Journal {
     /// Writes `record` in the root's records folder and flushes it (and
-    /// the folder) to disk.
-    pub(crate) fn begin(root: &Root, record: &Record, timeout: Duration) -> Result<Journal> {
+    /// the folder) to disk; a wait for the folder's lock ends once `cancel`
+    /// is cancelled.
+    pub(crate) fn begin(
+        root: &Root,
+        record: &Record,
+        timeout: Duration,
+        cancel: &Cancel,
+    ) -> Result<Journal> {
         let failed = |e: io::Error| {
             let shown = format!("{FOLDER} (the record of a change of several files)");
             io_error(&e, &shown).with_path(FOLDER)
         };
         let root_dir = root.dir().map_err(failed)?;
-        let Some((dir, lock)) = open_folder(root, &root_dir, true, timeout)? else {
+        let Some((dir, lock)) = open_folder(root, &root_dir, true, timeout, cancel)? else {
             return Err(failed(io::ErrorKind::NotFound.into()));
         };
         if dir.symlink_metadata(IGNORE).is_err() {
@@ -552,9 +304,10 @@ impl Journal {
     }
 }
 
-/// Removes the record `name` (and its folder once it holds no other).
+/// Removes the record `name` (and its folder once it holds no other);
+/// never cancelled, as it ends a change that is done or undone.
 fn remove(root: &Root, root_dir: &Dir, name: &OsStr, timeout: Duration) {
-    if let Ok(Some((dir, _lock))) = open_folder(root, root_dir, false, timeout) {
+    if let Ok(Some((dir, _lock))) = open_folder(root, root_dir, false, timeout, &Cancel::new()) {
         let _ = dir.remove_file(name);
         tidy(root_dir, &dir);
     }
@@ -597,7 +350,7 @@ pub(crate) fn claim(root: &Root, timeout: Duration) -> Result<Vec<Claimed>> {
     let root_dir = root
         .dir()
         .map_err(|e| io_error(&e, &root.path().display().to_string()))?;
-    let Some((dir, _lock)) = open_folder(root, &root_dir, false, timeout)? else {
+    let Some((dir, _lock)) = open_folder(root, &root_dir, false, timeout, &Cancel::new())? else {
         return Ok(Vec::new());
     };
     remove_dead_temporaries(&dir, OsStr::new(IGNORE));
@@ -659,84 +412,4 @@ pub(crate) fn made(meta: &fs::Metadata) -> Option<std::time::SystemTime> {
     }
     #[cfg(not(unix))]
     None
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn entry(kind: Kind, folder: Location) -> Entry {
-        let digest = |b: u8| Base::Bytes {
-            len: 3,
-            digest: [b; 20],
-        };
-        let (base, new) = match kind {
-            Kind::Replace => (digest(1), digest(2)),
-            Kind::Create => (Base::Missing, digest(2)),
-            Kind::Remove => (digest(1), Base::Missing),
-        };
-        Entry {
-            kind,
-            folder,
-            folder_id: (7, 42),
-            missing: if kind == Kind::Create {
-                vec![OsString::from("new dir")]
-            } else {
-                Vec::new()
-            },
-            name: OsString::from("a file\nwith a line break"),
-            staged: crate::file::transaction_name().unwrap(),
-            kept: (kind == Kind::Replace).then(|| crate::file::transaction_name().unwrap()),
-            base,
-            new,
-        }
-    }
-
-    #[test]
-    fn a_record_reads_back_as_written_and_anything_else_is_refused() {
-        let record = Record {
-            pid: 1234,
-            entries: vec![
-                entry(Kind::Replace, Location::Inside(PathBuf::from("src/deep"))),
-                entry(Kind::Create, Location::Inside(PathBuf::new())),
-                entry(Kind::Remove, Location::Outside(PathBuf::from("/elsewhere"))),
-            ],
-        };
-        let text = record.to_text();
-        assert_eq!(Record::parse(&text), Ok(record.clone()));
-        // Names beside a file must be a transaction's, folders inside the
-        // root may not climb out of it, every field must be there, and a
-        // record cut short or altered does not match its checksum.
-        let mut swapped = record.clone();
-        swapped.entries[0].staged = OsString::from("victim.txt");
-        let mut climbing = record.clone();
-        climbing.entries[1].folder = Location::Inside(PathBuf::from("../up"));
-        let mut outside_relative = record;
-        outside_relative.entries[2].folder = Location::Outside(PathBuf::from("rel"));
-        for bad in [
-            swapped.to_text(),
-            climbing.to_text(),
-            outside_relative.to_text(),
-            text.replace("replace", "rewrite"),
-            text.lines()
-                .take(3)
-                .map(|l| format!("{l} extra\n"))
-                .collect(),
-            text.replacen(MAGIC, "hashline-journal 9", 1),
-            format!("{MAGIC}\n1\n"),
-            Record {
-                pid: 1,
-                entries: Vec::new(),
-            }
-            .to_text(),
-            text[..text.len() - 1].to_owned(),
-            text.replacen("1234", "1235", 1),
-            text.lines()
-                .filter(|l| !l.starts_with("remove"))
-                .map(|l| format!("{l}\n"))
-                .collect(),
-        ] {
-            assert!(Record::parse(&bad).is_err(), "{bad}");
-        }
-    }
 }

@@ -102,8 +102,8 @@ pub use request::{
 };
 pub use search::{SearchHit, SearchLine, SearchOptions, SearchResult, Skipped, SkippedFile};
 pub use session::{
-    CallOptions, EditPlan, EditResult, Hashline, Options, ReadOptions, ReadResult, ShownLine,
-    Stripped, Tagged, MAX_RESULT_BYTES,
+    CallOptions, Committable, EditPlan, EditResult, Hashline, Options, ReadOptions, ReadResult,
+    ShownLine, Stripped, Tagged, MAX_RESULT_BYTES,
 };
 pub use store::{clear as clear_store, Cleared, StoreLimits};
 pub use syntax::{Language, SyntaxCheck};

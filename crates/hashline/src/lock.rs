@@ -2,8 +2,11 @@
 //! a folder that every writing process takes, and the lock on one file that
 //! the edits of one session take. A holder that never lets go (a stopped or
 //! hung process) costs a caller the lock timeout, then a `LOCKED` error that
-//! names the holder where the system tells.
+//! names the holder where the system tells. A call cancelled while it waits
+//! stops waiting at once, with `CANCELLED`: nothing is written before the
+//! lock is held.
 
+use crate::cancel::Cancel;
 use crate::error::{Error, ErrorCode, Result};
 use cap_std::fs::Dir;
 use std::fs;
@@ -12,11 +15,14 @@ use std::time::{Duration, Instant};
 
 pub const DEFAULT_LOCK_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// Tries `attempt` until it yields or `timeout` passes. Polling, because
-/// `flock` has no timed form and a thread blocked in it cannot be woken
-/// portably; the pause grows from 1 ms to 50 ms so a short hold costs little.
+/// Tries `attempt` until it yields, `timeout` passes or `cancel` is
+/// cancelled. Polling, because `flock` has no timed form and a thread
+/// blocked in it cannot be woken portably; the pause grows from 1 ms to
+/// 50 ms so a short hold costs little, and bounds how late a cancellation
+/// is seen.
 pub(crate) fn wait<T>(
     timeout: Duration,
+    cancel: &Cancel,
     mut attempt: impl FnMut() -> io::Result<Option<T>>,
 ) -> io::Result<Option<T>> {
     let start = Instant::now();
@@ -26,7 +32,7 @@ pub(crate) fn wait<T>(
             return Ok(Some(held));
         }
         let elapsed = start.elapsed();
-        if elapsed >= timeout {
+        if elapsed >= timeout || cancel.is_cancelled() {
             return Ok(None);
         }
         std::thread::sleep(pause.min(timeout - elapsed));
@@ -51,9 +57,15 @@ pub(crate) struct FolderLock {
 }
 
 impl FolderLock {
-    /// `what` names the file being written, for the error.
+    /// `what` names the file being written, for the error; a wait that
+    /// `cancel` ends fails with `CANCELLED`.
     #[cfg(unix)]
-    pub fn acquire(dir: &Dir, timeout: Duration, what: &str) -> Result<FolderLock> {
+    pub fn acquire(
+        dir: &Dir,
+        timeout: Duration,
+        cancel: &Cancel,
+        what: &str,
+    ) -> Result<FolderLock> {
         let failed = |e: io::Error| crate::sandbox::io_error(&e, what).with_path(what);
         // A handle of its own: flock belongs to an open file description,
         // which a duplicate of the session's handle would share (and cap-std
@@ -61,16 +73,25 @@ impl FolderLock {
         let mut options = cap_std::fs::OpenOptions::new();
         options.read(true);
         let file = dir.open_with(".", &options).map_err(failed)?.into_std();
-        match wait(timeout, || Ok(try_lock(&file)?.then_some(()))).map_err(failed)? {
+        match wait(timeout, cancel, || Ok(try_lock(&file)?.then_some(()))).map_err(failed)? {
             Some(()) => Ok(FolderLock { file }),
-            None => Err(
-                locked(&format!("the folder of {what}"), &holders(&file), timeout).with_path(what),
-            ),
+            None => {
+                cancel.check()?;
+                Err(
+                    locked(&format!("the folder of {what}"), &holders(&file), timeout)
+                        .with_path(what),
+                )
+            }
         }
     }
 
     #[cfg(not(unix))]
-    pub fn acquire(_dir: &Dir, _timeout: Duration, _what: &str) -> Result<FolderLock> {
+    pub fn acquire(
+        _dir: &Dir,
+        _timeout: Duration,
+        _cancel: &Cancel,
+        _what: &str,
+    ) -> Result<FolderLock> {
         Ok(FolderLock {})
     }
 
@@ -166,8 +187,9 @@ mod tests {
     fn a_folder_lock_held_elsewhere_times_out_naming_the_holder() {
         let dir = tempfile::tempdir().unwrap();
         let handle = Dir::open_ambient_dir(dir.path(), ambient_authority()).unwrap();
-        let held = FolderLock::acquire(&handle, DEFAULT_LOCK_TIMEOUT, "f.txt").unwrap();
-        let err = FolderLock::acquire(&handle, Duration::from_millis(30), "f.txt")
+        let never = Cancel::new();
+        let held = FolderLock::acquire(&handle, DEFAULT_LOCK_TIMEOUT, &never, "f.txt").unwrap();
+        let err = FolderLock::acquire(&handle, Duration::from_millis(30), &never, "f.txt")
             .err()
             .unwrap();
         assert_eq!(err.code, ErrorCode::Locked);
@@ -178,13 +200,34 @@ mod tests {
             err.message
         );
         drop(held);
-        assert!(FolderLock::acquire(&handle, Duration::ZERO, "f.txt").is_ok());
+        assert!(FolderLock::acquire(&handle, Duration::ZERO, &never, "f.txt").is_ok());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_wait_for_a_folder_lock_ends_with_cancelled_once_the_call_is_cancelled() {
+        let dir = tempfile::tempdir().unwrap();
+        let handle = Dir::open_ambient_dir(dir.path(), ambient_authority()).unwrap();
+        let held = FolderLock::acquire(&handle, Duration::ZERO, &Cancel::new(), "f.txt").unwrap();
+        let cancel = Cancel::new();
+        let waiting = std::thread::spawn({
+            let handle = handle.try_clone().unwrap();
+            let cancel = cancel.clone();
+            // Longer than any test runs: only the cancellation ends it.
+            move || FolderLock::acquire(&handle, Duration::from_secs(3600), &cancel, "f.txt")
+        });
+        std::thread::sleep(Duration::from_millis(50));
+        cancel.cancel();
+        let err = waiting.join().unwrap().err().unwrap();
+        assert_eq!(err.code, ErrorCode::Cancelled, "{}", err.message);
+        drop(held);
     }
 
     #[test]
     fn wait_gives_up_after_the_timeout_and_tries_at_least_once() {
         let mut tries = 0;
-        let got: Option<()> = wait(Duration::from_millis(20), || {
+        let never = Cancel::new();
+        let got: Option<()> = wait(Duration::from_millis(20), &never, || {
             tries += 1;
             Ok(None)
         })
@@ -192,7 +235,7 @@ mod tests {
         assert!(got.is_none());
         assert!(tries >= 2);
         assert_eq!(
-            wait(Duration::ZERO, || Ok(Some(7))).unwrap(),
+            wait(Duration::ZERO, &never, || Ok(Some(7))).unwrap(),
             Some(7),
             "a free lock is taken even with no time to wait"
         );

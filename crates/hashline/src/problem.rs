@@ -1,7 +1,7 @@
 //! A problem a change brought into a file, as data: hosts show it the way
 //! an editor shows a diagnostic, and a refused edit's error carries it.
 
-use crate::syntax::Language;
+use crate::syntax::language::Language;
 
 /// How bad a problem is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -27,6 +27,7 @@
 //! what became of each file, by groups, each listing a few files and how
 //! many more.
 
+use crate::cancel::Cancel;
 use crate::error::list_items;
 use crate::file::{reading, rename, transaction_name, Base};
 use crate::journal::{self, folder_id, Entry, FolderId, Kind, Location, Record, FOLDER};
@@ -439,6 +440,9 @@ fn lock_folders(
     timeout: Duration,
 ) -> std::result::Result<Vec<FolderLock>, String> {
     let deadline = Instant::now() + timeout;
+    // Recovery runs for the root, before and apart from any call that a
+    // host may cancel.
+    let never = Cancel::new();
     let mut folders: Vec<(FolderId, &Dir, String)> = Vec::new();
     for (entry, place) in record.entries.iter().zip(places) {
         if let Some(dir) = place.as_ref().and_then(|p| p.dir.as_ref()) {
@@ -453,7 +457,7 @@ fn lock_folders(
         .iter()
         .map(|(_, dir, file)| {
             let left = deadline.saturating_duration_since(Instant::now());
-            FolderLock::acquire(dir, left, &shown(file)).map_err(|err| err.message.clone())
+            FolderLock::acquire(dir, left, &never, &shown(file)).map_err(|err| err.message.clone())
         })
         .collect()
 }

@@ -4,6 +4,7 @@
 //! from before the edit keep remapping exactly, and the model is shown the
 //! lines as they are now.
 
+use crate::cancel::Cancel;
 use crate::check::introduced;
 use crate::diff::diff_lines;
 use crate::document::Document;
@@ -61,7 +62,8 @@ impl Hashline {
         let since = options.since.as_deref();
         let headline = options.headline.as_deref();
         let target = self.target(path, options.allow_outside)?;
-        let _guard = self.path_lock(&target)?;
+        // Nothing is written here, so there is no call to cancel.
+        let _guard = self.path_lock(&target, &Cancel::new())?;
         let doc = Arc::new(self.load(&target, false)?.doc);
         let written = written.trim().to_ascii_uppercase();
         if doc.rev() == written {

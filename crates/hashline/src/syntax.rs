@@ -8,7 +8,9 @@ mod block;
 mod check;
 mod echo;
 mod grammar;
-mod language;
+/// Named by `problem` directly, not through this facade, which reaches
+/// `document` and so `error`, whose errors carry problems.
+pub(crate) mod language;
 mod trees;
 
 pub(crate) use block::block_at;

@@ -25,6 +25,7 @@
 //! change of one file needs none of this: one trade of names is atomic, and
 //! it takes the single-file write of `file`.
 
+use crate::cancel::Cancel;
 use crate::error::{Error, ErrorCode, Result};
 use crate::file::{
     names, remove_atomically, rename, replace_atomically, stage, transaction_name, writable, Base,
@@ -39,9 +40,10 @@ use std::fs;
 use std::io::{self, Read, Seek};
 use std::time::{Duration, Instant};
 
-/// What a transaction does to one file.
+/// What a transaction does to one file. `pub` in a private module, as the
+/// plans' sealed trait (`session::Plan`) names it.
 #[derive(Debug)]
-pub(crate) enum Change<'a> {
+pub enum Change<'a> {
     /// Gives the file at `target`, if it is still `base`, the new `bytes`.
     Write {
         target: &'a Target,
@@ -53,7 +55,7 @@ pub(crate) enum Change<'a> {
 }
 
 impl Change<'_> {
-    fn target(&self) -> &Target {
+    pub(crate) fn target(&self) -> &Target {
         match self {
             Change::Write { target, .. } | Change::Remove { target, .. } => target,
         }
@@ -87,6 +89,9 @@ pub(crate) enum Point {
 pub(crate) struct Settings<'a> {
     pub root: &'a Root,
     pub lock_timeout: Duration,
+    /// Ends every wait for a lock, with `CANCELLED`, before anything is
+    /// written.
+    pub cancel: Cancel,
 }
 
 /// Applies `changes` whole or not at all; `last_step` runs once every
@@ -102,10 +107,21 @@ pub(crate) fn commit<T>(
             target,
             base,
             bytes,
-        }] => replace_atomically(target, base, bytes, settings.lock_timeout, last_step),
-        [Change::Remove { target, base }] => {
-            remove_atomically(target, base, settings.lock_timeout, last_step)
-        }
+        }] => replace_atomically(
+            target,
+            base,
+            bytes,
+            settings.lock_timeout,
+            &settings.cancel,
+            last_step,
+        ),
+        [Change::Remove { target, base }] => remove_atomically(
+            target,
+            base,
+            settings.lock_timeout,
+            &settings.cancel,
+            last_step,
+        ),
         _ => commit_observed(changes, settings, last_step, &mut |_| Ok(())),
     }
 }
@@ -127,10 +143,15 @@ pub(crate) fn commit_observed<T>(
         pid: std::process::id(),
         entries: slots.iter().map(|s| s.entry.clone()).collect(),
     };
-    let journal = Journal::begin(settings.root, &record, settings.lock_timeout)?;
+    let journal = Journal::begin(
+        settings.root,
+        &record,
+        settings.lock_timeout,
+        &settings.cancel,
+    )?;
     let outcome = observe(Point::Journaled)
         .map_err(|e| Failed::Clean(failure(&slots[0], &e)))
-        .and_then(|()| run(&mut slots, settings.lock_timeout, last_step, observe));
+        .and_then(|()| run(&mut slots, settings, last_step, observe));
     match outcome {
         Ok(out) => {
             for slot in &mut slots {
@@ -432,7 +453,7 @@ fn changed(files: &[String]) -> Error {
 
 fn run<T>(
     slots: &mut [Slot<'_>],
-    lock_timeout: Duration,
+    settings: &Settings<'_>,
     last_step: impl FnOnce() -> Result<T>,
     observe: &mut dyn FnMut(Point) -> io::Result<()>,
 ) -> std::result::Result<T, Failed> {
@@ -440,7 +461,7 @@ fn run<T>(
         slot.stage().map_err(Failed::Clean)?;
         observe(Point::Staged(i)).map_err(|e| Failed::Clean(failure(slot, &e)))?;
     }
-    let locks = lock_all(slots, lock_timeout).map_err(Failed::Clean)?;
+    let locks = lock_all(slots, settings).map_err(Failed::Clean)?;
     let mut differ = Vec::new();
     for slot in slots.iter_mut() {
         let name = &slot.change.target().place.name;
@@ -502,8 +523,8 @@ fn run<T>(
 }
 
 /// The locks of every folder the transaction writes in, in the order of
-/// their identities, within `timeout` in all.
-fn lock_all(slots: &[Slot<'_>], timeout: Duration) -> Result<Vec<FolderLock>> {
+/// their identities, within the lock timeout in all.
+fn lock_all(slots: &[Slot<'_>], settings: &Settings<'_>) -> Result<Vec<FolderLock>> {
     let mut order: Vec<(FolderId, usize)> = Vec::with_capacity(slots.len());
     for (i, slot) in slots.iter().enumerate() {
         let id = folder_id(slot.dir()).map_err(|e| failure(slot, &e))?;
@@ -511,12 +532,12 @@ fn lock_all(slots: &[Slot<'_>], timeout: Duration) -> Result<Vec<FolderLock>> {
     }
     order.sort_unstable();
     order.dedup_by_key(|(id, _)| *id);
-    let deadline = Instant::now() + timeout;
+    let deadline = Instant::now() + settings.lock_timeout;
     order
         .iter()
         .map(|&(_, i)| {
             let left = deadline.saturating_duration_since(Instant::now());
-            FolderLock::acquire(slots[i].dir(), left, slots[i].display())
+            FolderLock::acquire(slots[i].dir(), left, &settings.cancel, slots[i].display())
         })
         .collect()
 }

@@ -3,6 +3,7 @@
 //! the shape of an edit's.
 
 use super::*;
+use crate::cancel::Cancel;
 use crate::document::{Document, Splice};
 use crate::edit::{finish, Change, Edited, Old};
 use crate::error::{plural, Error, ErrorCode, Result};
@@ -12,7 +13,7 @@ use crate::plan::PlanContext;
 use crate::prefix::{self, Shown, Verdict};
 use crate::problem::Problem;
 use crate::report::hunks;
-use crate::session::{EditPlan, Hashline};
+use crate::session::{EditPlan, Hashline, Plan};
 use crate::syntax::SyntaxCheck;
 use crate::transaction::Change as FileChangeStep;
 use std::collections::BTreeSet;
@@ -110,9 +111,22 @@ impl PatchPlan {
     pub fn result(&self) -> &PatchResult {
         &self.result
     }
+}
 
-    /// What committing the patch changes, file by file.
-    pub(crate) fn changes(&self) -> Vec<FileChangeStep<'_>> {
+impl Plan for PatchPlan {
+    type Result = PatchResult;
+
+    fn owner(&self) -> u64 {
+        self.owner
+    }
+
+    fn foreign(&self) -> Error {
+        Error::invalid_request(
+            "This patch was planned by another Hashline instance; only that one can commit it. Plan the patch again with this one.",
+        )
+    }
+
+    fn changes(&self) -> Vec<FileChangeStep<'_>> {
         self.steps
             .iter()
             .map(|step| match step {
@@ -120,6 +134,17 @@ impl PatchPlan {
                 Step::Remove { target, base } => FileChangeStep::Remove { target, base },
             })
             .collect()
+    }
+
+    fn result(&self) -> &PatchResult {
+        &self.result
+    }
+
+    fn edits(&self) -> impl Iterator<Item = &EditPlan> {
+        self.steps.iter().filter_map(|step| match step {
+            Step::Write(edit) => Some(&**edit),
+            Step::Remove { .. } => None,
+        })
     }
 }
 
@@ -129,15 +154,6 @@ enum Step {
     Write(Box<EditPlan>),
     /// A file to delete, if it is still `base`.
     Remove { target: Target, base: Base },
-}
-
-impl Step {
-    fn target(&self) -> &Target {
-        match self {
-            Step::Write(plan) => plan.target(),
-            Step::Remove { target, .. } => target,
-        }
-    }
 }
 
 /// One file's part of a plan.
@@ -578,20 +594,7 @@ impl Hashline {
         plan: &PatchPlan,
         last_step: impl FnOnce(&PatchResult) -> Result<T>,
     ) -> Result<T> {
-        if plan.owner != self.id {
-            return Err(Error::invalid_request(
-                "This patch was planned by another Hashline instance; only that one can commit it. Plan the patch again with this one.",
-            ));
-        }
-        let targets: Vec<&Target> = plan.steps.iter().map(Step::target).collect();
-        let _guards = self.path_locks(&targets)?;
-        let out = self.transact(&plan.changes(), || last_step(&plan.result))?;
-        for step in &plan.steps {
-            if let Step::Write(edit) = step {
-                self.written(edit);
-            }
-        }
-        Ok(out)
+        self.commit_with(plan, &Cancel::new(), last_step)
     }
 }
 

@@ -729,9 +729,11 @@ proptest! {
                     if let UserEdit::WriteOld(_) = edit {
                         let bytes = format!("written into an old version {n}\n").into_bytes();
                         fs::write(&old, &bytes).unwrap();
-                        written_old.push(bytes);
+                        written_old.push((i, bytes));
                     } else {
                         fs::remove_file(&old).unwrap();
+                        // What the user wrote there, the user removed.
+                        written_old.retain(|(j, _)| *j != i);
                     }
                     destroyed.insert(e.display());
                 }
@@ -743,7 +745,7 @@ proptest! {
         for (path, bytes) in &user {
             prop_assert_eq!(now.get(path), bytes.as_ref(), "the user's {} was lost\n{}", path, notes);
         }
-        for bytes in &written_old {
+        for (_, bytes) in &written_old {
             prop_assert!(now.values().any(|v| v == bytes), "what was written into an old version was lost\n{}", notes);
         }
         let finished = notes.contains("was finished");
@@ -759,7 +761,7 @@ proptest! {
         }
         for (name, bytes) in &now {
             if name.ends_with(".hashline-txn") {
-                prop_assert!(written_old.contains(bytes), "{} was left behind\n{}", name, notes);
+                prop_assert!(written_old.iter().any(|(_, old)| old == bytes), "{} was left behind\n{}", name, notes);
                 prop_assert!(notes.contains(name.rsplit('/').next().unwrap()), "{} is not named\n{}", name, notes);
             }
         }

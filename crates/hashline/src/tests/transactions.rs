@@ -10,9 +10,10 @@
 //! Some tests run this test binary again as a child process (see
 //! `child_process`), which is what a test of a killed process needs.
 
+use crate::cancel::Cancel;
 use crate::error::ErrorCode;
 use crate::request::Value;
-use crate::session::{Hashline, Options};
+use crate::session::{Hashline, Options, Plan};
 use crate::transaction::{commit_observed, Point};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -133,13 +134,18 @@ fn a_failure_at_any_point_before_the_last_trade_leaves_every_file_as_it_was_and_
         let (dir, before) = project();
         let hl = session(dir.path());
         let plan = hl.plan_patch(PATCH).unwrap();
-        let err = commit_observed(&plan.changes(), &hl.settings(), || Ok(()), &mut |at| {
-            if at == point {
-                Err(io::Error::other("injected"))
-            } else {
-                Ok(())
-            }
-        })
+        let err = commit_observed(
+            &plan.changes(),
+            &hl.settings(&Cancel::new()),
+            || Ok(()),
+            &mut |at| {
+                if at == point {
+                    Err(io::Error::other("injected"))
+                } else {
+                    Ok(())
+                }
+            },
+        )
         .unwrap_err();
         assert!(err.message.contains("injected"), "{point:?}: {err:?}");
         assert_eq!(snapshot(dir.path()), before, "{point:?}");
@@ -195,12 +201,17 @@ fn a_folder_that_stops_taking_writes_in_the_middle_of_the_trades_puts_every_file
     let plan = hl.plan_patch(PATCH).unwrap();
     let mut refusing = None;
     // The fifth change is the first in b/: four files traded names by then.
-    let err = commit_observed(&plan.changes(), &hl.settings(), || Ok(()), &mut |at| {
-        if at == Point::Switch(4) {
-            refusing = Some(Refusing::new(&dir.path().join("b")));
-        }
-        Ok(())
-    })
+    let err = commit_observed(
+        &plan.changes(),
+        &hl.settings(&Cancel::new()),
+        || Ok(()),
+        &mut |at| {
+            if at == Point::Switch(4) {
+                refusing = Some(Refusing::new(&dir.path().join("b")));
+            }
+            Ok(())
+        },
+    )
     .unwrap_err();
     assert_eq!(err.code, ErrorCode::Permission, "{err:?}");
     assert!(
@@ -230,13 +241,18 @@ fn a_full_disk_while_the_new_versions_are_written_leaves_nothing_behind() {
     let full = || io::Error::from_raw_os_error(rustix::io::Errno::NOSPC.raw_os_error());
     #[cfg(not(unix))]
     let full = || io::Error::other("no space left on device");
-    let err = commit_observed(&plan.changes(), &hl.settings(), || Ok(()), &mut |at| {
-        if at == Point::Staged(3) {
-            Err(full())
-        } else {
-            Ok(())
-        }
-    })
+    let err = commit_observed(
+        &plan.changes(),
+        &hl.settings(&Cancel::new()),
+        || Ok(()),
+        &mut |at| {
+            if at == Point::Staged(3) {
+                Err(full())
+            } else {
+                Ok(())
+            }
+        },
+    )
     .unwrap_err();
     assert_eq!(err.code, ErrorCode::Io, "{err:?}");
     assert_eq!(snapshot(dir.path()), before);
@@ -321,13 +337,18 @@ fn a_program_writing_into_an_old_version_through_an_open_handle_makes_the_change
         .write(true)
         .open(dir.path().join("b/nofinal.txt"))
         .unwrap();
-    let err = commit_observed(&plan.changes(), &hl.settings(), || Ok(()), &mut |at| {
-        if at == Point::Switched {
-            held.set_len(0)?;
-            (&held).write_all(b"theirs\n")?;
-        }
-        Ok(())
-    })
+    let err = commit_observed(
+        &plan.changes(),
+        &hl.settings(&Cancel::new()),
+        || Ok(()),
+        &mut |at| {
+            if at == Point::Switched {
+                held.set_len(0)?;
+                (&held).write_all(b"theirs\n")?;
+            }
+            Ok(())
+        },
+    )
     .unwrap_err();
     assert_eq!(err.code, ErrorCode::BaseChanged, "{err:?}");
     assert_eq!(err.path.as_deref(), Some("b/nofinal.txt"));
@@ -345,13 +366,18 @@ fn a_session_opening_the_root_leaves_the_record_of_a_live_transaction_alone() {
     let (hl, plan) = (&hl, &plan);
     std::thread::scope(|s| {
         let running = s.spawn(move || {
-            commit_observed(&plan.changes(), &hl.settings(), || Ok(()), &mut |at| {
-                if at == Point::Switch(3) {
-                    reached.send(()).unwrap();
-                    wait.recv().unwrap();
-                }
-                Ok(())
-            })
+            commit_observed(
+                &plan.changes(),
+                &hl.settings(&Cancel::new()),
+                || Ok(()),
+                &mut |at| {
+                    if at == Point::Switch(3) {
+                        reached.send(()).unwrap();
+                        wait.recv().unwrap();
+                    }
+                    Ok(())
+                },
+            )
         });
         at_switch.recv().unwrap();
         let other = session(dir.path());
@@ -418,12 +444,17 @@ fn stop_at(root: &Path, point: &str, patch: &str) {
     options.allow_outside_root = true;
     let hl = Hashline::new(options).unwrap();
     let plan = hl.plan_patch(patch).unwrap();
-    let _ = commit_observed(&plan.changes(), &hl.settings(), || Ok(()), &mut |at| {
-        if format!("{at:?}") == point {
-            std::process::abort();
-        }
-        Ok(())
-    });
+    let _ = commit_observed(
+        &plan.changes(),
+        &hl.settings(&Cancel::new()),
+        || Ok(()),
+        &mut |at| {
+            if format!("{at:?}") == point {
+                std::process::abort();
+            }
+            Ok(())
+        },
+    );
     panic!("the transaction never reached {point}");
 }
 

@@ -1,10 +1,13 @@
-//! No cycle between a crate's modules: a module may use another through
-//! `crate::` only if that one does not, directly or through others, use it
-//! back. The graph is read from the sources themselves (every `crate::`
-//! path, comments and strings left out), so the architecture document's
-//! promise is checked, not trusted. A submodule naming its parent's items
-//! is no edge: the parent owns it. Shared by the engine's and the
-//! binding's `tests/no_cycles.rs`.
+//! No cycle between a crate's modules: a module may use another only if
+//! that one does not, directly or through others, use it back. The graph is
+//! read from the sources themselves (every path that starts with `crate::`,
+//! `self::`, `super::` or the name of a submodule, comments and strings
+//! left out), so the architecture document's promise is checked, not
+//! trusted. A facade's `pub use child::Item` is an edge from the facade to
+//! its child, so a module that names `crate::facade::Item` depends on every
+//! module the facade re-exports from. A submodule naming its parent's items
+//! is no edge: the parent owns it. Shared by the engine's and the binding's
+//! `tests/no_cycles.rs`.
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -36,7 +39,14 @@ pub fn assert_no_cycles(src: &Path) {
     );
 }
 
-/// Module → module it names through `crate::` → where (`file:line`).
+/// The modules of each cycle among the modules of the crate whose sources
+/// are in `src`, each cycle's names sorted.
+#[allow(dead_code)] // used by the engine's fixture tests, not the binding's
+pub fn find_cycles(src: &Path) -> Vec<Vec<String>> {
+    cycles(&module_graph(src))
+}
+
+/// Module → module it names → where (`file:line`).
 type Graph = BTreeMap<String, BTreeMap<String, Vec<String>>>;
 
 fn module_graph(src: &Path) -> Graph {
@@ -50,7 +60,7 @@ fn module_graph(src: &Path) -> Graph {
         let text = fs::read_to_string(file).unwrap();
         let code = strip_comments_and_strings(&text);
         let edges = graph.entry(module.clone()).or_default();
-        for (offset, path) in crate_paths(&code) {
+        for (offset, path) in module_paths(&code, module, &modules) {
             let Some(target) = longest_module(&modules, &path) else {
                 continue;
             };
@@ -113,23 +123,58 @@ fn longest_module(modules: &BTreeMap<String, PathBuf>, path: &[String]) -> Optio
         .find(|name| modules.contains_key(name))
 }
 
-/// Every path that starts with `crate::`, groups (`crate::a::{b, c::d}`)
-/// expanded, with the byte offset where it starts.
-fn crate_paths(code: &str) -> Vec<(usize, Vec<String>)> {
+/// Every path in `code` (the source of `module`) that names a module of
+/// the crate, as segments from the crate root, with the byte offset where
+/// it starts: paths that start with `crate::`, and those relative to
+/// `module` (`self::`, `super::`, a submodule's name), groups
+/// (`crate::a::{b, c::d}`) expanded.
+fn module_paths(
+    code: &str,
+    module: &str,
+    modules: &BTreeMap<String, PathBuf>,
+) -> Vec<(usize, Vec<String>)> {
+    let here: Vec<String> = module.split("::").map(str::to_owned).collect();
+    let children: Vec<&str> = modules
+        .keys()
+        .filter_map(|name| name.strip_prefix(module)?.strip_prefix("::"))
+        .filter(|rest| !rest.contains("::"))
+        .collect();
     let bytes = code.as_bytes();
     let mut out = Vec::new();
     let mut at = 0;
-    while let Some(found) = code[at..].find("crate::") {
-        let start = at + found;
-        at = start + "crate::".len();
+    while let Some(found) = code[at..].find("::") {
+        let colons = at + found;
+        let start = (0..colons)
+            .rev()
+            .take_while(|&i| is_ident_byte(Some(bytes[i])))
+            .last()
+            .unwrap_or(colons);
         let before = start.checked_sub(1).map(|i| bytes[i]);
-        if before.is_some_and(|b| b.is_ascii_alphanumeric() || b == b'_') {
+        if start == colons || is_ident_byte(before) || before == Some(b':') {
+            // No head here (`::` after `>` or `)`), or the middle of a
+            // path whose head was read already.
+            at = colons + 2;
             continue;
         }
         let mut paths = Vec::new();
-        let end = parse_tree(code, at, Vec::new(), &mut paths);
-        out.extend(paths.into_iter().map(|p| (start, p)));
-        at = end.max(at);
+        let end = parse_tree(code, start, Vec::new(), &mut paths);
+        at = end.max(colons + 2);
+        for path in paths {
+            let absolute = match path[0].as_str() {
+                "crate" => path[1..].to_vec(),
+                "self" => [&here[..], &path[1..]].concat(),
+                "super" => {
+                    let ups = path.iter().take_while(|s| *s == "super").count();
+                    let Some(kept) = here.len().checked_sub(ups) else {
+                        continue;
+                    };
+                    [&here[..kept], &path[ups..]].concat()
+                }
+                head if children.contains(&head) => [&here[..], &path[..]].concat(),
+                _ => continue,
+            };
+            out.push((start, absolute));
+        }
     }
     out
 }
