@@ -320,28 +320,15 @@ fn joined(lines: &[String]) -> String {
     }
 }
 
-const KINDS: [OpKind; 8] = [
-    OpKind::Replace,
-    OpKind::Delete,
-    OpKind::InsertBefore,
-    OpKind::InsertAfter,
-    OpKind::Prepend,
-    OpKind::Append,
-    OpKind::Move,
-    OpKind::Copy,
-];
-
-/// Whether the op covers lines `ref..through`.
-fn ranged(kind: OpKind) -> bool {
-    matches!(
-        kind,
-        OpKind::Replace | OpKind::Delete | OpKind::Move | OpKind::Copy
-    )
-}
-
-/// Whether the op takes existing lines rather than content.
-fn relocates(kind: OpKind) -> bool {
-    matches!(kind, OpKind::Move | OpKind::Copy)
+/// The ops a case draws from: every op of the request format's table but
+/// the block ops, which need a file in a language the engine parses (a
+/// case's file has none, and any block op would refuse the whole batch).
+fn kinds() -> Vec<OpKind> {
+    OpKind::ALL
+        .iter()
+        .copied()
+        .filter(|kind| !kind.shape().block)
+        .collect()
 }
 
 fn op_name(src: &mut Source<'_>, kind: OpKind) -> String {
@@ -372,13 +359,15 @@ pub fn case(data: &[u8]) -> Case {
     let mut ops = Vec::new();
     let mut values = Vec::new();
     let count = if src.chance(1) { 0 } else { 1 + src.below(5) };
+    let kinds = kinds();
     for _ in 0..count {
-        let kind = KINDS[src.below(KINDS.len())];
+        let kind = kinds[src.below(kinds.len())];
+        let shape = kind.shape();
         let first = src.below(n + 1);
         let last = (first + src.below(4)).saturating_sub(usize::from(src.chance(2)) * 2);
-        let mut reference = kind.needs_ref().then(|| cite(&mut src, &lines, first));
-        let mut through = (ranged(kind) && src.chance(6)).then(|| cite(&mut src, &lines, last));
-        let mut place = relocates(kind).then(|| {
+        let mut reference = shape.reference.then(|| cite(&mut src, &lines, first));
+        let mut through = (shape.through && src.chance(6)).then(|| cite(&mut src, &lines, last));
+        let mut place = shape.place.then(|| {
             let side = if src.chance(8) {
                 Side::After
             } else {
@@ -387,10 +376,10 @@ pub fn case(data: &[u8]) -> Case {
             let at = src.below(n + 1);
             (side, cite(&mut src, &lines, at))
         });
-        let content = if kind == OpKind::Delete || relocates(kind) {
-            Vec::new()
-        } else {
+        let content = if shape.content {
             content_lines(&mut src)
+        } else {
+            Vec::new()
         };
         let mut fields = vec![("op".to_owned(), s(&op_name(&mut src, kind)))];
         let ref_name = ["ref", "start", "pos", "startRef"][src.below(4)];
@@ -400,7 +389,7 @@ pub fn case(data: &[u8]) -> Case {
             fields.push((ref_name.to_owned(), s(&r)));
             // An empty ref counts as none: refless ops may carry one.
             if r.trim().is_empty() {
-                malformed |= kind.needs_ref();
+                malformed |= shape.reference;
             } else {
                 reference = Some(r);
             }
@@ -417,7 +406,7 @@ pub fn case(data: &[u8]) -> Case {
                 place = Some((side, r));
             }
         }
-        if kind != OpKind::Delete && !relocates(kind) {
+        if shape.content {
             let value = if src.chance(6) {
                 Value::Array(content.iter().map(|l| s(l)).collect())
             } else {
@@ -436,15 +425,13 @@ pub fn case(data: &[u8]) -> Case {
                 5 => {
                     fields.remove(0);
                 }
-                6 if kind == OpKind::Delete || relocates(kind) => {
-                    fields.push(("content".to_owned(), s("x")))
-                }
-                7 if !kind.needs_ref() => fields.push(("ref".to_owned(), s("1#ABC"))),
-                8 if !ranged(kind) => fields.push(("through".to_owned(), s("1#ABC"))),
+                6 if !shape.content => fields.push(("content".to_owned(), s("x"))),
+                7 if !shape.reference => fields.push(("ref".to_owned(), s("1#ABC"))),
+                8 if !shape.through => fields.push(("through".to_owned(), s("1#ABC"))),
                 // The place named twice: an empty place counts as none,
                 // so only a second field of the same name is sure to be
                 // refused.
-                9 if relocates(kind) => {
+                9 if shape.place => {
                     let side = if fields.iter().any(|(k, _)| k == "after") {
                         "after"
                     } else {
