@@ -187,16 +187,29 @@ impl OpKind {
     /// `-`, spaces or nothing (`insert_after`, `insertAfter`,
     /// `INSERT-AFTER`).
     pub(crate) fn from_name(name: &str) -> Option<OpKind> {
-        let folded: String = name
+        // Every name is short ASCII: a spelling folds into a small buffer,
+        // with no allocation per operation, or it names no op.
+        let mut folded = [0u8; 32];
+        let mut len = 0;
+        for c in name
             .trim()
             .chars()
             .filter(|c| !matches!(c, '_' | '-' | ' '))
             .flat_map(char::to_lowercase)
-            .collect();
-        OpKind::ALL
-            .iter()
-            .copied()
-            .find(|op| op.name().chars().filter(|&c| c != '_').eq(folded.chars()))
+        {
+            if !c.is_ascii() || len == folded.len() {
+                return None;
+            }
+            folded[len] = c as u8;
+            len += 1;
+        }
+        let folded = &folded[..len];
+        OpKind::ALL.iter().copied().find(|op| {
+            op.name()
+                .bytes()
+                .filter(|&b| b != b'_')
+                .eq(folded.iter().copied())
+        })
     }
 
     /// The fields the op takes.
@@ -569,6 +582,9 @@ mod tests {
         }
         assert_eq!(OpKind::from_name("swap"), None);
         assert_eq!(OpKind::from_name("insert"), None);
+        assert_eq!(OpKind::from_name("réplace"), None);
+        assert_eq!(OpKind::from_name(&"replace".repeat(10)), None);
+        assert_eq!(OpKind::from_name(""), None);
     }
 
     #[test]
