@@ -366,6 +366,15 @@ impl Operation {
         }
     }
 
+    /// The refs it cites, in the order a plan takes them: `ref`, `through`,
+    /// then the place of a move or a copy.
+    pub(crate) fn refs(&self) -> impl Iterator<Item = &String> {
+        let place = self.place.as_ref().map(|p| &p.reference);
+        [self.reference.as_ref(), self.through.as_ref(), place]
+            .into_iter()
+            .flatten()
+    }
+
     /// The same operation, its content to be written exactly as sent.
     pub fn literal(self) -> Self {
         Operation {
