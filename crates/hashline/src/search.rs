@@ -13,6 +13,7 @@ use crate::document::Document;
 use crate::error::{plural, Error, ErrorCode, Result};
 use crate::reference::Ref;
 use crate::session::Hashline;
+use crate::store::Sight;
 use crate::view::{push_line, ViewStyle, MAX_LINE_CHARS};
 use cap_fs_ext::{FollowSymlinks, OpenOptionsFollowExt, OpenOptionsSyncExt};
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
@@ -257,7 +258,7 @@ impl Hashline {
         let mut hits = Vec::new();
         for file in &found {
             let seen = seen_ranges(&file.lines, options.context, file.doc.line_count());
-            self.remember(&file.real, file.doc.rev(), &file.doc, &seen, true);
+            self.remember(&file.real, file.doc.rev(), &file.doc, &seen, Sight::Asked);
             hits.extend(file.hits(options.context, self.options.view));
         }
         let text = render(

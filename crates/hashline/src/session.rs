@@ -12,7 +12,7 @@ use crate::recovery;
 use crate::reference::Ref;
 use crate::remap::LineMap;
 use crate::request::Request;
-use crate::store::{Parent, Store, StoreLimits, Version};
+use crate::store::{Parent, Sight, Store, StoreLimits, Version};
 use crate::syntax::{KeptTree, SyntaxCheck, Trees};
 use crate::transaction::{self, Change, Settings};
 use crate::view::{render, View, ViewStyle};
@@ -348,16 +348,16 @@ impl Hashline {
     }
 
     /// Records that `lines` of this version of the file at `real` (its
-    /// canonical path) were shown; `read` when the model asked for them.
+    /// canonical path) were shown, asked for or not.
     pub(crate) fn remember(
         &self,
         real: &Path,
         rev: &str,
         doc: &Arc<Document>,
         lines: &[Range<usize>],
-        read: bool,
+        sight: Sight,
     ) {
-        lock(&self.store).record_all(real, rev, doc, lines, read);
+        lock(&self.store).record_all(real, rev, doc, lines, sight);
         if let Some(parse) = self.options.syntax.parse_of(&real.to_string_lossy(), None) {
             Trees::parse_later(&self.trees, real, rev, doc, parse.language);
         }
@@ -377,7 +377,7 @@ impl Hashline {
         let view = render(&doc, &display, options.offset, options.limit, style)
             .map_err(|e| e.with_path(&display))?;
         let shown = view.start_line.saturating_sub(1)..view.end_line;
-        self.remember(&real, &view.rev, &doc, &[shown], true);
+        self.remember(&real, &view.rev, &doc, &[shown], Sight::Asked);
         let mut view = view;
         self.tell_recoveries(&mut view.text);
         Ok(ReadResult {
@@ -439,7 +439,7 @@ impl Hashline {
                 })
             })
             .collect();
-        self.remember(&real, &rev, &doc, &seen, true);
+        self.remember(&real, &rev, &doc, &seen, Sight::Asked);
         Ok(Tagged {
             rev,
             total_lines: n,
@@ -693,7 +693,7 @@ impl Hashline {
         err: Error,
     ) -> Error {
         if !err.shown.is_empty() {
-            self.remember(&target.real, doc.rev(), doc, &err.shown, false);
+            self.remember(&target.real, doc.rev(), doc, &err.shown, Sight::Unasked);
         }
         err
     }
@@ -755,12 +755,19 @@ impl Hashline {
         if let Some(old) = &plan.old {
             store.record(path, &plan.result.previous_rev, old, 0..0);
         }
-        store.record_all(path, &plan.result.rev, &plan.new, &plan.shown, false);
-        store.carry(
+        store.record_all(
+            path,
+            &plan.result.rev,
+            &plan.new,
+            &plan.shown,
+            Sight::Unasked,
+        );
+        store.record_all(
             path,
             &plan.result.rev,
             &plan.new,
             &plan.map.ranges(&seen_before),
+            Sight::Carried,
         );
         store.link(
             path,
