@@ -85,7 +85,8 @@ pub(crate) struct Change {
 impl<'a> EditInput<'a> {
     /// The input for text a caller holds: no file behind it and no stored
     /// versions, so every line may be cited. Its results show full refs,
-    /// which hold on their own, since no stored view vouches for lean ones.
+    /// which hold on their own, since no view showed a line of it for lean
+    /// ones to hold on (`docs/format.md` §6.6).
     pub fn text(doc: &'a Document, path: &'a str, cleanup: bool, syntax: SyntaxCheck) -> Self {
         EditInput {
             doc,

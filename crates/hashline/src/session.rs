@@ -450,7 +450,7 @@ impl Hashline {
     /// Removes the view prefixes a model copied into `text`, the new
     /// content of the file at `path` (a host's `write`), where the versions
     /// this session showed, or the lines themselves, prove them copies.
-    /// Content whose prefixes nothing vouches for comes back as sent. Content
+    /// Content whose prefixes nothing proves copies comes back as sent. Content
     /// in between is refused with `AMBIGUOUS_ECHO`; the same content sent
     /// again for the same file is then returned as sent, since sending it
     /// again after that refusal is how a model says it means it.
@@ -573,7 +573,7 @@ impl Hashline {
             let mut store = lock(&self.store);
             let history = store.versions(&target.real);
             // Only content with lines in a view prefix's form needs the
-            // versions of other files, whose lines may vouch for them.
+            // versions of other files, whose lines may prove them copies.
             let others = if self.options.cleanup && request.may_hold_prefixes() {
                 store.shown_elsewhere(&target.real)
             } else {
