@@ -164,7 +164,7 @@ pub fn plan(ctx: &PlanContext<'_>, operations: &[Operation], rev: Option<&str>) 
                     relocate::Placed::Stays(note) => stays.push(note),
                 }
             }
-            action => items.push(Item {
+            action @ (Action::Replace | Action::Delete | Action::Insert(_)) => items.push(Item {
                 op: number,
                 kind: op.kind,
                 range: match action {
@@ -172,6 +172,8 @@ pub fn plan(ctx: &PlanContext<'_>, operations: &[Operation], rev: Option<&str>) 
                     Action::Insert(Side::After) => cited.end..cited.end,
                     _ => cited.clone(),
                 },
+                // An insert is anchored on the line it goes next to, if it
+                // cites one.
                 anchor: match action {
                     Action::Insert(Side::Before) if !cited.is_empty() => Some(cited.start),
                     Action::Insert(Side::After) if !cited.is_empty() => Some(cited.end - 1),

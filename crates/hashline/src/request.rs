@@ -214,17 +214,26 @@ impl OpKind {
 
     /// The fields the op takes.
     pub fn shape(self) -> Shape {
-        let (cites, action) = (self.cites(), self.action());
-        let range = matches!(
-            action,
-            Action::Replace | Action::Delete | Action::Move | Action::Copy
-        );
+        // Whether it cites a line, and one that may end a range; whether
+        // what it does takes a range, new lines, a place. Every `Cites` and
+        // `Action` is named, so a new one cannot take a shape by default.
+        let (reference, lines) = match self.cites() {
+            Cites::Lines => (true, true),
+            Cites::Block => (true, false),
+            Cites::Start | Cites::End => (false, false),
+        };
+        let (range, content, place) = match self.action() {
+            Action::Replace => (true, true, false),
+            Action::Delete => (true, false, false),
+            Action::Insert(_) => (false, true, false),
+            Action::Move | Action::Copy => (true, false, true),
+        };
         Shape {
-            reference: matches!(cites, Cites::Lines | Cites::Block),
-            through: cites == Cites::Lines && range,
-            content: matches!(action, Action::Replace | Action::Insert(_)),
-            place: matches!(action, Action::Move | Action::Copy),
-            block: cites == Cites::Block,
+            reference,
+            through: lines && range,
+            content,
+            place,
+            block: self.cites() == Cites::Block,
         }
     }
 
