@@ -57,7 +57,7 @@ test("an op the texts have no words for yet is described from the engine's table
   t.is(editDescription(format.ops), EDIT_DESCRIPTION)
 })
 
-test("the binding's types of a request declare exactly the engine's fields", (t) => {
+test("the binding's types of a request and a batch entry declare exactly the engine's fields", (t) => {
   const declared = fs.readFileSync(new URL("../../index.d.ts", import.meta.url), "utf8")
   /** @param {string} name */
   const fieldsOf = (name) => {
@@ -66,6 +66,8 @@ test("the binding's types of a request declare exactly the engine's fields", (t)
   }
   t.deepEqual(fieldsOf("Operation").sort(), names(format.operationFields).sort())
   t.deepEqual(fieldsOf("EditRequest").sort(), names(format.requestFields).sort())
+  const entry = fieldsOf("BatchEntry").filter((f) => f !== "path" && f !== "filePath")
+  t.deepEqual(entry.sort(), names(format.requestFields).sort())
   t.notRegex(declared, /LINE#HASH#ANCHOR` from a view/)
 })
 
