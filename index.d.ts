@@ -97,7 +97,7 @@ export declare class Hashline {
    * Removes view prefixes a model copied into the new content of a file
    * (a `write`), and the other text of views copied with them, where the
    * views this session showed prove them copies;
-   * content whose prefixes nothing vouches for comes back as sent. Throws
+   * content whose prefixes nothing proves copies comes back as sent. Throws
    * `AMBIGUOUS_ECHO` for content in between; the same content sent again
    * for the same file then comes back as sent.
    */
@@ -301,12 +301,12 @@ export interface Mismatch {
 }
 
 export interface Operation {
-  /**
-   * replace | delete | insert_before | insert_after | prepend | append | move | copy |
-   * replace_block | delete_block | insert_before_block | insert_after_block
-   */
+  /** The op: the name of one of `requestFormat().ops`, e.g. `replace`. */
   op: string
-  /** The first line, as `LINE#HASH#ANCHOR` from a view. */
+  /**
+   * The ref of the first line, as a view shows it: lean (`12ab`) or
+   * full (`12#A3F#9BC`).
+   */
   ref?: string
   /** The last line of a range (replace, delete, move, copy), inclusive. */
   through?: string
@@ -414,25 +414,64 @@ export interface ReformattedOptions {
   allowOutsideRoot?: boolean
 }
 
-/** A field of the request format and the other names accepted for it. */
+/**
+ * A field of the request format, the other names accepted for it, and
+ * the JSON type hosts offer it as.
+ */
 export interface RequestField {
   /** The documented name. */
   name: string
   /** Other names models send, all accepted. */
   aliases: Array<string>
+  /**
+   * The JSON type of its value: `string`, `boolean`, or `array` (the
+   * operations, objects of `operationFields`).
+   */
+  type: 'string' | 'boolean' | 'array'
+  /**
+   * The values it takes, when they are names (an op's): the ops, in
+   * documented order.
+   */
+  values?: Array<string>
 }
 
-/** The ops, fields and aliases the engine accepts in an edit request. */
+/**
+ * The ops, fields and aliases the engine accepts in an edit request, from
+ * the engine's one declaration of each.
+ */
 export declare function requestFormat(): RequestFormat
 
 /** The request format the engine decodes. */
 export interface RequestFormat {
   /** Every op, in documented order. */
-  ops: Array<string>
+  ops: Array<RequestOp>
   /** The fields of a request. */
   requestFields: Array<RequestField>
   /** The fields of one operation. */
   operationFields: Array<RequestField>
+}
+
+/**
+ * One op of the request format: its name, the fields it takes, and what
+ * it does.
+ */
+export interface RequestOp {
+  /** Its name, as `op` gives it. */
+  name: string
+  /** What it does, one line. */
+  doc: string
+  /** One operation of this op, as JSON text. */
+  example: string
+  /** It needs `ref`, the line it cites (the first of a range or a block). */
+  ref: boolean
+  /** It takes `through`, the last line of a range. */
+  through: boolean
+  /** It needs `content`, the new lines. */
+  content: boolean
+  /** It needs `after` or `before`, where its lines go. */
+  place: boolean
+  /** Its `ref` is the first line of a block, whose last the engine finds. */
+  block: boolean
 }
 
 /** REV: 8 hex digits of SHA-1 of the canonical text (BOM removed, line endings as LF). */

@@ -1,6 +1,7 @@
 // @ts-check
-// The help texts: the command list, each command's options, and the exit
-// codes, derived from the table in exit-codes.cjs.
+// The help texts: the command list, each command's options, the ops, derived
+// from the engine's table of them (`requestFormat()`), and the exit codes,
+// derived from the table in exit-codes.cjs.
 "use strict"
 
 const COMMON = `Options of every command:
@@ -32,19 +33,41 @@ const CLASS_WORDS = /** @type {Record<string, string>} */ ({
 })
 
 /**
- * A paragraph wrapped at 80 columns.
+ * A paragraph wrapped at `width` columns.
  * @param {string} text
+ * @param {number} [width]
  */
-function wrap(text) {
+function wrap(text, width = 80) {
   const lines = []
   let line = ""
   for (const word of text.split(" ")) {
-    if (line !== "" && line.length + 1 + word.length > 80) {
+    if (line !== "" && line.length + 1 + word.length > width) {
       lines.push(line)
       line = word
     } else line = line === "" ? word : `${line} ${word}`
   }
   return [...lines, line].join("\n")
+}
+
+/**
+ * The ops of an edit, from the engine's table: each with the fields it takes
+ * and what it does. Without a loadable binary there are none to list: the
+ * command then ends with NATIVE_MODULE_MISSING anyway.
+ */
+function opsText() {
+  /** @type {import("../index.js").RequestOp[]} */
+  let ops
+  try {
+    ops = require("../lib/native.cjs").requestFormat().ops
+  } catch {
+    return ""
+  }
+  const lines = ops.map((op) => {
+    const fields = [op.ref ? "ref" : "", op.through ? "through?" : "", op.place ? "after|before" : "", op.content ? "content" : ""].filter(Boolean)
+    const doc = wrap(op.doc.replaceAll("`", ""), 74).replaceAll("\n", "\n      ")
+    return `  ${op.name} (${fields.join(", ")})\n      ${doc}`
+  })
+  return `Operations, each with its fields (through? may be left out for one line; a\nblock is a function, class, statement, element, object or section, its end\nfound by parsing):\n${lines.join("\n")}\n`
 }
 
 /** The exit codes, by status, each with its class and codes. */
@@ -92,21 +115,19 @@ cite them, since the version shown is kept in the store.
   --limit N     lines to show (default 2000)
 
 ${COMMON}`,
-  edit: `Usage: hashline edit FILE [--ops JSON] [--rev REV]
+  get edit() {
+    return `Usage: hashline edit FILE [--ops JSON] [--rev REV]
 
 Edits FILE by citing refs. The request comes from --ops or stdin: an object
 {"operations":[{"op":"replace","ref":"12#A3F#9BC","content":"..."}, ...]},
 just the array of operations, or {"oldString":"...","newString":"..."}.
-Operations: replace, delete, insert_before, insert_after, prepend, append,
-move, copy ({"op":"move","ref":R,"through":R2,"after":R3} or "before":R3), and
-replace_block, delete_block, insert_before_block, insert_after_block, which cite
-only the first line of a function, class, statement, element, object or section.
-
+${opsText()}
   --ops JSON    the request (default: read from stdin)
   --rev REV     the REV the refs were read from, so that refs of an older view
                 are remapped or refused rather than guessed
 
-${COMMON}`,
+${COMMON}`
+  },
   apply: `Usage: hashline apply [--ops JSON]
 
 Edits several files: [{"path":P,"operations":[...]}, ...] from --ops or stdin.

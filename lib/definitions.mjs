@@ -1,8 +1,8 @@
 // @ts-check
 // The tools' schemas. The edit schema is built, when this module loads, from
-// the engine's own request format (`requestFormat()`: its ops and fields, in
-// its order) and the texts of `texts.cjs`, so that no host can offer an op or
-// a field the engine does not decode. The OpenCode tool, the MCP server and the
+// the engine's own request format (`requestFormat()`: its ops, and its fields
+// with their types, in its order) and the texts of `texts.cjs`, so that no
+// host can offer an op or a field the engine does not decode. The OpenCode tool, the MCP server and the
 // framework tools all take them from here; `arguments.cjs` checks what a
 // model sends against them.
 
@@ -11,6 +11,7 @@ import { APPLY_FIELDS, EDIT_FIELDS, GREP_FIELDS, READ_FIELDS, editDescription } 
 
 /**
  * @typedef {import("../index.js").RequestFormat} RequestFormat
+ * @typedef {import("../index.js").RequestField} RequestField
  * @typedef {{ type: "object", properties: Record<string, any>, required: string[] }} ObjectSchema
  */
 
@@ -26,56 +27,38 @@ function loadFormat() {
   try {
     return /** @type {typeof import("../index.js")} */ (require("./native.cjs")).requestFormat()
   } catch {
-    return { ops: [], requestFields: [{ name: "operations", aliases: [] }], operationFields: [{ name: "op", aliases: [] }] }
+    return { ops: [], requestFields: [{ name: "operations", aliases: [], type: "array" }], operationFields: [{ name: "op", aliases: [], type: "string" }] }
   }
 }
 
 const FORMAT = loadFormat()
 
 /** Every op the engine has, in its documented order. */
-export const OPS = Object.freeze([...FORMAT.ops])
+export const OPS = Object.freeze(FORMAT.ops.map((op) => op.name))
 
-export const EDIT_DESCRIPTION = editDescription(OPS)
-
-/**
- * The JSON type of each field of the engine's request; `operations` is
- * built from the operation fields. A field the engine adds before this table
- * knows it is offered untyped rather than hidden.
- * @type {Record<string, "string" | "boolean">}
- */
-const FIELD_TYPES = {
-  rev: "string",
-  literal: "boolean",
-  oldString: "string",
-  newString: "string",
-  replaceAll: "boolean",
-  ref: "string",
-  through: "string",
-  content: "string",
-  after: "string",
-  before: "string",
-}
+export const EDIT_DESCRIPTION = editDescription(FORMAT.ops)
 
 /**
- * A field's JSON Schema, described by `EDIT_FIELDS`.
- * @param {string} name
+ * A field's JSON Schema, of the type the engine gives it (and, for the op,
+ * its values), described by `EDIT_FIELDS`; the operations are objects of
+ * the operation fields, each naming its op.
+ * @param {RequestField} field
  * @returns {Record<string, unknown>}
  */
-function fieldSchema(name) {
-  const description = EDIT_FIELDS[name] === undefined ? {} : { description: EDIT_FIELDS[name] }
-  if (name === "op") return { ...description, type: "string", ...(OPS.length > 0 ? { enum: [...OPS] } : {}) }
-  if (name === "operations") {
+function fieldSchema(field) {
+  const description = EDIT_FIELDS[field.name] === undefined ? {} : { description: EDIT_FIELDS[field.name] }
+  if (field.type === "array") {
     return {
       ...description,
       type: "array",
       items: {
         type: "object",
-        properties: Object.fromEntries(FORMAT.operationFields.map((f) => [f.name, fieldSchema(f.name)])),
+        properties: Object.fromEntries(FORMAT.operationFields.map((f) => [f.name, fieldSchema(f)])),
         required: ["op"],
       },
     }
   }
-  return FIELD_TYPES[name] === undefined ? description : { ...description, type: FIELD_TYPES[name] }
+  return { ...description, type: field.type, ...(field.values?.length ? { enum: [...field.values] } : {}) }
 }
 
 /**
@@ -87,7 +70,7 @@ export const EDIT_SCHEMA = {
   type: "object",
   properties: {
     filePath: { description: EDIT_FIELDS.filePath, type: "string" },
-    ...Object.fromEntries(FORMAT.requestFields.map((f) => [f.name, fieldSchema(f.name)])),
+    ...Object.fromEntries(FORMAT.requestFields.map((f) => [f.name, fieldSchema(f)])),
   },
   required: ["filePath"],
 }

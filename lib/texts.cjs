@@ -28,37 +28,63 @@ The result shows fresh refs for the changed lines and how the others moved: keep
 Without refs, oldString/newString (and replaceAll) replace one unique occurrence of oldString instead, as the classic edit tool does.`
 
 /**
- * How the edit description shows each op: the ops a line covers and the
- * line, given those ops as the model writes them (`"insert_before"|"insert_after"`).
- * @type {Array<[readonly string[], (op: string) => string]>}
+ * An op as the engine's `requestFormat()` declares it: its name, the fields
+ * it takes and its doc.
+ * @typedef {{ name: string, doc: string, ref: boolean, through: boolean, content: boolean, place: boolean }} OpFormat
+ */
+
+/**
+ * The lines of the edit description: the ops each line covers, and the
+ * words after the line's template (which is built from the ops' fields).
+ * @type {Array<[readonly string[], string]>}
  */
 const OP_LINES = [
-  [["replace"], (op) => `{"op":${op},"ref":R,"through":R2,"content":C}: lines R..R2 (inclusive; omit through for one line) become C`],
-  [["delete"], (op) => `{"op":${op},"ref":R,"through":R2}`],
-  [["insert_before", "insert_after"], (op) => `{"op":${op},"ref":R,"content":C}`],
-  [["prepend", "append"], (op) => `{"op":${op},"content":C}: at the start or end of the file (append creates a missing file)`],
-  [["move", "copy"], (op) => `{"op":${op},"ref":R,"through":R2,"after":R3} (or "before":R3): lines R..R2 as they are, put after (before) line R3, with no retyping`],
+  [["replace"], "lines R..R2 (inclusive; omit through for one line) become C"],
+  [["delete"], ""],
+  [["insert_before", "insert_after"], ""],
+  [["prepend", "append"], "at the start or end of the file (append creates a missing file)"],
+  [["move", "copy"], "lines R..R2 as they are, put after (before) line R3, with no retyping"],
   [
     ["replace_block", "delete_block", "insert_before_block", "insert_after_block"],
-    (op) => `{"op":${op},"ref":R,"content":C}: R is the first line of a function, class, if/for/while/try, element, object or Markdown section (the outermost one starting there); the engine finds its last line`,
+    "R is the first line of a function, class, if/for/while/try, element, object or Markdown section (the outermost one starting there); the engine finds its last line",
   ],
 ]
 
 /**
+ * One line of the edit description: the template of an operation of
+ * `ops`, naming every field any of them takes, then `words`.
+ * @param {readonly OpFormat[]} ops
+ * @param {string} words
+ */
+function opLine(ops, words) {
+  const takes = (/** @type {"ref" | "through" | "content" | "place"} */ field) => ops.some((op) => op[field])
+  const fields = [
+    `"op":${ops.map((op) => JSON.stringify(op.name)).join("|")}`,
+    ...(takes("ref") ? ['"ref":R'] : []),
+    ...(takes("through") ? ['"through":R2'] : []),
+    ...(takes("content") ? ['"content":C'] : []),
+    ...(takes("place") ? ['"after":R3'] : []),
+  ]
+  const template = `{${fields.join(",")}}${takes("place") ? ' (or "before":R3)' : ""}`
+  return words === "" ? `- ${template}` : `- ${template}: ${words}`
+}
+
+/**
  * The edit tool's description for the ops the engine has, in the engine's
  * order: each op on the line that explains it, and an op this file has no
- * words for yet listed by name, so that none is ever hidden from the model.
- * @param {readonly string[]} ops
+ * words for yet on a line of its own with the engine's doc, so that none is
+ * ever hidden from the model.
+ * @param {readonly OpFormat[]} ops
  */
 function editDescription(ops) {
-  const quoted = (/** @type {readonly string[]} */ names) => names.map((op) => JSON.stringify(op)).join("|")
   const lines = []
-  for (const [covers, line] of OP_LINES) {
-    const present = covers.filter((op) => ops.includes(op))
-    if (present.length > 0) lines.push(`- ${line(quoted(present))}`)
+  for (const [covers, words] of OP_LINES) {
+    const present = ops.filter((op) => covers.includes(op.name))
+    if (present.length > 0) lines.push(opLine(present, words))
   }
-  const unexplained = ops.filter((op) => !OP_LINES.some(([covers]) => covers.includes(op)))
-  if (unexplained.length > 0) lines.push(`- also ${quoted(unexplained)}`)
+  for (const op of ops.filter((op) => !OP_LINES.some(([covers]) => covers.includes(op.name)))) {
+    lines.push(opLine([op], op.doc))
+  }
   return [EDIT_INTRO, ...lines, EDIT_RULES].join("\n")
 }
 
@@ -215,4 +241,4 @@ function turnedAway(host, tool) {
   return `${tool} is turned off by the hashline plugin. Read the file with ${t}read, then change it with ${t}edit citing the refs the read shows (append creates a new file); ${t}apply changes several files as one.`
 }
 
-module.exports = { HOSTS, hostGuide, hostContext, hostSkill, turnedAway, READ_DESCRIPTION, GREP_DESCRIPTION, editDescription, EDIT_FIELDS, READ_FIELDS, GREP_FIELDS, APPLY_DESCRIPTION, APPLY_FIELDS, PATCH_DESCRIPTION, PATCH_FIELDS, MARKER, INSTRUCTION, PATCH_INSTRUCTION, instructionFor, PLAIN_INSTRUCTION }
+module.exports = { OP_LINES, HOSTS, hostGuide, hostContext, hostSkill, turnedAway, READ_DESCRIPTION, GREP_DESCRIPTION, editDescription, EDIT_FIELDS, READ_FIELDS, GREP_FIELDS, APPLY_DESCRIPTION, APPLY_FIELDS, PATCH_DESCRIPTION, PATCH_FIELDS, MARKER, INSTRUCTION, PATCH_INSTRUCTION, instructionFor, PLAIN_INSTRUCTION }

@@ -1,24 +1,56 @@
-//! The engine's request format as JS sees it: the one list of ops, fields
-//! and aliases that hosts build their schemas from and are tested against,
-//! and the TypeScript types of a request.
+//! The engine's request format as JS sees it: its one table of ops (each
+//! with its shape, doc and example) and of fields (with their aliases and
+//! types), which hosts build their schemas, texts and help from, and the
+//! TypeScript types of a request, tested against that table.
 
+use hashline::{FieldValue, OpKind};
 use napi::bindgen_prelude::Either;
 use napi_derive::napi;
 
-/// A field of the request format and the other names accepted for it.
+/// A field of the request format, the other names accepted for it, and
+/// the JSON type hosts offer it as.
 #[napi(object, js_name = "RequestField")]
 pub struct BindingRequestField {
     /// The documented name.
     pub name: String,
     /// Other names models send, all accepted.
     pub aliases: Vec<String>,
+    /// The JSON type of its value: `string`, `boolean`, or `array` (the
+    /// operations, objects of `operationFields`).
+    #[napi(ts_type = "'string' | 'boolean' | 'array'")]
+    pub r#type: String,
+    /// The values it takes, when they are names (an op's): the ops, in
+    /// documented order.
+    pub values: Option<Vec<String>>,
+}
+
+/// One op of the request format: its name, the fields it takes, and what
+/// it does.
+#[napi(object, js_name = "RequestOp")]
+pub struct BindingRequestOp {
+    /// Its name, as `op` gives it.
+    pub name: String,
+    /// What it does, one line.
+    pub doc: String,
+    /// One operation of this op, as JSON text.
+    pub example: String,
+    /// It needs `ref`, the line it cites (the first of a range or a block).
+    pub r#ref: bool,
+    /// It takes `through`, the last line of a range.
+    pub through: bool,
+    /// It needs `content`, the new lines.
+    pub content: bool,
+    /// It needs `after` or `before`, where its lines go.
+    pub place: bool,
+    /// Its `ref` is the first line of a block, whose last the engine finds.
+    pub block: bool,
 }
 
 /// The request format the engine decodes.
 #[napi(object)]
 pub struct RequestFormat {
     /// Every op, in documented order.
-    pub ops: Vec<String>,
+    pub ops: Vec<BindingRequestOp>,
     /// The fields of a request.
     pub request_fields: Vec<BindingRequestField>,
     /// The fields of one operation.
@@ -30,17 +62,38 @@ fn fields(list: &[hashline::Field]) -> Vec<BindingRequestField> {
         .map(|f| BindingRequestField {
             name: f.name.to_owned(),
             aliases: f.aliases.iter().map(|a| (*a).to_owned()).collect(),
+            r#type: match f.value {
+                FieldValue::Ref | FieldValue::Text | FieldValue::Rev | FieldValue::Op => "string",
+                FieldValue::Flag => "boolean",
+                FieldValue::Operations => "array",
+            }
+            .to_owned(),
+            values: (f.value == FieldValue::Op)
+                .then(|| OpKind::ALL.iter().map(|op| op.name().to_owned()).collect()),
         })
         .collect()
 }
 
-/// The ops, fields and aliases the engine accepts in an edit request.
+/// The ops, fields and aliases the engine accepts in an edit request, from
+/// the engine's one declaration of each.
 #[napi]
 pub fn request_format() -> RequestFormat {
     RequestFormat {
-        ops: hashline::OpKind::ALL
+        ops: OpKind::ALL
             .iter()
-            .map(|op| op.name().to_owned())
+            .map(|&op| {
+                let shape = op.shape();
+                BindingRequestOp {
+                    name: op.name().to_owned(),
+                    doc: op.doc().to_owned(),
+                    example: op.example().to_owned(),
+                    r#ref: shape.reference,
+                    through: shape.through,
+                    content: shape.content,
+                    place: shape.place,
+                    block: shape.block,
+                }
+            })
             .collect(),
         request_fields: fields(hashline::REQUEST_FIELDS),
         operation_fields: fields(hashline::OPERATION_FIELDS),
@@ -58,10 +111,10 @@ pub struct BindingShownLine {
 
 #[napi(object, js_name = "Operation")]
 pub struct BindingOperation {
-    /// replace | delete | insert_before | insert_after | prepend | append | move | copy |
-    /// replace_block | delete_block | insert_before_block | insert_after_block
+    /// The op: the name of one of `requestFormat().ops`, e.g. `replace`.
     pub op: String,
-    /// The first line, as `LINE#HASH#ANCHOR` from a view.
+    /// The ref of the first line, as a view shows it: lean (`12ab`) or
+    /// full (`12#A3F#9BC`).
     pub r#ref: Option<String>,
     /// The last line of a range (replace, delete, move, copy), inclusive.
     pub through: Option<String>,

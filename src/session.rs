@@ -299,7 +299,7 @@ impl Hashline {
     /// Removes view prefixes a model copied into the new content of a file
     /// (a `write`), and the other text of views copied with them, where the
     /// views this session showed prove them copies;
-    /// content whose prefixes nothing vouches for comes back as sent. Throws
+    /// content whose prefixes nothing proves copies comes back as sent. Throws
     /// `AMBIGUOUS_ECHO` for content in between; the same content sent again
     /// for the same file then comes back as sent.
     #[napi]

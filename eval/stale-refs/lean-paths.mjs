@@ -1,5 +1,5 @@
 // @ts-check
-// A lean-ref trial through each path that may vouch for a lean ref: the
+// A lean-ref trial through each path that may know the lines a view showed: the
 // session that read the file, a later process sharing its store folder, a
 // restarted engine with nothing but the file (and a REV), and `applyEdits`
 // on text. Each path runs from scratch on its own copy of the file.

@@ -2,7 +2,7 @@
 // Lean refs after the file changed: a model read a file in the lean view
 // (`12ab content`), the file changed (an edit through the engine, or a write
 // on disk), and the model edits with the refs of its read. Every trial goes
-// through every path that might vouch for those refs (the session that read
+// through every path that may know which lines a view showed (the session that read
 // the file, a later process sharing its store, a restarted engine given a
 // REV, `applyEdits` on text) and counts the edits applied to a line the model
 // was not shown. Writes LEAN.md beside this file (a --quick run writes it

@@ -6,9 +6,9 @@
 
 use crate::error::{excerpt, Error, Result};
 use crate::request::{
-    split_content, Field, OpKind, Operation, Place, Request, Side, Value, AFTER, BEFORE, CONTENT,
-    LITERAL, NEW_STRING, OLD_STRING, OP, OPERATIONS, OPERATION_FIELDS, REF, REPLACE_ALL, REV,
-    THROUGH,
+    split_content, Cites, Field, OpKind, Operation, Place, Request, Side, Value, AFTER, BEFORE,
+    CONTENT, LITERAL, NEW_STRING, OLD_STRING, OP, OPERATIONS, OPERATION_FIELDS, REF, REPLACE_ALL,
+    REV, THROUGH,
 };
 
 impl Value {
@@ -301,29 +301,32 @@ fn parse_operation(number: usize, value: &Value) -> Result<Operation> {
         }
     };
 
-    if kind.needs_ref() && reference.is_none() {
+    let shape = kind.shape();
+    if shape.reference && reference.is_none() {
         return Err(Error::invalid_request(format!(
             "{at} ({kind}) needs `ref`: the ref of a line from the view, like \"12#A3F#9BC\"."
         )));
     }
-    if !kind.needs_ref() && (reference.is_some() || through.is_some()) {
+    if !shape.reference && (reference.is_some() || through.is_some()) {
         return Err(Error::invalid_request(format!(
-            "{at} ({kind}) takes no `ref` or `through`: it adds at the {} of the file. To add next to a line use insert_before or insert_after.",
-            if kind == OpKind::Prepend { "start" } else { "end" }
+            "{at} ({kind}) takes no `ref` or `through`: it adds at the {} of the file. To add next to a line use {}.",
+            if kind.cites() == Cites::Start { "start" } else { "end" },
+            OpKind::names_or(&kind.on_lines())
         )));
     }
-    if through.is_some() && kind.cites_block() {
+    if through.is_some() && shape.block {
         return Err(Error::invalid_request(format!(
             "{at} ({kind}) takes no `through`: it cites only the block's first line and the engine finds its last. To give the range yourself use {}.",
-            if kind == OpKind::DeleteBlock { "delete" } else if kind == OpKind::ReplaceBlock { "replace" } else { "insert_before or insert_after" }
+            OpKind::names_or(&kind.on_lines())
         )));
     }
-    if through.is_some() && !kind.takes_through() {
+    if through.is_some() && !shape.through {
         return Err(Error::invalid_request(format!(
-            "{at} ({kind}) takes no `through`: only replace, delete, move and copy cover a range."
+            "{at} ({kind}) takes no `through`: only {} cover a range.",
+            OpKind::names_where(|s| s.through)
         )));
     }
-    let place = match (after, before, kind.takes_place()) {
+    let place = match (after, before, shape.place) {
         (Some(_), Some(_), true) => {
             return Err(Error::invalid_request(format!(
                 "{at} ({kind}) has both `after` and `before`; give one: the ref of the line to put the lines after, or before."
@@ -346,21 +349,22 @@ fn parse_operation(number: usize, value: &Value) -> Result<Operation> {
         (after, _, false) => {
             let field = if after.is_some() { "after" } else { "before" };
             return Err(Error::invalid_request(format!(
-                "{at} ({kind}) takes no `{field}`: only move and copy take a place. To add new lines next to a line use insert_before or insert_after with `ref`."
+                "{at} ({kind}) takes no `{field}`: only {} take a place. To add new lines next to a line use insert_before or insert_after with `ref`.",
+                OpKind::names_where(|s| s.place)
             )));
         }
     };
-    let content = match (content, kind.takes_content()) {
-        (Some(_), false) if kind.takes_place() => {
+    let content = match (content, shape.content) {
+        (Some(_), false) if shape.place => {
             return Err(Error::invalid_request(format!(
                 "{at} ({kind}) takes no `content`: it takes lines `ref`..`through` as the file has them. To write new lines use replace or insert_before/insert_after."
             )))
         }
         (Some(_), false) => {
             return Err(Error::invalid_request(format!(
-            "{at} ({kind}) takes no `content`; to put new lines in place of old ones use {}.",
-            if kind == OpKind::DeleteBlock { "replace_block" } else { "replace" }
-        )))
+                "{at} ({kind}) takes no `content`; to put new lines in place of old ones use {}.",
+                kind.replacing().map_or("replace", OpKind::name)
+            )))
         }
         (None, true) => {
             return Err(Error::invalid_request(format!(

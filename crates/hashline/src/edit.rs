@@ -14,7 +14,7 @@ use crate::relocate::Relocated;
 use crate::remap::LineMap;
 use crate::replace::{create, replace};
 use crate::report::{hunks, success, window, Hunk, SuccessInput, Summary};
-use crate::request::{OpKind, Request};
+use crate::request::Request;
 use crate::store::Version;
 use crate::syntax::{KeptTree, Parsed, SyntaxCheck};
 use crate::view::ViewStyle;
@@ -85,7 +85,8 @@ pub(crate) struct Change {
 impl<'a> EditInput<'a> {
     /// The input for text a caller holds: no file behind it and no stored
     /// versions, so every line may be cited. Its results show full refs,
-    /// which hold on their own, since no stored view vouches for lean ones.
+    /// which hold on their own, since no view showed a line of it for lean
+    /// ones to hold on (`docs/format.md` §6.6).
     pub fn text(doc: &'a Document, path: &'a str, cleanup: bool, syntax: SyntaxCheck) -> Self {
         EditInput {
             doc,
@@ -121,9 +122,10 @@ impl Request {
     /// Whether the request can apply to a file that does not exist yet.
     pub fn creates(&self) -> bool {
         match self {
-            Request::Operations { operations, .. } => operations
-                .iter()
-                .all(|op| matches!(op.kind, OpKind::Prepend | OpKind::Append)),
+            // Only an op that cites no line can apply to no lines.
+            Request::Operations { operations, .. } => {
+                operations.iter().all(|op| !op.kind.shape().reference)
+            }
             Request::Replace { old_string, .. } => old_string.is_empty(),
         }
     }

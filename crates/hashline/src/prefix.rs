@@ -230,8 +230,8 @@ pub(crate) enum Named {
     Nothing,
 }
 
-/// The versions a session showed, whose shown lines can vouch for copied
-/// output: those of the file being written (shown under `path`), which can
+/// The versions a session showed, whose shown lines can prove output
+/// copied: those of the file being written (shown under `path`), which can
 /// prove it a copy, and those of other files, which can only show that it
 /// may be one. A text the caller holds (`apply_to_text`) counts as shown
 /// whole: it is the one view such a caller has, made under a path of the
@@ -296,7 +296,7 @@ impl<'a> Shown<'a> {
     /// Whether `piece` names a version of the file a view showed: its REV,
     /// and the path the file is shown under where it names one (a text the
     /// caller holds was viewed under a path of the caller's choosing).
-    fn vouches(&self, piece: &Piece<'_>) -> bool {
+    fn shows(&self, piece: &Piece<'_>) -> bool {
         let path_fits = self.text.is_some() || piece.path.is_none_or(|p| p == self.path);
         let rev_fits = |rev: &str| {
             self.file.iter().any(|v| v.rev == rev) || self.text.is_some_and(|d| d.rev() == rev)
@@ -358,7 +358,7 @@ const IN_PLACE_BITS: f64 = 4.0;
 /// counts only when the text after it is that line's text or a change of
 /// it (for a lean tag: a full one stands alone), since a lean prefix
 /// followed by unrelated text is more likely text of its own.
-fn vouch<'t>(
+fn weigh<'t>(
     texts: impl Iterator<Item = &'t Document>,
     prefix: &Prefix,
     rest: &str,
@@ -479,14 +479,14 @@ fn judge_prefixes<S: AsRef<str>>(
         .map(|k| {
             let (i, prefix) = &found[k];
             let index = prefix.line - 1;
-            let (here, bits) = vouch(shown.file_lines(index), prefix, rest(k));
+            let (here, bits) = weigh(shown.file_lines(index), prefix, rest(k));
             let replaces = place.is_some_and(|p| p.replaces(at[*i], prefix.line));
             let pushes = place.is_some_and(|p| p.pushes(at[*i], prefix.line));
             // Another file's view makes a prefix look copied only with the
             // text of that view's line, or a change of it (a full prefix
             // stands alone): a session that showed many files shows most
             // tags of a line number somewhere.
-            let elsewhere = vouch(
+            let elsewhere = weigh(
                 shown
                     .others
                     .iter()
@@ -570,7 +570,7 @@ fn restored(shown: Shown<'_>, text: &str, line: Option<usize>) -> Option<String>
 /// Whether `line` is a view's line of a line a view of the file showed: its
 /// prefix names that line, followed by its text or a change of it.
 fn shown_line(shown: Shown<'_>, line: &str) -> bool {
-    parse(line).is_some_and(|p| vouch(shown.file_lines(p.line - 1), &p, &line[p.len..]).1 > 0.0)
+    parse(line).is_some_and(|p| weigh(shown.file_lines(p.line - 1), &p, &line[p.len..]).1 > 0.0)
 }
 
 /// The verdict on a content's lines: the output copied into them is all
@@ -633,7 +633,7 @@ pub(crate) fn judge<S: AsRef<str>>(lines: &[S], shown: Shown<'_>, place: Option<
     for (i, line) in lines.iter().enumerate() {
         let line = line.as_ref();
         if let Some(piece) = &pieces[i] {
-            if shown.vouches(piece) {
+            if shown.shows(piece) {
                 fixes[i] = Fix::Drop(piece.kind);
             } else {
                 doubts.push(doubt(i, line, Why::Piece(piece.kind)));
@@ -682,7 +682,8 @@ pub(crate) fn judge<S: AsRef<str>>(lines: &[S], shown: Shown<'_>, place: Option<
 }
 
 /// Whether any line of `lines` may be copied output: only then is there
-/// anything to judge, and the versions that could vouch are gathered.
+/// anything to judge, and the versions that could prove it copied are
+/// gathered.
 pub(crate) fn may_hold<S: AsRef<str>>(lines: &[S]) -> bool {
     lines.iter().any(|l| {
         let l = l.as_ref();
@@ -1038,7 +1039,7 @@ mod tests {
     }
 
     #[test]
-    fn changed_lines_are_vouched_for_by_the_view_that_showed_them() {
+    fn changed_lines_are_proven_copies_by_the_view_that_showed_them() {
         let text = "alpha();\nbeta();\ngamma();\ndelta();\n";
         let doc = Document::from_text(text);
         let changed: Vec<String> = (0..3)
@@ -1088,7 +1089,7 @@ mod tests {
     }
 
     #[test]
-    fn a_text_held_by_the_caller_vouches_for_the_full_prefixes_of_its_lines() {
+    fn a_text_held_by_the_caller_proves_the_full_prefixes_of_its_lines_copies() {
         let doc = Document::from_text("one\ntwo\nthree\n");
         let line = format!("{}|TWO", Ref::of_line(&doc, 1));
         assert!(matches!(

@@ -12,7 +12,7 @@ use crate::error::Result;
 use crate::remap::LineMap;
 use crate::report::{success, Hunk, SuccessInput};
 use crate::session::{EditResult, Hashline};
-use crate::store::Parent;
+use crate::store::{Parent, Sight};
 use std::sync::Arc;
 
 /// The changed regions between two texts, as the bounded line diff finds
@@ -109,11 +109,11 @@ impl Hashline {
             style: self.options.view,
         });
         let mut store = self.store();
-        store.record_all(&target.real, &rev, &doc, &summary.shown, false);
+        store.record_all(&target.real, &rev, &doc, &summary.shown, Sight::Unasked);
         if let Some(parent) = parent {
             let map = Arc::new(LineMap::proven(&parent.doc, &doc));
             let known = map.ranges(&store.seen(&target.real, &parent.rev));
-            store.carry(&target.real, &rev, &doc, &known);
+            store.record_all(&target.real, &rev, &doc, &known, Sight::Carried);
             store.link(
                 &target.real,
                 &rev,

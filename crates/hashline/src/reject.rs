@@ -196,8 +196,8 @@ pub(crate) fn readings_disagree(ctx: &Subject<'_>, mut focus: Vec<usize>) -> Err
     )
 }
 
-/// A ref without ANCHOR names a line whose HASH other lines share, and no
-/// stored version vouches for the text it was read from.
+/// A ref without ANCHOR names a line whose HASH other lines share, and the
+/// text it was read from is not attested (`docs/format.md` §6.8).
 pub(crate) fn anchorless_on_repeated_line(ctx: &Subject<'_>, lines: &[usize]) -> Error {
     showing(
         ctx,
@@ -229,10 +229,11 @@ pub(crate) fn unseen_lines(ctx: &Subject<'_>, mut focus: Vec<usize>) -> Error {
     )
 }
 
-/// Lean refs that only the text itself holds: 8.4 bits a line cannot tell a
-/// changed file from the one read, so they need a stored version or a `rev`
-/// naming the text. The window shows full refs, which hold on their own.
-pub(crate) fn unvouched_lean_refs(ctx: &Subject<'_>, mut focus: Vec<usize>) -> Error {
+/// Lean refs where no view of the session showed any line (`docs/format.md`
+/// §6.6): 8.4 bits a line cannot tell a changed file from the one read, so
+/// they need a view that showed their lines. The window shows full refs,
+/// which hold on their own.
+pub(crate) fn lean_refs_unshown(ctx: &Subject<'_>, mut focus: Vec<usize>) -> Error {
     focus.sort_unstable();
     focus.dedup();
     let full = Subject {

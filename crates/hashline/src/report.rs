@@ -7,7 +7,7 @@ use crate::diff::{diff_lines, Change, EXACT_LINES};
 use crate::document::{Document, Splice};
 use crate::reference::Ref;
 use crate::relocate::{lines_named, Relocated};
-use crate::request::OpKind;
+use crate::request::Action;
 use crate::view::{push_line, ViewStyle};
 use std::fmt::Write;
 use std::ops::Range;
@@ -267,7 +267,7 @@ fn relocation_at<'a>(relocated: &'a [Relocated], hunk: &Hunk) -> Option<Shown<'a
     relocated.iter().find_map(|r| {
         if hunk.old.is_empty() && hunk.new == r.to {
             Some(Shown::Arrived(r))
-        } else if hunk.new.is_empty() && hunk.old == r.from && r.kind == OpKind::Move {
+        } else if hunk.new.is_empty() && hunk.old == r.from && r.kind.action() == Action::Move {
             Some(Shown::Left(r))
         } else {
             None

@@ -25,135 +25,260 @@ pub enum Value {
     Object(Vec<(String, Value)>),
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-/// What an operation does.
-pub enum OpKind {
-    /// Replace lines `ref..=through` with the content.
+/// Declares the ops once, in the order hosts document them: each op's
+/// variant, its name in the request format, what it cites, what it does
+/// with those lines, its doc (one line, as every host shows it) and an
+/// example of one operation. Its shape (the fields it takes), its decoding,
+/// the messages that name it and its placing in a plan all follow from
+/// these; `docs/format.md` §5 lists them, tested equal.
+macro_rules! ops {
+    ($(
+        $op:ident = $name:literal, $cites:ident, $action:ident $(($side:ident))?,
+            $doc:literal,
+            $example:literal;
+    )+) => {
+        /// What an operation does: one op of the request format.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum OpKind {
+            $(
+                #[doc = $doc]
+                $op,
+            )+
+        }
+
+        impl OpKind {
+            /// Every op, in the order hosts document them.
+            pub const ALL: &'static [OpKind] = &[$(OpKind::$op),+];
+
+            /// The op's name in the request format.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(OpKind::$op => $name,)+
+                }
+            }
+
+            /// The lines the op cites.
+            pub fn cites(self) -> Cites {
+                match self {
+                    $(OpKind::$op => Cites::$cites,)+
+                }
+            }
+
+            /// What the op does with the lines it cites.
+            pub fn action(self) -> Action {
+                match self {
+                    $(OpKind::$op => Action::$action $((Side::$side))?,)+
+                }
+            }
+
+            /// What the op does, one line.
+            pub fn doc(self) -> &'static str {
+                match self {
+                    $(OpKind::$op => $doc,)+
+                }
+            }
+
+            /// One operation of this op, as a model sends it.
+            pub fn example(self) -> &'static str {
+                match self {
+                    $(OpKind::$op => $example,)+
+                }
+            }
+        }
+    };
+}
+
+ops! {
+    Replace = "replace", Lines, Replace,
+        "Lines `ref..=through` become `content`.",
+        r#"{"op":"replace","ref":"12ab","through":"14cd","content":"  return total;"}"#;
+    Delete = "delete", Lines, Delete,
+        "Lines `ref..=through` are removed.",
+        r#"{"op":"delete","ref":"12ab","through":"14cd"}"#;
+    InsertBefore = "insert_before", Lines, Insert(Before),
+        "`content` is inserted before line `ref`.",
+        r#"{"op":"insert_before","ref":"12ab","content":"// the total, in cents"}"#;
+    InsertAfter = "insert_after", Lines, Insert(After),
+        "`content` is inserted after line `ref`.",
+        r#"{"op":"insert_after","ref":"12ab","content":"  log(total);"}"#;
+    Prepend = "prepend", Start, Insert(Before),
+        "`content` is inserted at the start of the file (a missing file is created).",
+        r##"{"op":"prepend","content":"#!/bin/sh"}"##;
+    Append = "append", End, Insert(After),
+        "`content` is added at the end of the file (a missing file is created).",
+        r#"{"op":"append","content":"export default total;"}"#;
+    Move = "move", Lines, Move,
+        "Lines `ref..=through`, as the file has them, go `after` or `before` the line named, and leave where they were.",
+        r#"{"op":"move","ref":"12ab","through":"20cd","after":"40ef"}"#;
+    Copy = "copy", Lines, Copy,
+        "A copy of lines `ref..=through`, as the file has them, goes `after` or `before` the line named.",
+        r#"{"op":"copy","ref":"12ab","through":"20cd","before":"40ef"}"#;
+    ReplaceBlock = "replace_block", Block, Replace,
+        "The block that starts on line `ref` becomes `content`.",
+        r#"{"op":"replace_block","ref":"12ab","content":"fn total() -> u32 {\n    0\n}"}"#;
+    DeleteBlock = "delete_block", Block, Delete,
+        "The block that starts on line `ref` is removed.",
+        r#"{"op":"delete_block","ref":"12ab"}"#;
+    InsertBeforeBlock = "insert_before_block", Block, Insert(Before),
+        "`content` is inserted before the block that starts on line `ref`.",
+        r#"{"op":"insert_before_block","ref":"12ab","content":"/// The sum of the items."}"#;
+    InsertAfterBlock = "insert_after_block", Block, Insert(After),
+        "`content` is inserted after the block that starts on line `ref`.",
+        r#"{"op":"insert_after_block","ref":"12ab","content":"\nfn next() {}"}"#;
+}
+
+/// The lines an op cites.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Cites {
+    /// Lines `ref..=through` (`ref` alone for one line).
+    Lines,
+    /// The block that starts on line `ref` (a function, class, statement,
+    /// element, object or section), its end found in the file's syntax
+    /// tree.
+    Block,
+    /// The start of the file: no line.
+    Start,
+    /// The end of the file: no line.
+    End,
+}
+
+/// What an op does with the lines it cites.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Action {
+    /// Puts `content` in their place.
     Replace,
-    /// Delete lines `ref..=through`.
+    /// Removes them.
     Delete,
-    /// Insert the content before line `ref`.
-    InsertBefore,
-    /// Insert the content after line `ref`.
-    InsertAfter,
-    /// Insert the content at the start of the file.
-    Prepend,
-    /// Insert the content at the end of the file.
-    Append,
-    /// Take lines `ref..=through` out and put them at the place, as they are.
+    /// Puts `content` on this side of them.
+    Insert(Side),
+    /// Takes them out and puts them at a place (`after` or `before` a
+    /// line), as they are.
     Move,
-    /// Put a copy of lines `ref..=through` at the place, as they are.
+    /// Puts a copy of them at a place, as they are.
     Copy,
-    /// Replace the block that starts on line `ref` (a function, class,
-    /// statement, element, object or section, its end found in the
-    /// file's syntax tree) with the content.
-    ReplaceBlock,
-    /// Delete the block that starts on line `ref`.
-    DeleteBlock,
-    /// Insert the content before the block that starts on line `ref`.
-    InsertBeforeBlock,
-    /// Insert the content after the block that starts on line `ref`.
-    InsertAfterBlock,
+}
+
+/// The fields an op takes, which follow from what it cites and does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Shape {
+    /// `ref`, the line it cites (the first of a range, or of a block): needed.
+    pub reference: bool,
+    /// `through`, the last line of a range: allowed.
+    pub through: bool,
+    /// `content`, the new lines: needed.
+    pub content: bool,
+    /// `after` or `before`, where its lines go: one of them needed.
+    pub place: bool,
+    /// `ref` is a block's first line, and the engine finds its last.
+    pub block: bool,
 }
 
 impl OpKind {
-    /// Every op, in the order hosts document them.
-    pub const ALL: [OpKind; 12] = [
-        OpKind::Replace,
-        OpKind::Delete,
-        OpKind::InsertBefore,
-        OpKind::InsertAfter,
-        OpKind::Prepend,
-        OpKind::Append,
-        OpKind::Move,
-        OpKind::Copy,
-        OpKind::ReplaceBlock,
-        OpKind::DeleteBlock,
-        OpKind::InsertBeforeBlock,
-        OpKind::InsertAfterBlock,
-    ];
-
     /// The names of every op, for messages.
     pub(crate) fn names() -> String {
-        OpKind::ALL.map(OpKind::name).join(", ")
+        OpKind::ALL
+            .iter()
+            .map(|op| op.name())
+            .collect::<Vec<_>>()
+            .join(", ")
     }
 
-    /// The op's name in the request format.
-    pub fn name(self) -> &'static str {
-        match self {
-            OpKind::Replace => "replace",
-            OpKind::Delete => "delete",
-            OpKind::InsertBefore => "insert_before",
-            OpKind::InsertAfter => "insert_after",
-            OpKind::Prepend => "prepend",
-            OpKind::Append => "append",
-            OpKind::Move => "move",
-            OpKind::Copy => "copy",
-            OpKind::ReplaceBlock => "replace_block",
-            OpKind::DeleteBlock => "delete_block",
-            OpKind::InsertBeforeBlock => "insert_before_block",
-            OpKind::InsertAfterBlock => "insert_after_block",
-        }
-    }
-
-    /// Accepts snake_case, camelCase and kebab-case spellings.
+    /// The op a name means: its name in any case, its words joined by `_`,
+    /// `-`, spaces or nothing (`insert_after`, `insertAfter`,
+    /// `INSERT-AFTER`).
     pub(crate) fn from_name(name: &str) -> Option<OpKind> {
-        let folded: String = name
+        // Every name is short ASCII: a spelling folds into a small buffer,
+        // with no allocation per operation, or it names no op.
+        let mut folded = [0u8; 32];
+        let mut len = 0;
+        for c in name
             .trim()
             .chars()
             .filter(|c| !matches!(c, '_' | '-' | ' '))
             .flat_map(char::to_lowercase)
-            .collect();
-        Some(match folded.as_str() {
-            "replace" => OpKind::Replace,
-            "delete" => OpKind::Delete,
-            "insertbefore" => OpKind::InsertBefore,
-            "insertafter" => OpKind::InsertAfter,
-            "prepend" => OpKind::Prepend,
-            "append" => OpKind::Append,
-            "move" => OpKind::Move,
-            "copy" => OpKind::Copy,
-            "replaceblock" => OpKind::ReplaceBlock,
-            "deleteblock" => OpKind::DeleteBlock,
-            "insertbeforeblock" => OpKind::InsertBeforeBlock,
-            "insertafterblock" => OpKind::InsertAfterBlock,
-            _ => return None,
+        {
+            if !c.is_ascii() || len == folded.len() {
+                return None;
+            }
+            folded[len] = c as u8;
+            len += 1;
+        }
+        let folded = &folded[..len];
+        OpKind::ALL.iter().copied().find(|op| {
+            op.name()
+                .bytes()
+                .filter(|&b| b != b'_')
+                .eq(folded.iter().copied())
         })
     }
 
-    /// Whether the op cites a line (all but prepend and append).
-    pub fn needs_ref(self) -> bool {
-        !matches!(self, OpKind::Prepend | OpKind::Append)
+    /// The fields the op takes.
+    pub fn shape(self) -> Shape {
+        // Whether it cites a line, and one that may end a range; whether
+        // what it does takes a range, new lines, a place. Every `Cites` and
+        // `Action` is named, so a new one cannot take a shape by default.
+        let (reference, lines) = match self.cites() {
+            Cites::Lines => (true, true),
+            Cites::Block => (true, false),
+            Cites::Start | Cites::End => (false, false),
+        };
+        let (range, content, place) = match self.action() {
+            Action::Replace => (true, true, false),
+            Action::Delete => (true, false, false),
+            Action::Insert(_) => (false, true, false),
+            Action::Move | Action::Copy => (true, false, true),
+        };
+        Shape {
+            reference,
+            through: lines && range,
+            content,
+            place,
+            block: self.cites() == Cites::Block,
+        }
     }
 
-    pub(crate) fn takes_through(self) -> bool {
-        matches!(
-            self,
-            OpKind::Replace | OpKind::Delete | OpKind::Move | OpKind::Copy
-        )
+    /// The ops that do what this one does to lines the model cites itself
+    /// (`insert_before` and `insert_after` for `insert_after_block`).
+    pub(crate) fn on_lines(self) -> Vec<OpKind> {
+        let alike = |a: Action, b: Action| {
+            a == b || matches!((a, b), (Action::Insert(_), Action::Insert(_)))
+        };
+        OpKind::ALL
+            .iter()
+            .copied()
+            .filter(|op| op.cites() == Cites::Lines && alike(op.action(), self.action()))
+            .collect()
     }
 
-    pub(crate) fn takes_content(self) -> bool {
-        !matches!(
-            self,
-            OpKind::Delete | OpKind::DeleteBlock | OpKind::Move | OpKind::Copy
-        )
+    /// The op that puts `content` in place of the lines this one cites
+    /// (`replace_block` for `delete_block`).
+    pub(crate) fn replacing(self) -> Option<OpKind> {
+        OpKind::ALL
+            .iter()
+            .copied()
+            .find(|op| op.cites() == self.cites() && op.action() == Action::Replace)
     }
 
-    /// Whether the op cites a block by its first line.
-    pub fn cites_block(self) -> bool {
-        matches!(
-            self,
-            OpKind::ReplaceBlock
-                | OpKind::DeleteBlock
-                | OpKind::InsertBeforeBlock
-                | OpKind::InsertAfterBlock
-        )
+    /// The names of `ops` as a message offers them: `a or b`.
+    pub(crate) fn names_or(ops: &[OpKind]) -> String {
+        ops.iter()
+            .map(|op| op.name())
+            .collect::<Vec<_>>()
+            .join(" or ")
     }
 
-    /// Whether the op puts existing lines at a place (`after` or `before`).
-    pub fn takes_place(self) -> bool {
-        matches!(self, OpKind::Move | OpKind::Copy)
+    /// The names of the ops whose shape has `takes`, for messages: `a, b
+    /// and c`.
+    pub(crate) fn names_where(takes: impl Fn(Shape) -> bool) -> String {
+        let names: Vec<&str> = OpKind::ALL
+            .iter()
+            .filter(|op| takes(op.shape()))
+            .map(|op| op.name())
+            .collect();
+        match names.split_last() {
+            Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+            _ => names.join(""),
+        }
     }
 }
 
@@ -250,6 +375,15 @@ impl Operation {
         }
     }
 
+    /// The refs it cites, in the order a plan takes them: `ref`, `through`,
+    /// then the place of a move or a copy.
+    pub(crate) fn refs(&self) -> impl Iterator<Item = &String> {
+        let place = self.place.as_ref().map(|p| &p.reference);
+        [self.reference.as_ref(), self.through.as_ref(), place]
+            .into_iter()
+            .flatten()
+    }
+
     /// The same operation, its content to be written exactly as sent.
     pub fn literal(self) -> Self {
         Operation {
@@ -308,14 +442,35 @@ pub fn split_content(content: &str) -> Vec<String> {
     text.split('\n').map(str::to_owned).collect()
 }
 
-/// A field of the request format: the name hosts document, and the other
-/// names models send for it, all accepted.
+/// A field of the request format: the name hosts document, the other
+/// names models send for it, all accepted, and the value it takes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Field {
     /// The documented name.
     pub name: &'static str,
     /// Other accepted names.
     pub aliases: &'static [&'static str],
+    /// The value it takes.
+    pub value: FieldValue,
+}
+
+/// The value a field of the request format takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum FieldValue {
+    /// A ref of a line, as a view shows it (`12ab`, `12#A3F#9BC`).
+    Ref,
+    /// Text: a string (new lines split on any line ending; an operation's
+    /// `content` may also be an array of lines).
+    Text,
+    /// A REV, as a view's header shows it.
+    Rev,
+    /// True or false (also as the strings `"true"` and `"false"`).
+    Flag,
+    /// The name of one op.
+    Op,
+    /// The operations of a batch: an array of objects of
+    /// `OPERATION_FIELDS` (or that array as JSON text).
+    Operations,
 }
 
 impl Field {
@@ -329,56 +484,67 @@ impl Field {
 pub(crate) const REV: Field = Field {
     name: "rev",
     aliases: &[],
+    value: FieldValue::Rev,
 };
 /// The operations of a batch.
 pub(crate) const OPERATIONS: Field = Field {
     name: "operations",
     aliases: &["ops", "edits"],
+    value: FieldValue::Operations,
 };
 /// The fallback's text to find.
 pub(crate) const OLD_STRING: Field = Field {
     name: "oldString",
     aliases: &["old_string"],
+    value: FieldValue::Text,
 };
 /// The fallback's replacement.
 pub(crate) const NEW_STRING: Field = Field {
     name: "newString",
     aliases: &["new_string"],
+    value: FieldValue::Text,
 };
 /// Whether the fallback replaces every match.
 pub(crate) const REPLACE_ALL: Field = Field {
     name: "replaceAll",
     aliases: &["replace_all"],
+    value: FieldValue::Flag,
 };
 /// What an operation does.
 pub(crate) const OP: Field = Field {
     name: "op",
     aliases: &["type"],
+    value: FieldValue::Op,
 };
 /// The first line an operation cites.
 pub(crate) const REF: Field = Field {
     name: "ref",
     aliases: &["start", "pos", "startRef", "start_ref"],
+    value: FieldValue::Ref,
 };
 /// The last line of a range.
 pub(crate) const THROUGH: Field = Field {
     name: "through",
     aliases: &["end", "endRef", "end_ref"],
+    value: FieldValue::Ref,
 };
 /// The line a move or a copy puts its lines after.
 pub(crate) const AFTER: Field = Field {
     name: "after",
     aliases: &[],
+    value: FieldValue::Ref,
 };
 /// The line a move or a copy puts its lines before.
 pub(crate) const BEFORE: Field = Field {
     name: "before",
     aliases: &[],
+    value: FieldValue::Ref,
 };
 /// The new lines.
 pub(crate) const CONTENT: Field = Field {
     name: "content",
     aliases: &["lines", "new_string", "newString", "replacement", "text"],
+    value: FieldValue::Text,
 };
 
 /// Write content exactly as sent, with no clean-up: for one operation, or
@@ -386,6 +552,7 @@ pub(crate) const CONTENT: Field = Field {
 pub(crate) const LITERAL: Field = Field {
     name: "literal",
     aliases: &[],
+    value: FieldValue::Flag,
 };
 
 /// The fields of a request, in the order hosts document them.
@@ -400,3 +567,138 @@ pub const REQUEST_FIELDS: &[Field] = &[
 
 /// The fields of one operation, in the order hosts document them.
 pub const OPERATION_FIELDS: &[Field] = &[OP, REF, THROUGH, CONTENT, AFTER, BEFORE, LITERAL];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_op_has_one_name_and_is_known_by_every_spelling_of_it() {
+        let mut names: Vec<&str> = OpKind::ALL.iter().map(|op| op.name()).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), OpKind::ALL.len());
+        for &op in OpKind::ALL {
+            let words: Vec<&str> = op.name().split('_').collect();
+            let camel: String = words
+                .iter()
+                .enumerate()
+                .map(|(i, w)| match i {
+                    0 => (*w).to_owned(),
+                    _ => w[..1].to_uppercase() + &w[1..],
+                })
+                .collect();
+            for spelling in [
+                op.name().to_owned(),
+                camel,
+                words.join("-").to_uppercase(),
+                format!(" {} ", words.join(" ")),
+                words.concat(),
+            ] {
+                assert_eq!(OpKind::from_name(&spelling), Some(op), "{spelling:?}");
+            }
+        }
+        assert_eq!(OpKind::from_name("swap"), None);
+        assert_eq!(OpKind::from_name("insert"), None);
+        assert_eq!(OpKind::from_name("réplace"), None);
+        assert_eq!(OpKind::from_name(&"replace".repeat(10)), None);
+        assert_eq!(OpKind::from_name(""), None);
+    }
+
+    #[test]
+    fn every_op_example_decodes_to_that_op_with_exactly_the_fields_of_its_shape() {
+        for &op in OpKind::ALL {
+            let request = Value::Object(vec![(
+                "operations".into(),
+                Value::String(format!("[{}]", op.example())),
+            )]);
+            let decoded = match Request::from_value(&request) {
+                Ok(Request::Operations { operations, .. }) => operations,
+                other => panic!("{op}: {other:?}"),
+            };
+            let example = &decoded[0];
+            let shape = op.shape();
+            assert_eq!(example.kind, op);
+            assert_eq!(example.reference.is_some(), shape.reference, "{op}");
+            assert_eq!(example.place.is_some(), shape.place, "{op}");
+            assert_eq!(!example.content.is_empty(), shape.content, "{op}");
+            assert!(example.through.is_none() || shape.through, "{op}");
+            assert!(op.doc().ends_with('.') && !op.doc().contains('\n'), "{op}");
+        }
+    }
+
+    #[test]
+    fn a_shape_follows_from_what_an_op_cites_and_does() {
+        let shape = |op: OpKind| {
+            let s = op.shape();
+            [s.reference, s.through, s.content, s.place, s.block]
+        };
+        assert_eq!(shape(OpKind::Replace), [true, true, true, false, false]);
+        assert_eq!(
+            shape(OpKind::InsertAfter),
+            [true, false, true, false, false]
+        );
+        assert_eq!(shape(OpKind::Append), [false, false, true, false, false]);
+        assert_eq!(shape(OpKind::Copy), [true, true, false, true, false]);
+        assert_eq!(
+            shape(OpKind::DeleteBlock),
+            [true, false, false, false, true]
+        );
+        assert_eq!(
+            OpKind::InsertAfterBlock.on_lines(),
+            [OpKind::InsertBefore, OpKind::InsertAfter]
+        );
+        assert_eq!(OpKind::DeleteBlock.replacing(), Some(OpKind::ReplaceBlock));
+        assert_eq!(
+            OpKind::names_where(|s| s.through),
+            "replace, delete, move and copy"
+        );
+    }
+
+    /// The fields an op takes, as `docs/format.md` lists them.
+    fn fields_text(shape: Shape) -> String {
+        let mut fields = Vec::new();
+        if shape.reference {
+            fields.push("`ref`");
+        }
+        if shape.through {
+            fields.push("optional `through`");
+        }
+        if shape.place {
+            fields.push("`after` or `before`");
+        }
+        if shape.content {
+            fields.push("`content`");
+        }
+        fields.join(", ")
+    }
+
+    #[test]
+    fn the_specification_lists_every_op_with_its_fields_and_doc() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/format.md");
+        let spec = std::fs::read_to_string(path).unwrap();
+        let listed: Vec<&str> = spec
+            .lines()
+            .skip_while(|l| !l.starts_with("| op |"))
+            .skip(2)
+            .take_while(|l| l.starts_with('|'))
+            .collect();
+        let wanted: Vec<String> = OpKind::ALL
+            .iter()
+            .map(|op| {
+                format!(
+                    "| `{}` | {} | {} |",
+                    op.name(),
+                    fields_text(op.shape()),
+                    op.doc()
+                )
+            })
+            .collect();
+        assert_eq!(
+            listed,
+            wanted,
+            "docs/format.md §5 should list the ops as:\n{}",
+            wanted.join("\n")
+        );
+    }
+}

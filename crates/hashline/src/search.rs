@@ -13,6 +13,7 @@ use crate::document::Document;
 use crate::error::{plural, Error, ErrorCode, Result};
 use crate::reference::Ref;
 use crate::session::Hashline;
+use crate::store::Sight;
 use crate::view::{push_line, ViewStyle, MAX_LINE_CHARS};
 use cap_fs_ext::{FollowSymlinks, OpenOptionsFollowExt, OpenOptionsSyncExt};
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};

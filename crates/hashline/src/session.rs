@@ -13,7 +13,7 @@ use crate::recovery;
 use crate::reference::Ref;
 use crate::remap::LineMap;
 use crate::request::Request;
-use crate::store::{Parent, Store, StoreLimits, Version};
+use crate::store::{Parent, Sight, Store, StoreLimits, Version};
 use crate::syntax::{KeptTree, SyntaxCheck, Trees};
 use crate::transaction::{self, Change, Settings};
 use crate::view::{render, View, ViewStyle};
@@ -358,16 +358,16 @@ impl Hashline {
     }
 
     /// Records that `lines` of this version of the file at `real` (its
-    /// canonical path) were shown; `read` when the model asked for them.
+    /// canonical path) were shown, asked for or not.
     pub(crate) fn remember(
         &self,
         real: &Path,
         rev: &str,
         doc: &Arc<Document>,
         lines: &[Range<usize>],
-        read: bool,
+        sight: Sight,
     ) {
-        lock(&self.store).record_all(real, rev, doc, lines, read);
+        lock(&self.store).record_all(real, rev, doc, lines, sight);
         if let Some(parse) = self.options.syntax.parse_of(&real.to_string_lossy(), None) {
             Trees::parse_later(&self.trees, real, rev, doc, parse.language);
         }

@@ -89,6 +89,31 @@ pub struct Version {
     pub parent: Option<Parent>,
 }
 
+/// How the model came to know lines of a version: what the store records
+/// with them, and what the stale-ref policy weighs (`docs/format.md` §6).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sight {
+    /// A view the model asked for showed them (a read, a search, a host's
+    /// read the engine tagged): they are shown, and the version is read.
+    Asked,
+    /// A result showed them unasked (an edit's result, a rejection): they
+    /// are shown.
+    Unasked,
+    /// An edit left them unchanged from a version where they were seen: they
+    /// are carried.
+    Carried,
+}
+
+impl Sight {
+    /// The lines of `version` known this way.
+    fn ranges(self, version: &mut Version) -> &mut Vec<Range<usize>> {
+        match self {
+            Sight::Carried => &mut version.carried,
+            Sight::Asked | Sight::Unasked => &mut version.seen,
+        }
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct Parent {
     pub rev: String,
@@ -164,49 +189,30 @@ impl Store {
     /// Records that `lines` of this version of `path` were displayed,
     /// unasked (an empty range records the version alone).
     pub fn record(&mut self, path: &Path, rev: &str, doc: &Arc<Document>, lines: Range<usize>) {
-        self.record_all(path, rev, doc, &[lines], false);
+        self.record_all(path, rev, doc, &[lines], Sight::Unasked);
     }
 
-    /// Records that `lines` of this version of `path` hold text a view of an
-    /// earlier version showed, moved here unchanged by an edit.
-    pub fn carry(&mut self, path: &Path, rev: &str, doc: &Arc<Document>, lines: &[Range<usize>]) {
-        self.record_all(path, rev, doc, &[], false);
-        if let Some(entry) = self
-            .entries
-            .iter_mut()
-            .find(|e| e.version.rev == rev && e.path == path)
-        {
-            let before = entry.version.carried.clone();
-            add_ranges(&mut entry.version.carried, lines);
-            if entry.version.carried != before {
-                let index = self
-                    .entries
-                    .iter()
-                    .position(|e| e.version.rev == rev && e.path == path);
-                if let Some(index) = index {
-                    self.save(index);
-                }
-            }
-        }
-    }
-
-    /// Records several displayed ranges of one version at once, so that a
-    /// store on disk writes the version once rather than once per range;
-    /// `read` when the model asked for the view.
+    /// Records how the model came to know several ranges of one version at
+    /// once, so that a store on disk writes the version once rather than
+    /// once per range.
     pub fn record_all(
         &mut self,
         path: &Path,
         rev: &str,
         doc: &Arc<Document>,
         ranges: &[Range<usize>],
-        read: bool,
+        sight: Sight,
     ) {
         if !self.keeps(doc.text().len()) {
             return;
         }
         self.clock += 1;
         let clock = self.clock;
-        let read_at = if read { self.stamp() } else { 0 };
+        let read_at = if sight == Sight::Asked {
+            self.stamp()
+        } else {
+            0
+        };
         self.load(path);
         let index = match self
             .entries
@@ -218,34 +224,36 @@ impl Store {
                 entry.last_used = clock;
                 let read_before = entry.version.read_at;
                 entry.version.read_at = read_at.max(read_before);
-                let before = entry.version.seen.clone();
-                add_ranges(&mut entry.version.seen, ranges);
+                let before = sight.ranges(&mut entry.version).clone();
+                add_ranges(sight.ranges(&mut entry.version), ranges);
                 // The time it was read matters on disk only beside another
                 // version of the file, to tell which one the model read last.
                 let alone = !self
                     .entries
                     .iter()
                     .any(|e| e.path == path && e.version.rev != rev);
-                let entry = &self.entries[index];
-                if entry.version.seen == before && (alone || entry.version.read_at == read_before) {
+                let entry = &mut self.entries[index];
+                if *sight.ranges(&mut entry.version) == before
+                    && (alone || entry.version.read_at == read_before)
+                {
                     self.refresh(path, rev);
                     return;
                 }
                 index
             }
             None => {
-                let mut seen = Vec::new();
-                add_ranges(&mut seen, ranges);
+                let mut version = Version {
+                    rev: rev.to_owned(),
+                    doc: Arc::clone(doc),
+                    seen: Vec::new(),
+                    carried: Vec::new(),
+                    parent: None,
+                    read_at,
+                };
+                add_ranges(sight.ranges(&mut version), ranges);
                 self.entries.push(Entry {
                     path: path.to_owned(),
-                    version: Version {
-                        rev: rev.to_owned(),
-                        doc: Arc::clone(doc),
-                        seen,
-                        carried: Vec::new(),
-                        parent: None,
-                        read_at,
-                    },
+                    version,
                     last_used: clock,
                 });
                 self.entries.len() - 1

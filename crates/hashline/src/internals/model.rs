@@ -17,6 +17,7 @@
 //! applies the batch by walking the old lines.
 
 use crate::edit::{prepare, EditInput, Edited};
+use crate::plan::locate::Rule;
 use crate::remap::LineMap;
 use crate::{
     anchor_hash, line_hash, rev, Document, Error, ErrorCode, Hashline, OpKind, Options, Ref,
@@ -262,7 +263,7 @@ fn rev_of(bytes: &[u8]) -> String {
 
 /// A ref for line `index` (0-based) of `lines`, as the model might copy it:
 /// exact, decorated the ways parsing tolerates, without ANCHOR, with a
-/// wrong HASH or ANCHOR, past the end, or malformed.
+/// wrong HASH or ANCHOR, past the end, malformed, or lean (right or wrong).
 fn cite(src: &mut Source<'_>, lines: &[String], index: usize) -> String {
     let n = lines.len();
     let (hash, anchor) = tags(lines, index.min(n.saturating_sub(1)));
@@ -292,8 +293,19 @@ fn cite(src: &mut Source<'_>, lines: &[String], index: usize) -> String {
         ),
         8 => format!("+{line}#{:03X}#{:03X}|", hash, anchor),
         9 => format!("#HL {line}#{:03X}#{:03X}", hash, anchor),
+        10 => lean(line, line, lines.get(index)),
+        // The tag the line would have one number on, whose parity never
+        // holds at this one.
+        11 => lean(line, line + 1, lines.get(index)),
         _ => format!("{line}#{:03X}#{:03X}", hash, anchor),
     }
+}
+
+/// A lean ref of line `line` (1-based): the pair tag `text` (none past the
+/// end) has as line `tagged_as`.
+fn lean(line: usize, tagged_as: usize, text: Option<&String>) -> String {
+    let tag = crate::pair_tag(tagged_as, text.map_or("", String::as_str));
+    format!("{line}{}", String::from_utf8_lossy(&tag))
 }
 
 fn tags(lines: &[String], index: usize) -> (u16, u16) {
@@ -320,28 +332,15 @@ fn joined(lines: &[String]) -> String {
     }
 }
 
-const KINDS: [OpKind; 8] = [
-    OpKind::Replace,
-    OpKind::Delete,
-    OpKind::InsertBefore,
-    OpKind::InsertAfter,
-    OpKind::Prepend,
-    OpKind::Append,
-    OpKind::Move,
-    OpKind::Copy,
-];
-
-/// Whether the op covers lines `ref..through`.
-fn ranged(kind: OpKind) -> bool {
-    matches!(
-        kind,
-        OpKind::Replace | OpKind::Delete | OpKind::Move | OpKind::Copy
-    )
-}
-
-/// Whether the op takes existing lines rather than content.
-fn relocates(kind: OpKind) -> bool {
-    matches!(kind, OpKind::Move | OpKind::Copy)
+/// The ops a case draws from: every op of the request format's table but
+/// the block ops, which need a file in a language the engine parses (a
+/// case's file has none, and any block op would refuse the whole batch).
+fn kinds() -> Vec<OpKind> {
+    OpKind::ALL
+        .iter()
+        .copied()
+        .filter(|kind| !kind.shape().block)
+        .collect()
 }
 
 fn op_name(src: &mut Source<'_>, kind: OpKind) -> String {
@@ -372,13 +371,15 @@ pub fn case(data: &[u8]) -> Case {
     let mut ops = Vec::new();
     let mut values = Vec::new();
     let count = if src.chance(1) { 0 } else { 1 + src.below(5) };
+    let kinds = kinds();
     for _ in 0..count {
-        let kind = KINDS[src.below(KINDS.len())];
+        let kind = kinds[src.below(kinds.len())];
+        let shape = kind.shape();
         let first = src.below(n + 1);
         let last = (first + src.below(4)).saturating_sub(usize::from(src.chance(2)) * 2);
-        let mut reference = kind.needs_ref().then(|| cite(&mut src, &lines, first));
-        let mut through = (ranged(kind) && src.chance(6)).then(|| cite(&mut src, &lines, last));
-        let mut place = relocates(kind).then(|| {
+        let mut reference = shape.reference.then(|| cite(&mut src, &lines, first));
+        let mut through = (shape.through && src.chance(6)).then(|| cite(&mut src, &lines, last));
+        let mut place = shape.place.then(|| {
             let side = if src.chance(8) {
                 Side::After
             } else {
@@ -387,10 +388,10 @@ pub fn case(data: &[u8]) -> Case {
             let at = src.below(n + 1);
             (side, cite(&mut src, &lines, at))
         });
-        let content = if kind == OpKind::Delete || relocates(kind) {
-            Vec::new()
-        } else {
+        let content = if shape.content {
             content_lines(&mut src)
+        } else {
+            Vec::new()
         };
         let mut fields = vec![("op".to_owned(), s(&op_name(&mut src, kind)))];
         let ref_name = ["ref", "start", "pos", "startRef"][src.below(4)];
@@ -400,7 +401,7 @@ pub fn case(data: &[u8]) -> Case {
             fields.push((ref_name.to_owned(), s(&r)));
             // An empty ref counts as none: refless ops may carry one.
             if r.trim().is_empty() {
-                malformed |= kind.needs_ref();
+                malformed |= shape.reference;
             } else {
                 reference = Some(r);
             }
@@ -417,7 +418,7 @@ pub fn case(data: &[u8]) -> Case {
                 place = Some((side, r));
             }
         }
-        if kind != OpKind::Delete && !relocates(kind) {
+        if shape.content {
             let value = if src.chance(6) {
                 Value::Array(content.iter().map(|l| s(l)).collect())
             } else {
@@ -436,15 +437,13 @@ pub fn case(data: &[u8]) -> Case {
                 5 => {
                     fields.remove(0);
                 }
-                6 if kind == OpKind::Delete || relocates(kind) => {
-                    fields.push(("content".to_owned(), s("x")))
-                }
-                7 if !kind.needs_ref() => fields.push(("ref".to_owned(), s("1#ABC"))),
-                8 if !ranged(kind) => fields.push(("through".to_owned(), s("1#ABC"))),
+                6 if !shape.content => fields.push(("content".to_owned(), s("x"))),
+                7 if !shape.reference => fields.push(("ref".to_owned(), s("1#ABC"))),
+                8 if !shape.through => fields.push(("through".to_owned(), s("1#ABC"))),
                 // The place named twice: an empty place counts as none,
                 // so only a second field of the same name is sure to be
                 // refused.
-                9 if relocates(kind) => {
+                9 if shape.place => {
                     let side = if fields.iter().any(|(k, _)| k == "after") {
                         "after"
                     } else {
@@ -525,10 +524,90 @@ fn same(a: &Item, b: &Item) -> bool {
         && a.relocation == b.relocation
 }
 
+/// A case's refs as the stale-ref policy (`docs/format.md` §6) reads them,
+/// rule by rule, in the engine's order and by its names (`Rule`, and the
+/// engine's `Judgement` in `plan/locate.rs`), in the model's own terms.
+/// The model's world has one version, the current text: in a session its
+/// read is that version stored, every line shown (a case's file is shorter
+/// than a view); the pure form stores none.
+struct Judgement<'a> {
+    lines: &'a [String],
+    cited: &'a [Ref],
+    session: bool,
+    /// The request's `rev` names the current text.
+    named_current: bool,
+    /// The refs are a reading of the current text: every one holds there.
+    reading: bool,
+}
+
+impl Judgement<'_> {
+    fn apply(&mut self, rule: Rule) -> Result<(), ErrorCode> {
+        let n = self.lines.len();
+        match rule {
+            Rule::Holds => {
+                self.reading = self.cited.iter().all(|r| self.holds(r));
+                Ok(())
+            }
+            // No version but the current text is stored: nothing is
+            // remapped, so nothing doubts the reading.
+            Rule::Remapped | Rule::ReadLast | Rule::Doubted => Ok(()),
+            Rule::Placed if self.reading => Ok(()),
+            Rule::Placed => {
+                let wrong = self.cited.iter().filter(|r| !self.holds(r));
+                Err(if wrong.clone().all(|r| r.line > n) {
+                    ErrorCode::OutOfRange
+                } else {
+                    ErrorCode::HashMismatch
+                })
+            }
+            // The session's read showed every line; with no stored version,
+            // no view showed any, whatever the request's `rev`.
+            Rule::LeanShown if !self.session && self.cited.iter().any(Ref::is_pair) => {
+                Err(ErrorCode::HashMismatch)
+            }
+            Rule::LeanShown => Ok(()),
+            // One reading cannot disagree with itself.
+            Rule::Agree => Ok(()),
+            Rule::Anchored if self.session || self.named_current => Ok(()),
+            Rule::Anchored => {
+                let mut counts: HashMap<u16, usize> = HashMap::new();
+                for line in self.lines {
+                    *counts.entry(line_hash(line).bits()).or_default() += 1;
+                }
+                let repeated = |r: &Ref| {
+                    r.anchor().is_none() && r.hash().is_some_and(|h| counts[&h.bits()] > 1)
+                };
+                if self.cited.iter().any(repeated) {
+                    return Err(ErrorCode::HashMismatch);
+                }
+                Ok(())
+            }
+            // The session's read saw every line; the pure form guards none.
+            Rule::Seen => Ok(()),
+        }
+    }
+
+    /// Whether a ref holds in the current text: a lean one by its pair tag,
+    /// a full one by HASH and ANCHOR (HASH alone without ANCHOR).
+    fn holds(&self, r: &Ref) -> bool {
+        let i = r.line - 1;
+        if i >= self.lines.len() {
+            return false;
+        }
+        if let crate::RefTag::Pair(tag) = r.tag {
+            return crate::pair_tag(i + 1, &self.lines[i]) == tag;
+        }
+        let Some(cited_hash) = r.hash() else {
+            return false;
+        };
+        let (hash, anchor) = tags(self.lines, i);
+        cited_hash.bits() == hash && r.anchor().is_none_or(|a| a.bits() == anchor)
+    }
+}
+
 /// The outcome of `case` per the documented semantics. `session`: the
-/// file is read from disk, which refuses NUL bytes, and a stored version
-/// (the session's read) vouches for the text, so a ref without ANCHOR may
-/// name a line whose text repeats.
+/// file is read from disk, which refuses NUL bytes, and the session's read
+/// is a stored version of it (see `Judgement`).
 pub fn expected(case: &Case, session: bool) -> Expected {
     if case.malformed {
         return Err(ErrorCode::InvalidRequest);
@@ -537,7 +616,6 @@ pub fn expected(case: &Case, session: bool) -> Expected {
         return Err(ErrorCode::Binary);
     }
     let lines = case.lines.as_ref().map_err(|code| *code)?;
-    let vouched = session;
     let n = lines.len();
     let mut cited = Vec::new();
     for op in &case.ops {
@@ -549,46 +627,19 @@ pub fn expected(case: &Case, session: bool) -> Expected {
             cited.push(Ref::parse(text).map_err(|_| ErrorCode::InvalidRef)?);
         }
     }
-    let holds = |r: &Ref| {
-        let i = r.line - 1;
-        if i >= n {
-            return false;
-        }
-        if let crate::RefTag::Pair(tag) = r.tag {
-            return crate::pair_tag(i + 1, &lines[i]) == tag;
-        }
-        let Some(cited_hash) = r.hash() else {
-            return false;
-        };
-        let (hash, anchor) = tags(lines, i);
-        cited_hash.bits() == hash && r.anchor().is_none_or(|a| a.bits() == anchor)
-    };
-    let wrong: Vec<&Ref> = cited.iter().filter(|r| !holds(r)).collect();
-    if !wrong.is_empty() {
-        return Err(if wrong.iter().all(|r| r.line > n) {
-            ErrorCode::OutOfRange
-        } else {
-            ErrorCode::HashMismatch
-        });
-    }
     let named_current = case
         .rev
         .as_deref()
         .is_some_and(|r| r.trim().to_ascii_uppercase() == rev_of(&case.bytes));
-    if !vouched && !named_current && cited.iter().any(Ref::is_pair) {
-        return Err(ErrorCode::HashMismatch);
-    }
-    if !vouched && !named_current {
-        let mut counts: HashMap<u16, usize> = HashMap::new();
-        for line in lines {
-            *counts.entry(line_hash(line).bits()).or_default() += 1;
-        }
-        if cited
-            .iter()
-            .any(|r| r.anchor().is_none() && r.hash().is_some_and(|h| counts[&h.bits()] > 1))
-        {
-            return Err(ErrorCode::HashMismatch);
-        }
+    let mut judgement = Judgement {
+        lines,
+        cited: &cited,
+        session,
+        named_current,
+        reading: false,
+    };
+    for &rule in Rule::ALL {
+        judgement.apply(rule)?;
     }
 
     let mut items: Vec<Item> = Vec::new();

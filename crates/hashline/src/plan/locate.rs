@@ -1,10 +1,19 @@
-//! Where the refs of a batch are in the current text. A ref holds where its
-//! line still reads as it did; a stale ref is carried over from the stored
-//! version it was read in only where the move is proven (`remap`), and the
-//! batch is refused whenever readings disagree, a ref cannot tell identical
-//! lines apart, or it cites lines no view showed.
+//! Where the refs of a batch are in the current text: the stale-ref
+//! policy, `docs/format.md` §6, as a pipeline of its rules (`Rule`), each a
+//! function named as the rule is there. A ref holds where its line still
+//! reads as it did; a stale ref is remapped from the stored version it was
+//! read in only where the move is proven (`remap`), and the batch is
+//! refused whenever readings disagree, a ref cannot tell identical lines
+//! apart, or it cites lines no view showed.
 //!
-//! Specified in `docs/format.md` §6.
+//! The words are the specification's: a line is *shown* in a version a
+//! view displayed it in (`Version::showed`), *seen* where it was shown or
+//! carried there unchanged by an edit (`Version::saw`); a version is
+//! *read* when a view the model asked for showed it (`Version::read_at`);
+//! a text is *attested* when the store holds it or the request's `rev`
+//! names it; a *reading* is a version in which every ref holds, with where
+//! their lines are now; a *doubt* is a version in which every ref holds
+//! but some cannot be remapped.
 
 use crate::document::Document;
 use crate::error::{Error, ErrorCode, Result};
@@ -50,11 +59,7 @@ pub(crate) fn parse_refs(ctx: &PlanContext<'_>, operations: &[Operation]) -> Res
     let mut suggestion = None;
     for (i, op) in operations.iter().enumerate() {
         let start = cited.len();
-        let place = op.place.as_ref().map(|p| &p.reference);
-        for text in [op.reference.as_ref(), op.through.as_ref(), place]
-            .into_iter()
-            .flatten()
-        {
+        for text in op.refs() {
             match Ref::parse(text) {
                 Ok(reference) => cited.push(Cited {
                     op: i + 1,
@@ -108,20 +113,66 @@ pub(crate) struct Located {
     pub from: Option<String>,
 }
 
-/// One reading of the refs: a version in which they all hold, and where
-/// their lines are now.
-struct Reading<'a> {
-    lines: Vec<usize>,
-    version: Option<&'a Version>,
-    remapped: bool,
+/// Declares the rules of the stale-ref policy once, in the order `locate`
+/// applies them: each rule's variant, the function that applies it (named
+/// as the rule is in `docs/format.md` §6, tested equal) and what it says.
+/// The reference model (`internals/model.rs`) applies the same list, rule
+/// by rule, in its own terms.
+macro_rules! rules {
+    ($($rule:ident => $apply:ident, $doc:literal;)+) => {
+        /// A rule of the stale-ref policy.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub(crate) enum Rule {
+            $(
+                #[doc = $doc]
+                $rule,
+            )+
+        }
+
+        impl Rule {
+            /// Every rule, in the order they apply.
+            pub(crate) const ALL: &'static [Rule] = &[$(Rule::$rule),+];
+
+            /// The rule's name in `docs/format.md` §6.
+            #[cfg(test)]
+            pub(crate) fn name(self) -> &'static str {
+                match self {
+                    $(Rule::$rule => stringify!($apply),)+
+                }
+            }
+
+            fn apply(self, judgement: &mut Judgement<'_, '_>) -> Result<()> {
+                match self {
+                    $(Rule::$rule => $apply(judgement),)+
+                }
+            }
+        }
+    };
 }
 
-fn validates(doc: &Document, cited: &[Cited]) -> bool {
-    cited
-        .iter()
-        .all(|c| c.reference.matches(doc, c.reference.line - 1))
+rules! {
+    Holds => holds,
+        "§6.1: the refs are a reading of the current text where every one holds there, unless the request's `rev` names another stored version.";
+    Remapped => remapped,
+        "§6.2: the refs are a reading of a stored version where every one holds and every line they name is proven to be in the current text; a version where they hold but cannot be remapped is a doubt.";
+    ReadLast => read_last,
+        "§6.3: a reading of the current text, on lines shown in it, is not doubted by a version read before the current text was.";
+    Doubted => doubted,
+        "§6.4: a doubt leaves no reading standing when a ref is lean, or when the only reading is of a current text that is not attested.";
+    Placed => placed,
+        "§6.5: refs no reading places are refused.";
+    LeanShown => lean_shown,
+        "§6.6: a lean ref is read only in a version in which its line is shown.";
+    Agree => agree,
+        "§6.7: readings that place the refs at different lines are refused.";
+    Anchored => anchored,
+        "§6.8: a ref without ANCHOR on a line whose HASH other lines share is refused, unless a reading's text is attested.";
+    Seen => seen,
+        "§6.9: a batch is refused unless a reading is of a version in which every line it cites is seen, or of a text the store does not hold.";
 }
 
+/// Where the cited refs are in the current text: the rules of the
+/// stale-ref policy applied in order to the ways the refs may be read.
 pub(crate) fn locate(
     ctx: &PlanContext<'_>,
     cited: &[Cited],
@@ -134,167 +185,24 @@ pub(crate) fn locate(
             from: None,
         });
     }
-    let current = ctx.history.iter().find(|v| v.rev == ctx.rev);
     let named = rev.map(|r| r.trim().to_ascii_uppercase());
-    let named_version = named
-        .as_deref()
-        .and_then(|r| ctx.history.iter().find(|v| v.rev == r));
-    let mut readings: Vec<Reading<'_>> = Vec::new();
-    let mut unmappable: Vec<(&Version, Vec<usize>)> = Vec::new();
-
-    // The refs name the current text, unless the request says they are
-    // from another stored version.
-    let consider_current = named_version.is_none_or(|v| v.rev == ctx.rev);
-    if consider_current && validates(ctx.doc, cited) {
-        readings.push(Reading {
-            lines: cited.iter().map(|c| c.reference.line - 1).collect(),
-            version: current,
-            remapped: false,
-        });
-    }
-    let candidates: Vec<&Version> = match named_version {
-        Some(v) => vec![v],
-        None => ctx.history.iter().collect(),
+    let mut judgement = Judgement {
+        ctx,
+        cited,
+        pairs,
+        current: ctx.history.iter().find(|v| v.rev == ctx.rev),
+        named_version: named
+            .as_deref()
+            .and_then(|r| ctx.history.iter().find(|v| v.rev == r)),
+        names_current: named.as_deref() == Some(ctx.rev),
+        readings: Vec::new(),
+        doubts: Vec::new(),
     };
-    for version in candidates {
-        if version.rev == ctx.rev || !validates(&version.doc, cited) {
-            continue;
-        }
-        let lines = map_cited(ctx, version, cited, pairs);
-        if lines.iter().all(Option::is_some) {
-            readings.push(Reading {
-                lines: lines.into_iter().flatten().collect(),
-                version: Some(version),
-                remapped: true,
-            });
-        } else {
-            let lost = cited
-                .iter()
-                .zip(&lines)
-                .filter(|(_, l)| l.is_none())
-                .map(|(c, _)| c.reference.line)
-                .collect();
-            unmappable.push((version, lost));
-        }
+    for rule in Rule::ALL {
+        rule.apply(&mut judgement)?;
     }
-
-    // The refs name lines of the current text that the model read (asked
-    // to see) after an older version where they also hold but whose lines
-    // cannot be followed here (a tag or HASH the change left as it was):
-    // the older version only doubts them, and a model that read again
-    // means what it read last; without this, it would be refused for ever.
-    // Lines an edit result showed unasked do not count, and an older
-    // version that places the refs elsewhere still disagrees (below).
-    if let Some(now) = current.filter(|now| {
-        readings.first().is_some_and(|r| !r.remapped)
-            && cited.iter().all(|c| now.showed(c.reference.line - 1))
-    }) {
-        unmappable.retain(|(v, _)| now.read_at == 0 || v.read_at > now.read_at);
-    }
-
-    // Text nobody was shown cannot vouch for itself: if a version the
-    // model was shown also holds these refs but cannot be mapped, the refs
-    // may mean that version, and where they point now is unknown.
-    let current_vouched = current.is_some() || named.as_deref() == Some(ctx.rev);
-    let only_unvouched_current = readings.iter().all(|r| !r.remapped);
-    // Lean refs hold by chance in far more versions than full ones: when
-    // one they hold in cannot be mapped, which lines they meant is unknown.
-    let lean = cited.iter().any(|c| c.reference.is_pair());
-    if !unmappable.is_empty() && (lean || !current_vouched && only_unvouched_current) {
-        readings.clear();
-    }
-    let Some(first) = readings.first() else {
-        return Err(reject::stale_refs(
-            &ctx.subject(),
-            cited,
-            unmappable.first(),
-        ));
-    };
-
-    // A lean ref carries 8.4 bits: a REV proves the model saw a version,
-    // not that line of it, so a lean ref is read only in a version where a
-    // view showed its line (a line known only from an earlier version,
-    // carried there by an edit, was never shown with that number). With no
-    // stored version at all (a text the caller holds, an engine that just
-    // started), nothing vouches for one.
-    let lean: Vec<&Cited> = cited.iter().filter(|c| c.reference.is_pair()).collect();
-    let shown_in = |r: &Reading<'_>| {
-        r.version
-            .is_some_and(|v| lean.iter().all(|c| v.showed(c.reference.line - 1)))
-    };
-    if !lean.is_empty() {
-        if !readings.iter().any(shown_in) {
-            if ctx.history.is_empty() {
-                return Err(reject::unvouched_lean_refs(
-                    &ctx.subject(),
-                    first.lines.clone(),
-                ));
-            }
-            let focus: Vec<usize> = first
-                .lines
-                .iter()
-                .zip(cited)
-                .filter(|(_, c)| c.reference.is_pair())
-                .map(|(&l, _)| l)
-                .collect();
-            return Err(reject::unseen_lines(&ctx.subject(), focus));
-        }
-        readings.retain(shown_in);
-    }
+    let readings = judgement.readings;
     let first = &readings[0];
-    if readings.iter().any(|r| r.lines != first.lines) {
-        let focus: Vec<usize> = readings
-            .iter()
-            .flat_map(|r| r.lines.iter().copied())
-            .collect();
-        return Err(reject::readings_disagree(&ctx.subject(), focus));
-    }
-
-    // A ref without ANCHOR cannot tell identical lines apart; accept one on
-    // a repeated line only when a stored version vouches for the text read.
-    let vouched = named.as_deref() == Some(ctx.rev) || readings.iter().any(|r| r.version.is_some());
-    if !vouched && cited.iter().any(|c| c.reference.anchor().is_none()) {
-        let counts = hash_counts(ctx.doc);
-        let ambiguous: Vec<usize> = cited
-            .iter()
-            .zip(&first.lines)
-            .filter(|(c, _)| {
-                c.reference.anchor().is_none()
-                    && c.reference
-                        .hash()
-                        .is_some_and(|h| counts.get(&h).copied().unwrap_or(0) > 1)
-            })
-            .map(|(_, &l)| l)
-            .collect();
-        if !ambiguous.is_empty() {
-            return Err(reject::anchorless_on_repeated_line(
-                &ctx.subject(),
-                &ambiguous,
-            ));
-        }
-    }
-
-    if ctx.seen_guard {
-        let all_seen = |r: &Reading<'_>| match r.version {
-            None => true,
-            Some(v) => cited.iter().all(|c| v.saw(c.reference.line - 1)),
-        };
-        if !readings.iter().any(all_seen) {
-            let focus: Vec<usize> = first
-                .lines
-                .iter()
-                .zip(cited)
-                .filter(|(_, c)| {
-                    !readings
-                        .iter()
-                        .any(|r| r.version.is_some_and(|v| v.saw(c.reference.line - 1)))
-                })
-                .map(|(&l, _)| l)
-                .collect();
-            return Err(reject::unseen_lines(&ctx.subject(), focus));
-        }
-    }
-
     let from = readings
         .iter()
         .all(|r| r.remapped)
@@ -304,6 +212,248 @@ pub(crate) fn locate(
         lines: first.lines.clone(),
         from,
     })
+}
+
+/// One reading of the refs: a version in which they all hold, and where
+/// their lines are now.
+struct Reading<'a> {
+    lines: Vec<usize>,
+    /// The stored version it is of; `None` for a current text the store
+    /// does not hold.
+    version: Option<&'a Version>,
+    /// It is of an earlier version, its lines remapped to the current text.
+    remapped: bool,
+}
+
+/// The refs of a batch, the versions they may name, and what the rules
+/// applied so far made of them.
+struct Judgement<'j, 'a> {
+    ctx: &'j PlanContext<'a>,
+    cited: &'j [Cited],
+    pairs: &'j [(usize, usize)],
+    /// The stored version that is the current text, if the store holds it.
+    current: Option<&'a Version>,
+    /// The stored version the request's `rev` names, if the store holds it.
+    named_version: Option<&'a Version>,
+    /// The request's `rev` names the current text.
+    names_current: bool,
+    /// The readings still standing.
+    readings: Vec<Reading<'a>>,
+    /// Versions in which every ref holds but some cannot be remapped to the
+    /// current text, with those refs' line numbers.
+    doubts: Vec<(&'a Version, Vec<usize>)>,
+}
+
+impl Judgement<'_, '_> {
+    /// Whether the text of a reading is attested: the store holds it (a
+    /// view of this session showed it), or it is the current text and the
+    /// request's `rev` names it.
+    fn attested(&self, reading: &Reading<'_>) -> bool {
+        reading.version.is_some() || (!reading.remapped && self.names_current)
+    }
+}
+
+fn all_hold(doc: &Document, cited: &[Cited]) -> bool {
+    cited
+        .iter()
+        .all(|c| c.reference.matches(doc, c.reference.line - 1))
+}
+
+/// §6.1 `holds`.
+fn holds(j: &mut Judgement<'_, '_>) -> Result<()> {
+    let named_elsewhere = j.named_version.is_some_and(|v| v.rev != j.ctx.rev);
+    if !named_elsewhere && all_hold(j.ctx.doc, j.cited) {
+        j.readings.push(Reading {
+            lines: j.cited.iter().map(|c| c.reference.line - 1).collect(),
+            version: j.current,
+            remapped: false,
+        });
+    }
+    Ok(())
+}
+
+/// §6.2 `remapped`: never by a bare hash, only where `map_cited` proves it.
+fn remapped(j: &mut Judgement<'_, '_>) -> Result<()> {
+    let ctx = j.ctx;
+    let candidates: Vec<&Version> = match j.named_version {
+        Some(v) => vec![v],
+        None => ctx.history.iter().collect(),
+    };
+    for version in candidates {
+        if version.rev == ctx.rev || !all_hold(&version.doc, j.cited) {
+            continue;
+        }
+        let lines = map_cited(ctx, version, j.cited, j.pairs);
+        if lines.iter().all(Option::is_some) {
+            j.readings.push(Reading {
+                lines: lines.into_iter().flatten().collect(),
+                version: Some(version),
+                remapped: true,
+            });
+        } else {
+            let lost = j
+                .cited
+                .iter()
+                .zip(&lines)
+                .filter(|(_, l)| l.is_none())
+                .map(|(c, _)| c.reference.line)
+                .collect();
+            j.doubts.push((version, lost));
+        }
+    }
+    Ok(())
+}
+
+/// §6.3 `read_last`: refs that name lines of the current text the model
+/// read (asked to see) after an older version where they also hold but
+/// cannot be remapped (a tag or HASH the change left as it was) mean what
+/// it read last; without this, they would be refused for ever. Lines an
+/// edit result showed unasked do not count, and an older version that
+/// places the refs elsewhere still disagrees (`agree`).
+fn read_last(j: &mut Judgement<'_, '_>) -> Result<()> {
+    let of_current = j.readings.first().is_some_and(|r| !r.remapped);
+    if let Some(now) = j
+        .current
+        .filter(|now| of_current && j.cited.iter().all(|c| now.showed(c.reference.line - 1)))
+    {
+        j.doubts
+            .retain(|(v, _)| now.read_at == 0 || v.read_at > now.read_at);
+    }
+    Ok(())
+}
+
+/// §6.4 `doubted`: lean refs hold by chance in far more versions than full
+/// ones, so when one they hold in cannot be remapped, which lines they
+/// meant is unknown; and text nobody was shown cannot stand for itself
+/// against a version the model was shown.
+fn doubted(j: &mut Judgement<'_, '_>) -> Result<()> {
+    let any_lean = j.cited.iter().any(|c| c.reference.is_pair());
+    let unattested_current = j.readings.iter().all(|r| !r.remapped && !j.attested(r));
+    if !j.doubts.is_empty() && (any_lean || unattested_current) {
+        j.readings.clear();
+    }
+    Ok(())
+}
+
+/// §6.5 `placed`: `HASH_MISMATCH` (or `OUT_OF_RANGE`), showing the cited
+/// lines as they are now with fresh refs.
+fn placed(j: &mut Judgement<'_, '_>) -> Result<()> {
+    if j.readings.is_empty() {
+        return Err(reject::stale_refs(
+            &j.ctx.subject(),
+            j.cited,
+            j.doubts.first(),
+        ));
+    }
+    Ok(())
+}
+
+/// §6.6 `lean_shown`: a lean ref carries 8.4 bits, and a REV proves the
+/// model saw a version, not that line of it; a line known only from an
+/// earlier version, carried by an edit, was never shown with that number.
+/// With no stored version at all (a text the caller holds, an engine that
+/// just started), no view showed any line.
+fn lean_shown(j: &mut Judgement<'_, '_>) -> Result<()> {
+    let lean: Vec<&Cited> = j.cited.iter().filter(|c| c.reference.is_pair()).collect();
+    if lean.is_empty() {
+        return Ok(());
+    }
+    let shown_in = |r: &Reading<'_>| {
+        r.version
+            .is_some_and(|v| lean.iter().all(|c| v.showed(c.reference.line - 1)))
+    };
+    if !j.readings.iter().any(shown_in) {
+        let first = &j.readings[0];
+        if j.ctx.history.is_empty() {
+            return Err(reject::lean_refs_unshown(
+                &j.ctx.subject(),
+                first.lines.clone(),
+            ));
+        }
+        let focus: Vec<usize> = first
+            .lines
+            .iter()
+            .zip(j.cited)
+            .filter(|(_, c)| c.reference.is_pair())
+            .map(|(&l, _)| l)
+            .collect();
+        return Err(reject::unseen_lines(&j.ctx.subject(), focus));
+    }
+    j.readings.retain(shown_in);
+    Ok(())
+}
+
+/// §6.7 `agree`.
+fn agree(j: &mut Judgement<'_, '_>) -> Result<()> {
+    let first = &j.readings[0];
+    if j.readings.iter().any(|r| r.lines != first.lines) {
+        let focus: Vec<usize> = j
+            .readings
+            .iter()
+            .flat_map(|r| r.lines.iter().copied())
+            .collect();
+        return Err(reject::readings_disagree(&j.ctx.subject(), focus));
+    }
+    Ok(())
+}
+
+/// §6.8 `anchored`: a ref without ANCHOR cannot tell identical lines apart;
+/// one on a repeated line names the line a view showed only where the text
+/// read is attested.
+fn anchored(j: &mut Judgement<'_, '_>) -> Result<()> {
+    if j.readings.iter().any(|r| j.attested(r))
+        || j.cited.iter().all(|c| c.reference.anchor().is_some())
+    {
+        return Ok(());
+    }
+    let counts = hash_counts(j.ctx.doc);
+    let ambiguous: Vec<usize> = j
+        .cited
+        .iter()
+        .zip(&j.readings[0].lines)
+        .filter(|(c, _)| {
+            c.reference.anchor().is_none()
+                && c.reference
+                    .hash()
+                    .is_some_and(|h| counts.get(&h).copied().unwrap_or(0) > 1)
+        })
+        .map(|(_, &l)| l)
+        .collect();
+    if ambiguous.is_empty() {
+        return Ok(());
+    }
+    Err(reject::anchorless_on_repeated_line(
+        &j.ctx.subject(),
+        &ambiguous,
+    ))
+}
+
+/// §6.9 `seen`, where the session guards against unseen lines:
+/// `UNSEEN_LINES`, showing the lines no view showed.
+fn seen(j: &mut Judgement<'_, '_>) -> Result<()> {
+    if !j.ctx.seen_guard {
+        return Ok(());
+    }
+    let cited = j.cited;
+    let all_seen = |r: &Reading<'_>| match r.version {
+        None => true,
+        Some(v) => cited.iter().all(|c| v.saw(c.reference.line - 1)),
+    };
+    if j.readings.iter().any(all_seen) {
+        return Ok(());
+    }
+    let focus: Vec<usize> = j.readings[0]
+        .lines
+        .iter()
+        .zip(cited)
+        .filter(|(_, c)| {
+            !j.readings
+                .iter()
+                .any(|r| r.version.is_some_and(|v| v.saw(c.reference.line - 1)))
+        })
+        .map(|(&l, _)| l)
+        .collect();
+    Err(reject::unseen_lines(&j.ctx.subject(), focus))
 }
 
 /// Where the cited lines of `version` are in the current text (`None` for
@@ -428,4 +578,29 @@ fn hash_counts(doc: &Document) -> HashMap<Tag, usize> {
         *counts.entry(line_hash(line)).or_insert(0) += 1;
     }
     counts
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_specification_names_the_rules_in_the_order_they_apply() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/format.md");
+        let spec = std::fs::read_to_string(path).unwrap();
+        let section = spec
+            .split("\n## ")
+            .find(|s| s.starts_with("§6 "))
+            .expect("docs/format.md has §6");
+        let named: Vec<String> = section
+            .lines()
+            .filter_map(|l| {
+                let (number, rest) = l.split_once(". **")?;
+                number.parse::<usize>().ok()?;
+                Some(rest.split_once("**")?.0.to_owned())
+            })
+            .collect();
+        let rules: Vec<&str> = Rule::ALL.iter().map(|r| r.name()).collect();
+        assert_eq!(named, rules);
+    }
 }

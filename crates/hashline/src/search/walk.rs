@@ -101,7 +101,7 @@ impl Hashline {
         let mut hits = Vec::new();
         for file in &found {
             let seen = seen_ranges(&file.lines, options.context, file.doc.line_count());
-            self.remember(&file.real, file.doc.rev(), &file.doc, &seen, true);
+            self.remember(&file.real, file.doc.rev(), &file.doc, &seen, Sight::Asked);
             hits.extend(file.hits(options.context, self.options.view));
         }
         let text = render(

@@ -96,12 +96,19 @@ impl Hashline {
         if let Some(old) = &plan.old {
             store.record(path, &plan.result.previous_rev, old, 0..0);
         }
-        store.record_all(path, &plan.result.rev, &plan.new, &plan.shown, false);
-        store.carry(
+        store.record_all(
+            path,
+            &plan.result.rev,
+            &plan.new,
+            &plan.shown,
+            Sight::Unasked,
+        );
+        store.record_all(
             path,
             &plan.result.rev,
             &plan.new,
             &plan.map.ranges(&seen_before),
+            Sight::Carried,
         );
         store.link(
             path,

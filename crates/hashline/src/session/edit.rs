@@ -32,7 +32,7 @@ impl Hashline {
             let mut store = lock(&self.store);
             let history = store.versions(&target.real);
             // Only content with lines in a view prefix's form needs the
-            // versions of other files, whose lines may vouch for them.
+            // versions of other files, whose lines may prove them copies.
             let others = if self.options.cleanup && request.may_hold_prefixes() {
                 store.shown_elsewhere(&target.real)
             } else {
@@ -152,7 +152,7 @@ impl Hashline {
         err: Error,
     ) -> Error {
         if !err.shown.is_empty() {
-            self.remember(&target.real, doc.rev(), doc, &err.shown, false);
+            self.remember(&target.real, doc.rev(), doc, &err.shown, Sight::Unasked);
         }
         err
     }

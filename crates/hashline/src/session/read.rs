@@ -22,7 +22,7 @@ impl Hashline {
         let view = render(&doc, &display, options.offset, options.limit, style)
             .map_err(|e| e.with_path(&display))?;
         let shown = view.start_line.saturating_sub(1)..view.end_line;
-        self.remember(&real, &view.rev, &doc, &[shown], true);
+        self.remember(&real, &view.rev, &doc, &[shown], Sight::Asked);
         let mut view = view;
         self.tell_recoveries(&mut view.text);
         Ok(ReadResult {
@@ -84,7 +84,7 @@ impl Hashline {
                 })
             })
             .collect();
-        self.remember(&real, &rev, &doc, &seen, true);
+        self.remember(&real, &rev, &doc, &seen, Sight::Asked);
         Ok(Tagged {
             rev,
             total_lines: n,
@@ -95,7 +95,7 @@ impl Hashline {
     /// Removes the view prefixes a model copied into `text`, the new
     /// content of the file at `path` (a host's `write`), where the versions
     /// this session showed, or the lines themselves, prove them copies.
-    /// Content whose prefixes nothing vouches for comes back as sent. Content
+    /// Content whose prefixes nothing proves copies comes back as sent. Content
     /// in between is refused with `AMBIGUOUS_ECHO`; the same content sent
     /// again for the same file is then returned as sent, since sending it
     /// again after that refusal is how a model says it means it.

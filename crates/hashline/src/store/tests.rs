@@ -20,7 +20,7 @@ proptest::proptest! {
         let mut all = Vec::new();
         for batch in &batches {
             let ranges: Vec<Range<usize>> = batch.iter().map(|&(s, l)| s..s + l).collect();
-            store.record_all(p, "R", &d, &ranges, true);
+            store.record_all(p, "R", &d, &ranges, Sight::Asked);
             all.extend(ranges);
         }
         let version = &store.versions(p)[0];

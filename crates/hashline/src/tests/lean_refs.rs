@@ -1,8 +1,8 @@
 //! Lean refs (`12ab`) carry 8.4 bits per line instead of 24: they must never
 //! move an edit onto a line other than the one whose tag was cited. A line
 //! number typed one off never validates (neighbouring tags differ by
-//! parity), a stale ref is carried over only where that is provable, and a
-//! ref no stored version vouches for is rejected.
+//! parity), a stale ref is remapped only where that is provable, and a
+//! ref on a line no view showed is rejected.
 
 use crate::{
     apply_to_text, pair_tag, ErrorCode, Hashline, OpKind, Operation, Options, Ref, Request,
@@ -80,7 +80,7 @@ fn a_stale_lean_ref_whose_line_was_deleted_is_rejected_even_when_the_line_now_th
 }
 
 #[test]
-fn lean_refs_on_text_no_stored_version_vouches_for_are_rejected_with_full_refs() {
+fn lean_refs_on_text_no_view_showed_are_rejected_with_full_refs() {
     let text = "a\nb\nc\n";
     let doc = crate::Document::from_text(text);
     let cited = Ref::pair_of_line(&doc, 1).to_string();
@@ -185,8 +185,8 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
 
     /// For random files and a lean ref cited with its line number one off,
-    /// in a session that read the file (so stored versions vouch for the
-    /// refs), the edit lands on the cited line or is rejected.
+    /// in a session that read the file (so a view showed the lines the refs
+    /// cite), the edit lands on the cited line or is rejected.
     #[test]
     fn an_off_by_one_lean_ref_never_edits_another_line(
         lines in prop::collection::vec(prop::sample::select(vec!["}", "", "x", "  y();", "{", "z"]), 2..24),

@@ -80,10 +80,10 @@ fn case(bytes: Vec<u8>, drawn: &[Drawn]) -> Case {
         );
         let op = Op {
             kind,
-            reference: kind.needs_ref().then(|| r(first)),
+            reference: kind.shape().reference.then(|| r(first)),
             through: (ranged && last > first).then(|| r(last)),
             content: content.clone(),
-            place: kind.takes_place().then(|| (side, r(at % n))),
+            place: kind.shape().place.then(|| (side, r(at % n))),
         };
         let mut fields = vec![("op".to_owned(), s(kind.name()))];
         for (name, value) in [("ref", &op.reference), ("through", &op.through)] {

@@ -362,7 +362,7 @@ fn an_old_lean_ref_with_the_rev_of_a_later_partial_read_never_edits_a_line_no_vi
         .unwrap_err();
     assert_eq!(err.code, ErrorCode::UnseenLines, "{}", err.message);
     assert_eq!(fs::read_to_string(&file).unwrap(), text);
-    // A text held by the caller: nothing vouches for a lean ref.
+    // A text held by the caller: no view showed the line of a lean ref.
     let err = apply_to_text(&text, &request(vec![op], Some(&view.view.rev)), true).unwrap_err();
     assert_eq!(err.code, ErrorCode::HashMismatch, "{}", err.message);
 }
