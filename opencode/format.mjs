@@ -575,16 +575,6 @@ export async function formatWritten(engine, written, deps, signal) {
 }
 
 /**
- * The first sentence of an engine result, to extend when formatting
- * changed the file.
- * @param {string} output
- */
-export function headlineOf(output) {
-  const m = /^(.*?)\. REV [0-9A-F]{8} -> /.exec(output)
-  return m ? m[1] : output.split("\n")[0]
-}
-
-/**
  * Reads the OpenCode config through the plugin's client once, on first use.
  * @param {any} client
  * @returns {() => Promise<Config>}

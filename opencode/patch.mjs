@@ -125,14 +125,15 @@ async function finish(engine, done, root, outside, formatting, signal) {
   const diagnostics = {}
   let errors = ""
   for (const f of done.files) {
-    if (f.kind === "delete" || !f.rev) {
+    const { rev, headline } = f
+    // A file deleted has neither; a file written has both.
+    if (!rev || headline === undefined) {
       files.push(f)
       sections.push(f.output)
       continue
     }
     const file = f.moveAbsolutePath ?? f.absolutePath
-    const rev = f.rev
-    const settled = await settleFile(engine, { file, shown: shownPath(f), written: { ...f, rev }, outside }, formatting, signal)
+    const settled = await settleFile(engine, { file, shown: shownPath(f), written: { ...f, rev, headline }, outside }, formatting, signal)
     notes.push(...settled.notes)
     const now = settled.result
     files.push(now)

@@ -8,6 +8,7 @@ import path from "node:path"
 import { z } from "zod"
 import { createToolList, createTools } from "../../lib/tools.mjs"
 import { openEngine } from "../../lib/engine.cjs"
+import { errorInfo } from "../../lib/errors.mjs"
 import editTool, { DESCRIPTION } from "../../opencode/edit.mjs"
 import * as helpers from "../helpers.mjs"
 
@@ -250,4 +251,44 @@ test("the binding judges the view and syntax options, and a wrong value from the
   t.regex(given.message, /"warn", "reject" or "off"/)
   t.notRegex(given.message, /HASHLINE_SYNTAX/)
   t.truthy(openEngine({ root }, { HASHLINE_VIEW: " Full ", HASHLINE_SYNTAX: "Reject" }))
+})
+
+/**
+ * The fields an interface of index.d.ts declares.
+ * @param {string} name
+ */
+function declaredFields(name) {
+  const dts = fs.readFileSync(new URL("../../index.d.ts", import.meta.url), "utf8")
+  const body = new RegExp(`^export interface ${name} \\{\\n([\\s\\S]*?)^\\}`, "m").exec(dts)?.[1] ?? ""
+  return [...body.matchAll(/^ {2}(\w+)\??:/gm)].map((m) => m[1])
+}
+
+test("every field a thrown error carries is one index.d.ts declares, and errorInfo keeps each: mismatches, a suggestion, the problems of a refused parse, each refused entry of a batch", async (t) => {
+  const root = project(t, { "a.ts": "export const a = 1;\n", "b.txt": "b\n" })
+  const engine = openEngine({ root, syntax: "reject" })
+  const a = refsOf(engine.read("a.ts").text)
+  const errors = [
+    t.throws(() => engine.edit("a.ts", { operations: [{ op: "replace", ref: a[1], content: "export const a = (1;" }] })),
+    t.throws(() => engine.edit("a.ts", { operations: [{ op: "delete", ref: "1#XYZ" }] })),
+    t.throws(() => engine.edit("b.txt", { operations: [{ op: "delete", ref: "1#AAA#AAA" }] })),
+    t.throws(() => engine.applyBatch([{ filePath: "a.ts", operations: [{ op: "append", content: "x();" }] }, { filePath: "b.txt", operations: [{ op: "delete", ref: "1#AAA#AAA" }] }])),
+  ].map((err) => /** @type {any} */ (err))
+  t.deepEqual(errors.map((err) => err.code), ["SYNTAX_ERROR", "INVALID_REF", "HASH_MISMATCH", "HASH_MISMATCH"])
+  const declared = declaredFields("ErrorFields")
+  t.true(declared.includes("problems") && declared.includes("errors"), declared.join(", "))
+  const entryDeclared = declaredFields("EntryError")
+  for (const err of errors) {
+    const carried = Object.keys(err).filter((key) => key !== "stack" && key !== "message")
+    t.deepEqual(carried.filter((key) => !declared.includes(key)), [], err.code)
+    const info = /** @type {Record<string, unknown>} */ (errorInfo(err))
+    for (const key of carried) {
+      const value = err[key]
+      if (Array.isArray(value) && value.length === 0) t.false(key in info, key)
+      else if (key !== "errors") t.deepEqual(info[key], value, key)
+    }
+    for (const entry of err.errors ?? []) t.deepEqual(Object.keys(entry).filter((key) => !entryDeclared.includes(key)), [])
+  }
+  t.like(errorInfo(errors[0]).problems?.[0], { severity: "error", language: "TypeScript" })
+  t.is(errorInfo(errors[1]).suggestion, a[1])
+  t.like(errorInfo(errors[3]).errors, [{ index: 1, code: "HASH_MISMATCH", path: "b.txt" }])
 })

@@ -138,6 +138,8 @@ pub struct ReadResult {
 pub struct EditResult {
     /// What the model reads: fresh refs around every change.
     pub output: String,
+    /// The first sentence of `output` (see [`crate::Summary::headline`]).
+    pub headline: String,
     /// The path as the model knows it.
     pub path: String,
     /// The REV written.
@@ -665,6 +667,7 @@ impl Hashline {
             owner: self.id,
             result: EditResult {
                 output,
+                headline: edited.summary.headline,
                 path: target.display.clone(),
                 rev: edited.rev,
                 previous_rev: edited.previous_rev,
