@@ -467,6 +467,40 @@ test.serial("npx -y hashline mcp hands over to hashline-mcp, which serves read a
   }
 })
 
+test.serial("hashline-mcp takes hashline mcp's command line: its help, --view, --syntax and a store size, a wrong one refused with exit 64", async (t) => {
+  t.timeout(300_000)
+  const app = project("mcp-flags")
+  npmInstall(app, ["hashline-mcp"])
+  const bin = path.join(app, "node_modules", "hashline-mcp", "hashline-mcp.mjs")
+  const help = run(process.execPath, [bin, "--help"], { cwd: app })
+  t.regex(help.stdout, /^Usage: hashline-mcp \[--root DIR\]/)
+  t.regex(help.stdout, /--view STYLE/)
+  const wrong = run(process.execPath, [bin, "--store-max-bytes", "lots"], { cwd: app, ok: false })
+  t.is(wrong.status, 64)
+  t.regex(wrong.stderr, /^hashline-mcp: .*takes a number of bytes such as 500M, got "lots"\.\nRun hashline-mcp --help/)
+  fs.writeFileSync(path.join(app, "m.ts"), "export const m = 1;\n")
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [bin, "--root", app, "--view", "full", "--syntax", "reject", "--store-max-bytes", "1M"],
+    cwd: app,
+    env: /** @type {Record<string, string>} */ (env),
+    stderr: "pipe",
+  })
+  const client = new Client({ name: "package-test", version: "1.0.0" })
+  try {
+    await client.connect(transport, { timeout: 120_000 })
+    const read = /** @type {{ content: Array<{ text: string }> }} */ (await client.callTool({ name: "read", arguments: { filePath: "m.ts" } }))
+    const ref = /^(1#[0-9A-F]{3}#[0-9A-F]{3})\|/m.exec(read.content[0].text)?.[1]
+    t.truthy(ref, read.content[0].text)
+    const broken = /** @type {{ isError?: boolean, structuredContent?: any }} */ (await client.callTool({ name: "edit", arguments: { filePath: "m.ts", operations: [{ op: "replace", ref, content: "export const m = (1;" }] } }))
+    t.true(broken.isError)
+    t.is(broken.structuredContent?.error?.code, "SYNTAX_ERROR")
+    t.is(fs.readFileSync(path.join(app, "m.ts"), "utf8"), "export const m = 1;\n")
+  } finally {
+    await client.close()
+  }
+})
+
 test.serial("without the platform package (--omit=optional): one clear error from require, tools and the command line", (t) => {
   t.timeout(240_000)
   const app = project("omit")

@@ -7,7 +7,7 @@ import fs from "node:fs"
 import path from "node:path"
 import { z } from "zod"
 import { createToolList, createTools } from "../../lib/tools.mjs"
-import { openEngine } from "../../lib/engine.cjs"
+import { engineOptions, openEngine } from "../../lib/engine.cjs"
 import { errorInfo } from "../../lib/errors.mjs"
 import editTool, { DESCRIPTION } from "../../opencode/edit.mjs"
 import * as helpers from "../helpers.mjs"
@@ -291,4 +291,21 @@ test("every field a thrown error carries is one index.d.ts declares, and errorIn
   t.like(errorInfo(errors[0]).problems?.[0], { severity: "error", language: "TypeScript" })
   t.is(errorInfo(errors[1]).suggestion, a[1])
   t.like(errorInfo(errors[3]).errors, [{ index: 1, code: "HASH_MISMATCH", path: "b.txt" }])
+})
+
+test("openEngine takes the store folder and its size from HASHLINE_STORE and HASHLINE_STORE_MAX_BYTES where the host gives none, sizes also as 64K; a size that is none names where it came from", (t) => {
+  const root = project(t, { "a.txt": "a\n" })
+  const store = path.join(scratch(t), "store")
+  const env = { HASHLINE_STORE: store, HASHLINE_STORE_MAX_BYTES: "64K" }
+  t.deepEqual(engineOptions({ root }, env).options, { root, storeDir: store, storeMaxBytes: 65536 })
+  t.deepEqual(engineOptions({ root, storeDir: "/given", storeMaxBytes: "1M" }, env).options, { root, storeDir: "/given", storeMaxBytes: 1 << 20 })
+  t.deepEqual(engineOptions({ root }, {}, { storeDir: "/default" }).options, { root, storeDir: "/default" })
+  t.is(engineOptions({ root }, env, { storeDir: "/default" }).options.storeDir, store)
+  // The folder a variable names is the one a later process finds: the versions a read kept there.
+  openEngine({ root }, env).read("a.txt")
+  t.true(fs.readdirSync(store).length > 0)
+  const fromEnv = /** @type {any} */ (t.throws(() => openEngine({ root }, { HASHLINE_STORE_MAX_BYTES: "a lot" })))
+  t.is(fromEnv.code, "INVALID_REQUEST")
+  t.regex(fromEnv.message, /^HASHLINE_STORE_MAX_BYTES takes a number of bytes such as 500M, got "a lot"\.$/)
+  t.regex(/** @type {any} */ (t.throws(() => openEngine({ root, storeMaxBytes: "lots" }, {}))).message, /^options\.storeMaxBytes takes a number of bytes/)
 })
