@@ -78,6 +78,13 @@ export const ERROR_SCHEMA = {
 }
 
 /**
+ * What a model reads of a failed call: the error's message, which the
+ * engine (and the argument checks) write for the model.
+ * @param {unknown} err
+ */
+export const errorText = (err) => (err instanceof Error ? err.message : String(err))
+
+/**
  * The declared fields an error carries, in the order of `names`, each only
  * where it says something (not null, not an empty list).
  * @param {object} err
