@@ -195,6 +195,13 @@ export interface EditRequest {
 export interface EditResult {
   /** What the model should read: fresh refs around each change, shift hints, notes. */
   output: string
+  /**
+   * The first sentence of `output`, naming what was done and the path
+   * (`Applied 2 operations to src/a.ts`); the output's first line adds
+   * the REVs and the counts. A host that does more to the file (formats
+   * it) extends it, and hands it back as `ReformattedOptions.headline`.
+   */
+  headline: string
   path: string
   rev: string
   previousRev: string
@@ -206,7 +213,10 @@ export interface EditResult {
   problems: Array<Problem>
 }
 
-/** The error of one entry of a batch (`err.errors` of a rejected batch). */
+/**
+ * The error of one entry of a batch (`err.errors` of a rejected batch):
+ * the fields of a thrown error, for that entry.
+ */
 export interface EntryError {
   /** The entry's index in the batch. */
   index: number
@@ -215,6 +225,7 @@ export interface EntryError {
   path?: string
   mismatches: Array<Mismatch>
   suggestion?: string
+  problems?: Array<Problem>
 }
 
 /** One error code as the engine declares it. */
@@ -234,6 +245,29 @@ export interface ErrorCodeInfo {
  * the one table hosts derive theirs from.
  */
 export declare function errorCodes(): Array<ErrorCodeInfo>
+
+/**
+ * What every error the binding throws carries beside its `message` (and,
+ * for a cancelled call, the `name` `AbortError`), declared once: the
+ * binding sets these on the `Error`, and hosts read them by this type.
+ */
+export interface ErrorFields {
+  /** The stable code, `HASH_MISMATCH` style; `errorCodes()` lists them. */
+  code: string
+  /** The file the error is about, as the request named it. */
+  path?: string
+  /** The cited refs whose lines changed. */
+  mismatches: Array<Mismatch>
+  /** The ref or request the model most likely meant. */
+  suggestion?: string
+  /** What the refused version would have broken (`SYNTAX_ERROR`). */
+  problems?: Array<Problem>
+  /** The error of each refused entry of a batch. */
+  errors?: Array<EntryError>
+}
+
+/** What a patch does to a file. */
+export type FileKind = 'add' | 'update' | 'delete' | 'move'
 
 /** A tagged view of text the caller holds. */
 export declare function formatView(text: string, options?: FormatViewOptions | undefined | null): string
@@ -294,9 +328,13 @@ export interface HashlineOptions {
 /** HASH: 3 hex digits of SHA-1 of the line (trailing spaces and tabs ignored). */
 export declare function lineHash(line: string): string
 
+/** A cited ref whose line is no longer what it was. */
 export interface Mismatch {
+  /** The line the ref names, 1-based. */
   line: number
+  /** The ref as it was sent. */
   expected: string
+  /** The line's ref now; none past the end of the file. */
   actual?: string
 }
 
@@ -333,8 +371,7 @@ export interface ParsedRef {
 export declare function parseRef(reference: string): ParsedRef
 
 export interface PatchFile {
-  /** "add", "update", "delete" or "move". */
-  kind: string
+  kind: FileKind
   /** The file the patch names, as shown to the model, and its absolute path. */
   path: string
   absolutePath: string
@@ -350,6 +387,12 @@ export interface PatchFile {
   deletions: number
   /** This file's part of the output: fresh refs around each change. */
   output: string
+  /**
+   * The first sentence of `output` for a file written (`Patched
+   * src/a.ts with 2 hunks`), which a host extends when it does more to
+   * the file; none for a file deleted.
+   */
+  headline?: string
   problems: Array<Problem>
 }
 
@@ -378,8 +421,7 @@ export interface Problem {
   /** 1-based character columns of the span, end exclusive. */
   column: number
   endColumn: number
-  /** "error" or "warning". */
-  severity: string
+  severity: Severity
   message: string
   /** The line's ref, to fix it with an edit. */
   ref: string
@@ -539,6 +581,9 @@ export interface SearchResult {
   skipped: SkippedFiles
 }
 
+/** How bad a problem is. */
+export type Severity = 'error' | 'warning'
+
 export interface ShownLine {
   /** 1-based line number. */
   line: number
@@ -596,6 +641,8 @@ export interface TagResult {
 export interface TextEditResult {
   text: string
   output: string
+  /** The first sentence of `output`, naming what was done. */
+  headline: string
   rev: string
   previousRev: string
   diff: string

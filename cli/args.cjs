@@ -1,6 +1,7 @@
 // @ts-check
-// The command line's options and the parser that splits the arguments, the
-// checks of counts and sizes, and the usage error they raise.
+// The command line's options and the parser that splits the arguments (the
+// one parser of `hashline mcp` and hashline-mcp too), the checks of counts,
+// and the usage error they raise.
 "use strict"
 
 /** Options each command accepts, besides the common ones. */
@@ -60,7 +61,7 @@ const OPTIONS = {
  * @property {string[]} rest the positional arguments after the command
  * @property {string} here where the user stands, relative to the root ("" at it, or with --root)
  * @property {(p: string) => string} given a path the user gave, as the engine takes it
- * @property {string} storeDir
+ * @property {() => string} storeDir the store folder, for a command that opens no engine
  * @property {number | undefined} offset
  * @property {number | undefined} limit
  * @property {number | undefined} maxResults
@@ -174,17 +175,16 @@ function number(value, flag, min, command) {
 }
 
 /**
- * A size in bytes, with an optional K, M or G (powers of 1024).
- * @param {string | undefined} value
- * @param {string} where
- * @param {string} command
+ * The options given, as a command line again (`--name=value`, `--flag`),
+ * for a process that takes the same options.
+ * @param {Values} values
  */
-function bytes(value, where, command) {
-  if (value === undefined) return undefined
-  const m = /^(\d+)([KMG]?)$/i.exec(value.trim())
-  const n = m ? Number(m[1]) * 1024 ** " KMG".indexOf((m[2] || " ").toUpperCase()) : NaN
-  if (!Number.isSafeInteger(n)) throw usage(`${where} takes a number of bytes such as 500M, got ${JSON.stringify(value)}.`, command)
-  return n
+function toArguments(values) {
+  return Object.entries(values).flatMap(([name, value]) => {
+    if (value === true) return [`--${name}`]
+    if (typeof value === "string") return [`--${name}=${value}`]
+    return Array.isArray(value) ? value.map((v) => `--${name}=${v}`) : []
+  })
 }
 
-module.exports = { COMMAND_OPTIONS, COMMON_OPTIONS, POSITIONALS, Failure, bytes, number, parseCommandLine, usage }
+module.exports = { COMMAND_OPTIONS, COMMON_OPTIONS, POSITIONALS, Failure, number, parseCommandLine, toArguments, usage }

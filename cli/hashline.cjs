@@ -13,7 +13,7 @@
 // fraction of the time its ES module loader takes.
 const fs = require("node:fs")
 const path = require("node:path")
-const { COMMAND_OPTIONS, COMMON_OPTIONS, POSITIONALS, bytes, number, parseCommandLine, usage } = require("./args.cjs")
+const { COMMAND_OPTIONS, COMMON_OPTIONS, POSITIONALS, number, parseCommandLine, toArguments, usage } = require("./args.cjs")
 
 /**
  * @typedef {import("../index.js").Hashline} Hashline
@@ -23,7 +23,7 @@ const { COMMAND_OPTIONS, COMMON_OPTIONS, POSITIONALS, bytes, number, parseComman
 
 const COMMANDS = Object.keys(COMMAND_OPTIONS)
 
-/** Where versions are kept when neither --store nor HASHLINE_STORE says. */
+/** Where the command line keeps versions when neither --store nor HASHLINE_STORE says. */
 function defaultStoreDir() {
   if (process.env.XDG_CACHE_HOME) return path.join(process.env.XDG_CACHE_HOME, "hashline")
   if (process.platform === "win32" && process.env.LOCALAPPDATA) return path.join(process.env.LOCALAPPDATA, "hashline")
@@ -57,9 +57,11 @@ function optionError(err, command) {
 
 /**
  * @param {string[]} argv
+ * @param {boolean} handOver whether `mcp` may hand over to hashline-mcp
+ *   when the MCP SDK is not installed beside hashline
  * @returns {Promise<Outcome | "serving">}
  */
-async function run(argv) {
+async function run(argv, handOver) {
   let parsed
   try {
     parsed = parseCommandLine(argv)
@@ -100,17 +102,45 @@ async function run(argv) {
   // Without --root, paths are the user's, relative to where they stand (the
   // engine takes them relative to the root); with it, relative to that root.
   const here = values.root === undefined ? path.relative(root, cwd) : ""
-  const storeGiven = values.store ?? (process.env.HASHLINE_STORE || undefined)
-  const storeMaxBytes =
-    bytes(values["store-max-bytes"], "--store-max-bytes", command) ?? bytes(process.env.HASHLINE_STORE_MAX_BYTES || undefined, "$HASHLINE_STORE_MAX_BYTES", command)
-  const storeDir = path.resolve(storeGiven ?? defaultStoreDir())
+  const { engineOptions, openEngine } = /** @type {typeof import("../lib/engine.cjs")} */ (require("../lib/engine.cjs"))
+  // The binding judges --view and --syntax, and engine.cjs the store's size,
+  // when the engine is opened.
+  /** @type {import("../lib/engine.cjs").EngineOptions} */
+  const options = {
+    root,
+    storeDir: values.store === undefined ? undefined : path.resolve(values.store),
+    storeMaxBytes: values["store-max-bytes"],
+    view: /** @type {any} */ (values.view),
+    syntax: /** @type {any} */ (values.syntax),
+  }
+  // The MCP server keeps versions in memory unless told otherwise; every
+  // other command keeps them between calls, which refs of one call need in
+  // the next.
+  const defaults = command === "mcp" ? {} : { storeDir: defaultStoreDir() }
+  // The MCP server loads the engine itself: without it, it still answers
+  // initialize and fails each tool call with the reason.
+  if (command === "mcp") {
+    const { serveMcp } = await import("./commands/mcp.mjs")
+    try {
+      await serveMcp({ ...options, textOnly: values["text-only"] === true }, handOver ? toArguments(values) : undefined)
+    } catch (err) {
+      throw optionError(err, command)
+    }
+    return "serving"
+  }
   const cx = /** @type {Context} */ ({
     command,
     values,
     rest,
     here,
     given: (p) => (path.isAbsolute(p) || here === "" ? p : path.join(here, p)),
-    storeDir,
+    storeDir: () => {
+      try {
+        return /** @type {string} */ (engineOptions(options, process.env, defaults).options.storeDir)
+      } catch (err) {
+        throw optionError(err, command)
+      }
+    },
     offset: number(values.offset, "--offset", 1, command),
     limit: number(values.limit, "--limit", 1, command),
     maxResults: number(values["max-count"], "-m/--max-count", 1, command),
@@ -119,35 +149,23 @@ async function run(argv) {
     native: () => require("../lib/native.cjs"),
     engine: () => {
       try {
-        // The binding judges --view and --syntax.
-        const options = /** @type {import("../index.js").HashlineOptions} */ ({ root, storeDir, storeMaxBytes, view: values.view, syntax: values.syntax })
-        return require("../lib/engine.cjs").openEngine(options)
+        return openEngine(options, process.env, defaults)
       } catch (err) {
         throw optionError(err, command)
       }
     },
   })
-  // The MCP server loads the engine itself: without it, it still answers
-  // initialize and fails each tool call with the reason.
-  if (command === "mcp") {
-    const { serveMcp } = await import("./commands/mcp.mjs")
-    try {
-      await serveMcp({ root, storeDir: storeGiven === undefined ? undefined : path.resolve(storeGiven), storeMaxBytes, textOnly: values["text-only"] === true, view: values.view, syntax: values.syntax })
-    } catch (err) {
-      throw optionError(err, command)
-    }
-    return "serving"
-  }
   return require(`./commands/${command}.cjs`).run(cx)
 }
 
 /**
- * An error as the command line prints it: after `hashline: `, as other tools
- * do; the lines after the first are left as they are, since they may hold
- * refs to copy.
+ * An error as the command line prints it: after the program's name
+ * (`hashline: `), as other tools do; the lines after the first are left as
+ * they are, since they may hold refs to copy.
+ * @param {string} program
  * @param {string} message
  */
-const errorText = (message) => `hashline: ${message.replace(/\n+$/, "")}\n`
+const errorText = (program, message) => `${program}: ${message.replace(/\n+$/, "")}\n`
 
 /**
  * Writes all of `text` to `fd` with plain system calls: setting up
@@ -184,35 +202,49 @@ function print(text) {
   }
 }
 
-/** @param {string} message */
-function printError(message) {
+/**
+ * @param {string} program
+ * @param {string} message
+ */
+function printError(program, message) {
   try {
-    writeAll(2, errorText(message))
+    writeAll(2, errorText(program, message))
   } catch {
     // Nowhere is left to say it.
   }
 }
 
-async function main() {
-  const argv = process.argv.slice(2)
+/**
+ * Runs a command line and prints its outcome. `program` is the name the
+ * user typed: hashline-mcp runs `hashline mcp`'s command line under its own
+ * name (`main(["mcp", ...args], "hashline-mcp")`), whose help and errors then
+ * name it, and hands over to nothing.
+ * @param {string[]} argv
+ * @param {string} [program]
+ */
+async function main(argv, program = "hashline") {
+  /** @param {string} text */
+  const named = (text) => (program === "hashline" ? text : text.replaceAll("hashline mcp", program))
   // Known before the arguments are checked, so that their errors come as JSON
   // too; after `--`, `--json` is an argument like any other.
   const end = argv.indexOf("--")
   const json = (end === -1 ? argv : argv.slice(0, end)).includes("--json")
   try {
-    const outcome = await run(argv)
+    const outcome = await run(argv, program === "hashline")
     if (outcome !== "serving") {
-      if (!print(json ? `${JSON.stringify(outcome.json)}\n` : outcome.stdout)) return
-      if (!json && outcome.stderr) printError(outcome.stderr)
+      if (!print(json ? `${JSON.stringify(outcome.json)}\n` : named(outcome.stdout))) return
+      if (!json && outcome.stderr) printError(program, outcome.stderr)
       process.exitCode = outcome.code ?? 0
     }
   } catch (err) {
     const { errorInfo } = await import("../lib/errors.mjs")
     const info = errorInfo(err)
     if (json) print(`${JSON.stringify({ ok: false, error: info })}\n`)
-    else printError(info.message)
+    else printError(program, named(info.message))
     process.exitCode = require("./exit-codes.cjs").exitStatus(info.code)
   }
 }
 
-main()
+if (require.main === module) main(process.argv.slice(2))
+
+module.exports = { main }

@@ -5,7 +5,8 @@
 // The SDK's `abortSignal` (from `generateText`'s options) reaches the engine,
 // which stops a call before it writes anything.
 import { jsonSchema, tool } from "ai"
-import { createTools as createPlainTools } from "./tools.mjs"
+import { HOSTS } from "./hosts.mjs"
+import { createTools as createPlainTools, hostTools } from "./tools.mjs"
 
 /**
  * @typedef {import("../index.js").HashlineOptions} HashlineOptions
@@ -28,6 +29,6 @@ function wrap(plain) {
  * @returns {import("./ai-types.d.mts").HashlineAiTools}
  */
 export function createTools(options = {}) {
-  const plain = createPlainTools(options)
-  return { read: wrap(plain.read), edit: wrap(plain.edit), grep: wrap(plain.grep) }
+  const tools = hostTools(HOSTS.ai, createPlainTools(options))
+  return /** @type {import("./ai-types.d.mts").HashlineAiTools} */ (Object.fromEntries(tools.map((t) => [t.name, wrap(t)])))
 }

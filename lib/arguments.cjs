@@ -212,4 +212,19 @@ function parseGrepArguments(args) {
   return { pattern, options: Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)) }
 }
 
-module.exports = { describeType, ownFields, parseEditArguments, parseApplyArguments, parseReadArguments, parseGrepArguments }
+/**
+ * Arguments as a host's model sent them, with the file argument a host
+ * names `name` (its row's `fileArgument` in lib/hosts.mjs: pi's and
+ * OpenCode 2's tools take `path`) given the name the tools read,
+ * `filePath`. With both names, both stay, and the check refuses the call
+ * rather than guess which file was meant.
+ * @param {unknown} args
+ * @param {string} name
+ */
+function toFilePath(args, name) {
+  if (name === "filePath" || !args || typeof args !== "object" || Array.isArray(args)) return args
+  const { [name]: given, ...rest } = /** @type {Record<string, unknown>} */ (args)
+  return given !== undefined && rest.filePath === undefined ? { ...rest, filePath: given } : args
+}
+
+module.exports = { describeType, ownFields, toFilePath, parseEditArguments, parseApplyArguments, parseReadArguments, parseGrepArguments }

@@ -8,8 +8,9 @@
 // abort signal reaches the engine, which stops before it writes.
 import { createSdkMcpServer, tool } from "@anthropic-ai/claude-agent-sdk"
 import { z } from "zod"
-import { zodEditArgs, zodGrepArgs, zodReadArgs } from "./definitions.mjs"
-import { createTools as createPlainTools } from "./tools.mjs"
+import { errorText } from "./errors.mjs"
+import { HOSTS } from "./hosts.mjs"
+import { createTools as createPlainTools, hostTools } from "./tools.mjs"
 
 /**
  * @typedef {import("../index.js").HashlineOptions} HashlineOptions
@@ -19,26 +20,25 @@ import { createTools as createPlainTools } from "./tools.mjs"
 /** The MCP server's name: the model sees the tools as `mcp__hashline__read` and so on. */
 export const SERVER_NAME = "hashline"
 
+const HOST = HOSTS["claude-agent-sdk"]
+
 /** The names the model knows hashline's tools by, to put in `allowedTools`. */
-export const TOOL_NAMES = ["read", "edit", "grep"].map((name) => `mcp__${SERVER_NAME}__${name}`)
+export const TOOL_NAMES = Object.values(HOST.tools)
 
 /**
  * Claude Code's own file-editing tools, to put in `disallowedTools` so that
  * the model edits with hashline's edit.
  */
-export const DISALLOWED_TOOLS = ["Edit", "MultiEdit", "NotebookEdit"]
+export const DISALLOWED_TOOLS = [...HOST.turnsOff]
 
-/**
- * @param {HashlineTool} plain
- * @param {import("zod").ZodRawShape} shape
- */
-function wrap(plain, shape) {
-  return tool(plain.name, plain.description, shape, async (args, extra) => {
+/** @param {HashlineTool} plain */
+function wrap(plain) {
+  return tool(plain.name, plain.description, plain.zodSchema(z), async (args, extra) => {
     const signal = /** @type {{ signal?: AbortSignal } | undefined} */ (extra)?.signal
     try {
       return { content: [{ type: "text", text: await plain.execute(args, { signal }) }] }
     } catch (err) {
-      return { content: [{ type: "text", text: err instanceof Error ? err.message : String(err) }], isError: true }
+      return { content: [{ type: "text", text: errorText(err) }], isError: true }
     }
   })
 }
@@ -49,12 +49,11 @@ function wrap(plain, shape) {
  * @param {HashlineOptions} [options] as for `new Hashline(options)`
  */
 export function createServer(options = {}) {
-  const plain = createPlainTools(options)
   return createSdkMcpServer({
     name: SERVER_NAME,
     version: "1.0.0",
     alwaysLoad: true,
-    tools: [wrap(plain.read, zodReadArgs(z)), wrap(plain.edit, zodEditArgs(z)), wrap(plain.grep, zodGrepArgs(z))],
+    tools: hostTools(HOST, createPlainTools(options)).map(wrap),
   })
 }
 

@@ -6,7 +6,8 @@
 // `signal` (from `invoke`'s config) reaches the engine, which stops a call
 // before it writes anything.
 import { tool } from "@langchain/core/tools"
-import { createTools as createPlainTools } from "./tools.mjs"
+import { HOSTS } from "./hosts.mjs"
+import { createTools as createPlainTools, hostTools } from "./tools.mjs"
 
 /**
  * @typedef {import("../index.js").HashlineOptions} HashlineOptions
@@ -30,6 +31,5 @@ function wrap(plain) {
  * @returns {import("./langchain-types.d.mts").HashlineLangchainTools}
  */
 export function createTools(options = {}) {
-  const plain = createPlainTools(options)
-  return /** @type {any} */ ([wrap(plain.read), wrap(plain.edit), wrap(plain.grep)])
+  return /** @type {any} */ (hostTools(HOSTS.langchain, createPlainTools(options)).map(wrap))
 }

@@ -5,7 +5,8 @@
 // text, back to the model as the tool's error. The agent call's
 // `abortSignal` reaches the engine, which stops a call before it writes.
 import { createTool } from "@mastra/core/tools"
-import { createTools as createPlainTools } from "./tools.mjs"
+import { HOSTS } from "./hosts.mjs"
+import { createTools as createPlainTools, hostTools } from "./tools.mjs"
 
 /**
  * @typedef {import("../index.js").HashlineOptions} HashlineOptions
@@ -29,6 +30,6 @@ function wrap(plain) {
  * @returns {import("./mastra-types.d.mts").HashlineMastraTools}
  */
 export function createTools(options = {}) {
-  const plain = createPlainTools(options)
-  return /** @type {any} */ ({ read: wrap(plain.read), edit: wrap(plain.edit), grep: wrap(plain.grep) })
+  const tools = hostTools(HOSTS.mastra, createPlainTools(options))
+  return /** @type {any} */ (Object.fromEntries(tools.map((t) => [t.name, wrap(t)])))
 }

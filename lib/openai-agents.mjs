@@ -7,7 +7,9 @@
 // the engine's repair text. The run's `signal` reaches the engine, which stops
 // a call before it writes anything, and the SDK ends the run on it.
 import { tool } from "@openai/agents"
-import { createTools as createPlainTools } from "./tools.mjs"
+import { errorText } from "./errors.mjs"
+import { HOSTS } from "./hosts.mjs"
+import { createTools as createPlainTools, hostTools } from "./tools.mjs"
 
 /**
  * @typedef {import("../index.js").HashlineOptions} HashlineOptions
@@ -22,7 +24,7 @@ function wrap(plain) {
     parameters: /** @type {any} */ ({ ...plain.inputSchema, additionalProperties: true }),
     strict: false,
     execute: (input, _context, details) => plain.execute(input, { signal: details?.signal }),
-    errorFunction: (_context, error) => (error instanceof Error ? error.message : String(error)),
+    errorFunction: (_context, error) => errorText(error),
   })
 }
 
@@ -33,6 +35,5 @@ function wrap(plain) {
  * @returns {import("./openai-agents-types.d.mts").HashlineOpenAIAgentsTools}
  */
 export function createTools(options = {}) {
-  const plain = createPlainTools(options)
-  return [wrap(plain.read), wrap(plain.edit), wrap(plain.grep)]
+  return /** @type {import("./openai-agents-types.d.mts").HashlineOpenAIAgentsTools} */ (hostTools(HOSTS["openai-agents"], createPlainTools(options)).map(wrap))
 }

@@ -1,9 +1,12 @@
 // @ts-check
 // Every word a model reads about hashline's tools, in one place: the tools'
-// descriptions, their fields' descriptions and the instruction each host adds
-// to the system prompt. The MCP server, the framework tools, the OpenCode
-// tools and the command line all take their texts from here, so a model
-// meets the same tools wherever it runs. What the engine accepts (ops, fields,
+// descriptions, their fields' descriptions, the instruction each host adds
+// to the system prompt, and what an integration tells a host's model (its
+// guide, built from its row of hosts.mjs, and why its own edit tools are
+// turned away). The MCP server, the framework tools, the OpenCode tools, pi,
+// the command line and the integrations' files (scripts/generate.mjs) all
+// take their texts from here, so a model meets the same tools wherever it
+// runs. What the engine accepts (ops, fields,
 // aliases) is the engine's: `definitions.mjs` builds the schemas from its
 // `requestFormat()` and these texts. CommonJS, so that the command line
 // loads it without the ES module loader.
@@ -187,58 +190,120 @@ const PLAIN_INSTRUCTION = INSTRUCTION.split("\n")
   .join("\n")
 
 /**
- * The agent CLIs that take hashline through files they read (an extension's
- * context file, a plugin's skill and hook): how each names hashline's tools,
- * which of its own edit tools the integration turns off, and, for a host that
- * lists MCP tools only on request, the namespace and the tool that loads it.
- * The integrations' files are built from these texts (and tested equal).
- * @type {Record<string, { tools: string, builtIn: string[], namespace?: string, search?: string }>}
+ * One-line summaries of the tools, for hosts that list each tool in a line
+ * of their own prompt (pi's prompt snippets).
+ * @type {Record<string, string>}
  */
-const HOSTS = {
-  codex: { tools: "mcp__hashline__", builtIn: ["apply_patch"], namespace: "mcp__hashline", search: "tool_search" },
-  "gemini-cli": { tools: "mcp_hashline_", builtIn: ["replace", "write_file"] },
-  "qwen-code": { tools: "mcp__hashline__", builtIn: ["edit", "write_file"] },
-}
-
-/** @param {string} host */
-function hostOf(host) {
-  const found = HOSTS[host]
-  if (!found) throw new Error(`no host ${host}; the hosts are ${Object.keys(HOSTS).join(", ")}`)
-  return found
+const SNIPPETS = {
+  read: "Read a file; each line shows its ref (12ab) for edit to cite",
+  edit: "Edit a file by citing the refs read and grep show (replace, delete, insert, move lines), or oldString/newString",
+  grep: "Search file contents for a regular expression; each hit shows its ref (respects .gitignore)",
 }
 
 /**
- * When and how a model on `host` uses hashline's tools, in the names the host gives them.
- * @param {string} host
+ * What the OpenCode tools add to a result after a write, about a file as
+ * the model names it (`shown`): the formatters that ran on it, and the
+ * block of errors OpenCode's own tools append, in OpenCode's words.
+ */
+const AFTER_WRITE = {
+  /**
+   * The result's headline, extended: the formatters `names` changed the
+   * file, or one ran and it is not known which.
+   * @param {string} headline
+   * @param {string[]} names
+   */
+  formatted: (headline, names) => (names.length > 0 ? `${headline}, then formatted it with ${names.join(" and ")}` : `${headline}; a formatter then ran on it`),
+  /** @param {string} shown @param {string} name @param {string} detail */
+  missing: (shown, name, detail) => `Note: ${shown} was not formatted with ${name}: ${detail}. The edit is in place as written.`,
+  /**
+   * @param {string} shown @param {string} name @param {string} detail
+   * @param {boolean} changed whether the file differs from what the edit wrote
+   */
+  stopped: (shown, name, detail, changed) =>
+    changed
+      ? `Note: ${name} was stopped on ${shown} (${detail}) after it had changed the file; the lines shown above are the file as it is now.`
+      : `Note: ${name} was stopped on ${shown} (${detail}); the file was left as the edit wrote it.`,
+  /** @param {string} shown @param {string} name @param {string} detail */
+  failed: (shown, name, detail) => `Note: ${name} failed on ${shown} (${detail}). The edit is in place; the lines shown above are the file as it is now.`,
+  /** @param {string} shown @param {string} why */
+  unreadable: (shown, why) => `Note: ${shown} could not be read after formatting (${why}); read it again before editing it.`,
+  /** @param {string} where `this file`, or a file's path */
+  lspErrors: (where) => `LSP errors detected in ${where}, please fix:`,
+}
+
+/**
+ * Why a tool that cannot ask for access outside the project refuses a path
+ * there (OpenCode 2 gives a plugin tool no way to ask).
+ * @param {string} file
+ * @param {string} directory the project
+ */
+const outsideProject = (file, directory) => `${file} is outside the project (${directory}); this OpenCode 2 tool has no way to ask for access there. Nothing was written.`
+
+/**
+ * @typedef {import("./hosts.mjs").Host} Host
+ */
+
+/**
+ * Words joined as a sentence lists them: `a, b and c`.
+ * @param {readonly string[]} words
+ * @param {string} last the word before the last one
+ */
+const listed = (words, last) => (words.length < 2 ? words.join("") : `${words.slice(0, -1).join(", ")} ${last} ${words[words.length - 1]}`)
+
+/**
+ * The tools of a host's row that an integration's texts name; every
+ * integration offers read, edit and grep.
+ * @param {Host} host
+ */
+function named(host) {
+  const { read, edit, grep, apply } = host.tools
+  if (!read || !edit || !grep) throw new Error(`${host.title} does not offer read, edit and grep`)
+  return { read, edit, grep, apply }
+}
+
+/**
+ * When and how a model on a host configured by files uses hashline's
+ * tools, in the names the host gives them (`lib/hosts.mjs`). Where the
+ * host's own read stays on (Claude Code), the guide says to read with
+ * hashline's before an edit.
+ * @param {Host} host
  */
 function hostGuide(host) {
-  const { tools: t, builtIn, namespace, search } = hostOf(host)
-  const guide = `Read and change text files with hashline's tools: ${t}read shows each line with a ref (such as 12ab), ${t}edit changes lines by citing those refs (its append creates a new file), ${t}apply changes several files as one, and ${t}grep searches, hits with refs. Use them, not ${builtIn.join(" or ")}, to change files.`
-  return namespace ? `${guide} They are the ${namespace} tools: when they are not in your tool list, call ${search} (for example "hashline read edit") to load them.` : guide
+  const t = named(host)
+  const off = host.turnsOff ?? []
+  if (host.ownRead) {
+    return `Files are read and changed through the hashline tools here: read a text file with ${t.read} (each line shows a ref such as 12ab), change it with ${t.edit} citing those refs, and search with ${t.grep}. ${host.title}'s ${listed(off, "and")} are turned off; ${host.title}'s ${host.ownRead} shows no refs, so read a file with ${t.read} before editing it.${host.keepsWrite ? ` ${host.keepsWrite} stays for new files.` : ""}`
+  }
+  const apply = t.apply ? `, ${t.apply} changes several files as one,` : ""
+  const guide = `Read and change text files with hashline's tools: ${t.read} shows each line with a ref (such as 12ab), ${t.edit} changes lines by citing those refs (its append creates a new file)${apply} and ${t.grep} searches, hits with refs. Use them, not ${off.join(" or ")}, to change files.`
+  const later = host.deferred
+  return later ? `${guide} They are the ${later.namespace} tools: when they are not in your tool list, call ${later.search} (for example "hashline read edit") to load them.` : guide
 }
 
 /**
- * What a host's context file (or skill) holds: the guide, then the instruction.
- * @param {string} host
+ * What a model on a host configured by files is told at the start: the
+ * guide, then the instruction.
+ * @param {Host} host
  */
-const hostContext = (host) => `${hostGuide(host)}\n${PLAIN_INSTRUCTION}\n`
+const hostContext = (host) => `${hostGuide(host)}\n${PLAIN_INSTRUCTION}`
 
 /**
  * A skill file for a host that lists its skills' descriptions to the model
  * (Codex): the guide as the description, so that the model reads it in every
  * session, and the instruction as the body.
- * @param {string} host
+ * @param {Host} host
  */
 const hostSkill = (host) => `---\nname: hashline\ndescription: ${JSON.stringify(hostGuide(host))}\n---\n\n${PLAIN_INSTRUCTION}\n`
 
 /**
  * Why a call of the host's own edit tool was turned away, as the model reads it.
- * @param {string} host
+ * @param {Host} host
  * @param {string} tool
  */
 function turnedAway(host, tool) {
-  const { tools: t } = hostOf(host)
-  return `${tool} is turned off by the hashline plugin. Read the file with ${t}read, then change it with ${t}edit citing the refs the read shows (append creates a new file); ${t}apply changes several files as one.`
+  const t = named(host)
+  const apply = t.apply ? `; ${t.apply} changes several files as one` : ""
+  return `${tool} is turned off by the hashline plugin. Read the file with ${t.read}, then change it with ${t.edit} citing the refs the read shows (append creates a new file)${apply}.`
 }
 
-module.exports = { OP_LINES, HOSTS, hostGuide, hostContext, hostSkill, turnedAway, READ_DESCRIPTION, GREP_DESCRIPTION, editDescription, EDIT_FIELDS, READ_FIELDS, GREP_FIELDS, APPLY_DESCRIPTION, APPLY_FIELDS, PATCH_DESCRIPTION, PATCH_FIELDS, MARKER, INSTRUCTION, PATCH_INSTRUCTION, instructionFor, PLAIN_INSTRUCTION }
+module.exports = { OP_LINES, SNIPPETS, AFTER_WRITE, outsideProject, hostGuide, hostContext, hostSkill, turnedAway, READ_DESCRIPTION, GREP_DESCRIPTION, editDescription, EDIT_FIELDS, READ_FIELDS, GREP_FIELDS, APPLY_DESCRIPTION, APPLY_FIELDS, PATCH_DESCRIPTION, PATCH_FIELDS, MARKER, INSTRUCTION, PATCH_INSTRUCTION, instructionFor, PLAIN_INSTRUCTION }

@@ -73,3 +73,16 @@ export declare function createTools(options?: HashlineOptions): HashlineTools
  * (so a host can list the tools before it has one).
  */
 export declare function toolsOver(engine: () => Hashline): HashlineTool[]
+
+/**
+ * A tool's description and JSON schema with the file argument named `name`
+ * (`path` for a host whose own tools take `path`).
+ */
+export declare function withFileArgument(tool: { description: string; inputSchema: ObjectSchema }, name: string): { description: string; inputSchema: ObjectSchema }
+
+/**
+ * The tools a host offers, in its order (`host.tools`, keyed by hashline's
+ * tool names), with its file argument (`host.fileArgument`), which their
+ * calls take back to `filePath`.
+ */
+export declare function hostTools(host: { tools: Partial<Record<string, string>>; fileArgument: string }, tools: Partial<Record<string, HashlineTool>>): HashlineTool[]

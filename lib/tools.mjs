@@ -23,7 +23,7 @@
 //
 // `apply` edits several files as one change (`applyBatchAsync`): all of them
 // or none. Hosts that offer the classic three tools leave it out.
-import { parseApplyArguments, parseEditArguments, parseGrepArguments, parseReadArguments } from "./arguments.cjs"
+import { parseApplyArguments, parseEditArguments, parseGrepArguments, parseReadArguments, toFilePath } from "./arguments.cjs"
 import { APPLY_SCHEMA, EDIT_DESCRIPTION, EDIT_SCHEMA, GREP_SCHEMA, READ_SCHEMA, zodShape } from "./definitions.mjs"
 import { openEngine } from "./engine.cjs"
 import { APPLY_DESCRIPTION, GREP_DESCRIPTION, READ_DESCRIPTION } from "./texts.cjs"
@@ -34,6 +34,8 @@ import { APPLY_DESCRIPTION, GREP_DESCRIPTION, READ_DESCRIPTION } from "./texts.c
  * @typedef {import("./tools-types.d.mts").HashlineTool} HashlineTool
  * @typedef {import("./tools-types.d.mts").HashlineToolName} HashlineToolName
  * @typedef {import("./tools-types.d.mts").HashlineTools} HashlineTools
+ * @typedef {import("./tools-types.d.mts").ObjectSchema} ObjectSchema
+ * @typedef {import("./hosts.mjs").Host} Host
  */
 
 // Every hint stated, since a client assumes the riskiest value of one left
@@ -135,4 +137,46 @@ export function createToolList(options = {}) {
  */
 export function createTools(options = {}) {
   return /** @type {HashlineTools} */ (Object.fromEntries(createToolList(options).map((t) => [t.name, t])))
+}
+
+/**
+ * A tool's description and JSON schema with the file argument as a host
+ * names it (its row's `fileArgument`: `path` where its own tools take
+ * `path`).
+ * @param {{ description: string, inputSchema: ObjectSchema }} tool
+ * @param {string} name
+ * @returns {{ description: string, inputSchema: ObjectSchema }}
+ */
+export function withFileArgument(tool, name) {
+  const inputSchema = structuredClone(tool.inputSchema)
+  if (name === "filePath" || !Object.hasOwn(inputSchema.properties, "filePath")) return { description: tool.description, inputSchema }
+  const { filePath, ...others } = inputSchema.properties
+  inputSchema.properties = { [name]: filePath, ...others }
+  inputSchema.required = inputSchema.required.map((field) => (field === "filePath" ? name : field))
+  return { description: tool.description.replaceAll("filePath", name), inputSchema }
+}
+
+/**
+ * The tools a host offers (its row of lib/hosts.mjs), in its order, with
+ * the file argument as it names it; each keeps hashline's name, which the
+ * host registers it under (an MCP host adds its prefix itself).
+ * @param {Host} host
+ * @param {Record<string, HashlineTool>} tools by hashline's name
+ * @returns {HashlineTool[]}
+ */
+export function hostTools(host, tools) {
+  return Object.keys(host.tools).flatMap((kind) => {
+    const tool = tools[kind]
+    if (!tool) return []
+    const named = withFileArgument(tool, host.fileArgument)
+    return [
+      {
+        ...tool,
+        ...named,
+        zodSchema: (z) => zodShape(z, named.inputSchema),
+        call: (args, options) => tool.call(toFilePath(args, host.fileArgument), options),
+        execute: (args, options) => tool.execute(toFilePath(args, host.fileArgument), options),
+      },
+    ]
+  })
 }

@@ -3,6 +3,7 @@
 // shape each tool's `outputSchema` declares, so that a client can take the
 // path, REV, lines, hits and, on an error, its code and mismatches without
 // parsing the text written for the model.
+import { ERROR_SCHEMA, PROBLEM_SCHEMA, REF_SCHEMA } from "../lib/errors.mjs"
 
 /**
  * @typedef {import("../index.js").ReadView} ReadView
@@ -17,37 +18,14 @@
 // clients read in one message.
 const DIFF_BYTES = 256 * 1024
 
-const REF = { type: "string", description: "The line's ref as an edit cites it: 12ab in the lean view, LINE#HASH#ANCHOR in the full one." }
-
 const LINE = {
   type: "object",
   properties: {
     line: { type: "integer", description: "1-based line number." },
-    ref: REF,
+    ref: REF_SCHEMA,
     text: { type: "string", description: "The line as shown (a line longer than 2000 characters is cut, with a note)." },
   },
   required: ["line", "ref", "text"],
-}
-
-const ERROR = {
-  type: "object",
-  description: "Why the call failed; nothing was written.",
-  properties: {
-    code: { type: "string", description: "A stable error code, e.g. HASH_MISMATCH, NOT_FOUND, OUTSIDE_ROOT, INVALID_REQUEST." },
-    message: { type: "string", description: "What went wrong and how to retry, as the text content says." },
-    path: { type: "string" },
-    mismatches: {
-      type: "array",
-      description: "Cited refs that no longer match: the ref sent and the line's current ref.",
-      items: {
-        type: "object",
-        properties: { line: { type: "integer" }, expected: { type: "string" }, actual: { type: ["string", "null"] } },
-        required: ["line", "expected"],
-      },
-    },
-    suggestion: {},
-  },
-  required: ["code", "message"],
 }
 
 /**
@@ -56,7 +34,7 @@ const ERROR = {
  */
 const schema = (properties) => ({
   type: "object",
-  properties: { ok: { type: "boolean", description: "false when the call failed and `error` says why." }, ...properties, error: ERROR },
+  properties: { ok: { type: "boolean", description: "false when the call failed and `error` says why." }, ...properties, error: ERROR_SCHEMA },
   required: ["ok"],
 })
 
@@ -65,27 +43,13 @@ const HIT_LINE = { ...LINE, properties: { ...LINE.properties, truncated: { type:
 /** An edit's fields: the result of one file. */
 const EDITED = {
   path: { type: "string" },
+  headline: { type: "string", description: "The first sentence of the text: what was done to the file, e.g. Applied 2 operations to src/a.ts." },
   rev: { type: "string", description: "The REV of the file as written." },
   previousRev: { type: "string" },
   additions: { type: "integer" },
   deletions: { type: "integer" },
   diff: { type: "string", description: `The unified diff of the edit; left out past ${DIFF_BYTES / 1024} KiB (the text content shows it, cut to fit).` },
-  problems: {
-    type: "array",
-    description: "Problems a checker found in the lines written, with the refs to fix them.",
-    items: {
-      type: "object",
-      properties: {
-        line: { type: "integer" },
-        column: { type: "integer" },
-        endColumn: { type: "integer" },
-        severity: { type: "string" },
-        message: { type: "string" },
-        ref: REF,
-      },
-      required: ["line", "severity", "message", "ref"],
-    },
-  },
+  problems: { type: "array", description: "Problems a checker found in the lines written, with the refs to fix them.", items: PROBLEM_SCHEMA },
 }
 
 export const OUTPUT_SCHEMAS = {

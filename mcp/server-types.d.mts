@@ -4,10 +4,10 @@ import type { Server } from "@modelcontextprotocol/sdk/server/index.js"
 export interface ServerOptions {
   /** The folder the tools work in and never leave (default: the working directory). */
   root?: string
-  /** Keep versions on disk in this folder (default: in memory). */
+  /** Keep versions on disk in this folder (default: HASHLINE_STORE, else in memory). */
   storeDir?: string
-  /** The most bytes `storeDir` may hold; the versions used longest ago go first (default 256 MiB). */
-  storeMaxBytes?: number
+  /** The most bytes `storeDir` may hold, or a size such as "500M"; the versions used longest ago go first (default: HASHLINE_STORE_MAX_BYTES, else 256 MiB). */
+  storeMaxBytes?: number | string
   /** Files larger than this are refused (default 16 MiB). */
   maxFileBytes?: number
   /** How refs are shown: "lean" (default) or "full"; both are accepted (default: HASHLINE_VIEW). */

@@ -11,8 +11,9 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js"
 import { openEngine } from "../lib/engine.cjs"
 import { errorInfo } from "../lib/errors.mjs"
+import { HOSTS } from "../lib/hosts.mjs"
 import { PLAIN_INSTRUCTION } from "../lib/texts.cjs"
-import { toolsOver } from "../lib/tools.mjs"
+import { hostTools, toolsOver } from "../lib/tools.mjs"
 import { OUTPUT_SCHEMAS, applyContent, editContent, errorContent, grepContent, readContent } from "./results.mjs"
 import { Gate } from "./gate.mjs"
 import { LineTransport, MAX_IN_FLIGHT } from "./transport.mjs"
@@ -41,8 +42,9 @@ const STRUCTURED = {
 const ALWAYS_LOAD = { "anthropic/alwaysLoad": true }
 
 /**
- * The tools of the shared list, over one engine, so that what read and grep
- * show is known to edit and apply (which changes several files as one). The engine runs off the
+ * The tools of the shared list that MCP hosts get (their row of
+ * lib/hosts.mjs), over one engine, so that what read and grep show is known
+ * to edit and apply (which changes several files as one). The engine runs off the
  * event loop, so the server keeps answering (pings, cancellations)
  * meanwhile, and a request the client cancels stops before it writes
  * anything.
@@ -67,7 +69,7 @@ function tools(options) {
     if (!loaded) throw unavailable
     return loaded
   }
-  return toolsOver(engine).filter((t) => Object.hasOwn(STRUCTURED, t.name))
+  return hostTools(HOSTS.mcp, Object.fromEntries(toolsOver(engine).map((t) => [t.name, t])))
 }
 
 /**

@@ -6,6 +6,7 @@
 import path from "node:path"
 import { parseEditArguments } from "../lib/arguments.cjs"
 import { EDIT_DESCRIPTION, EDIT_SCHEMA, zodEditArgs } from "../lib/definitions.mjs"
+import { AFTER_WRITE } from "../lib/texts.cjs"
 import { toDiagnostics } from "./diagnostics.mjs"
 import { askOutside, realLocation } from "./access.mjs"
 import { engineFor, insideProject, projectRoot, toPosix } from "./engine.mjs"
@@ -66,7 +67,7 @@ export async function execute(args, ctx, formatting) {
     async finish(written, outside) {
       const { result, notes, errors } = await settleFile(engine, { file, shown: title, written, outside }, formatting, signal)
       let output = [result.output.trimEnd(), ...notes].join("\n")
-      if (errors) output += `\n\nLSP errors detected in this file, please fix:\n${errors}`
+      if (errors) output += `\n\n${AFTER_WRITE.lspErrors("this file")}\n${errors}`
       return {
         title,
         output,

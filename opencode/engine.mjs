@@ -109,6 +109,21 @@ export function configureEngines(options) {
 }
 
 /**
+ * Starts the plugin: its engines' options (`view` and `syntax`, from its
+ * options in OpenCode's configuration), the native module, and the
+ * project's engine, made now so that an option the binding refuses turns
+ * hashline off with the reason before any tool is offered. Throws that
+ * reason.
+ * @param {{ view?: unknown, syntax?: unknown }} options
+ * @param {Place} place
+ */
+export function startEngines(options, place) {
+  configureEngines({ view: options.view, syntax: options.syntax })
+  nativeModule()
+  engineFor(place)
+}
+
+/**
  * @param {Place} place
  * @param {{ view?: unknown, syntax?: unknown }} options
  * @returns {HashlineInstance}

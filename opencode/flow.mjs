@@ -8,7 +8,7 @@
 import { report } from "./diagnostics.mjs"
 import { engineCallAsync, toolError } from "./access.mjs"
 import { errorCode } from "./engine.mjs"
-import { formatWritten, headlineOf } from "./format.mjs"
+import { formatWritten } from "./format.mjs"
 
 /**
  * @typedef {import("@opencode-ai/plugin").ToolContext} ToolContext
@@ -68,7 +68,7 @@ export async function editFlow(ctx, steps) {
 }
 
 /**
- * @typedef {{ rev: string, diff: string, additions: number, deletions: number, output: string, problems: Problem[] }} FileResult
+ * @typedef {{ rev: string, headline: string, diff: string, additions: number, deletions: number, output: string, problems: Problem[] }} FileResult
  */
 
 /**
@@ -85,11 +85,11 @@ export async function editFlow(ctx, steps) {
 export async function settleFile(engine, { file, shown, written, outside }, formatting, signal) {
   const formatted = await formatWritten(
     engine,
-    { file, shown, rev: written.rev, previousRev: written.previousRev, headline: headlineOf(written.output), allowOutsideRoot: outside },
+    { file, shown, rev: written.rev, previousRev: written.previousRev, headline: written.headline, allowOutsideRoot: outside },
     formatting,
     signal,
   )
   const r = formatted.result
-  const result = r ? { ...written, rev: r.rev, diff: r.diff, additions: r.additions, deletions: r.deletions, output: r.output, problems: r.problems } : written
+  const result = r ? { ...written, rev: r.rev, headline: r.headline, diff: r.diff, additions: r.additions, deletions: r.deletions, output: r.output, problems: r.problems } : written
   return { result, notes: formatted.notes, errors: report(file, result.problems) }
 }

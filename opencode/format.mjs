@@ -12,6 +12,7 @@ import { spawn } from "node:child_process"
 import { randomUUID } from "node:crypto"
 import fs from "node:fs"
 import path from "node:path"
+import { AFTER_WRITE } from "../lib/texts.cjs"
 
 /**
  * @typedef {import("./types.mjs").HashlineInstance} HashlineInstance
@@ -531,12 +532,10 @@ export function describeRuns(runs, shown, changed = false) {
   return runs
     .filter((r) => r.status !== "formatted")
     .map((r) => {
-      if (r.status === "missing") return `Note: ${shown} was not formatted with ${r.name}: ${r.detail}. The edit is in place as written.`
-      if (r.status === "stopped")
-        return changed
-          ? `Note: ${r.name} was stopped on ${shown} (${r.detail}) after it had changed the file; the lines shown above are the file as it is now.`
-          : `Note: ${r.name} was stopped on ${shown} (${r.detail}); the file was left as the edit wrote it.`
-      return `Note: ${r.name} failed on ${shown} (${r.detail}). The edit is in place; the lines shown above are the file as it is now.`
+      const detail = r.detail ?? ""
+      if (r.status === "missing") return AFTER_WRITE.missing(shown, r.name, detail)
+      if (r.status === "stopped") return AFTER_WRITE.stopped(shown, r.name, detail, changed)
+      return AFTER_WRITE.failed(shown, r.name, detail)
     })
 }
 
@@ -557,8 +556,7 @@ export async function formatWritten(engine, written, deps, signal) {
   const ctx = { directory: deps.directory, worktree: deps.worktree, timeoutMs: deps.timeoutMs ?? DEFAULT_TIMEOUT_MS, signal }
   const runs = await runFormatters(written.file, await deps.config(), ctx)
   if (!runs.some((r) => r.status !== "missing")) return { runs, notes: describeRuns(runs, written.shown) }
-  const names = runs.filter((r) => r.status === "formatted").map((r) => r.name)
-  const headline = names.length > 0 ? `${written.headline}, then formatted it with ${names.join(" and ")}` : `${written.headline}; a formatter then ran on it`
+  const headline = AFTER_WRITE.formatted(written.headline, runs.filter((r) => r.status === "formatted").map((r) => r.name))
   try {
     const result = await engine.reformattedAsync(written.file, written.rev, {
       since: written.previousRev,
@@ -569,19 +567,9 @@ export async function formatWritten(engine, written, deps, signal) {
   } catch (err) {
     const why = err instanceof Error ? err.message.split("\n")[0] : String(err)
     const notes = describeRuns(runs, written.shown, true)
-    notes.push(`Note: ${written.shown} could not be read after formatting (${why}); read it again before editing it.`)
+    notes.push(AFTER_WRITE.unreadable(written.shown, why))
     return { runs, notes }
   }
-}
-
-/**
- * The first sentence of an engine result, to extend when formatting
- * changed the file.
- * @param {string} output
- */
-export function headlineOf(output) {
-  const m = /^(.*?)\. REV [0-9A-F]{8} -> /.exec(output)
-  return m ? m[1] : output.split("\n")[0]
 }
 
 /**

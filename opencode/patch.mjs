@@ -6,7 +6,7 @@
 // newline, and the result shows fresh refs. The permission prompt and the
 // metadata are those of OpenCode's own `apply_patch`.
 import path from "node:path"
-import { PATCH_DESCRIPTION, PATCH_FIELDS } from "../lib/texts.cjs"
+import { AFTER_WRITE, PATCH_DESCRIPTION, PATCH_FIELDS } from "../lib/texts.cjs"
 import { toDiagnostics } from "./diagnostics.mjs"
 import { engineFor, insideProject, nativeModule, projectRoot, toPosix } from "./engine.mjs"
 import { editFlow, settleFile } from "./flow.mjs"
@@ -125,21 +125,22 @@ async function finish(engine, done, root, outside, formatting, signal) {
   const diagnostics = {}
   let errors = ""
   for (const f of done.files) {
-    if (f.kind === "delete" || !f.rev) {
+    const { rev, headline } = f
+    // A file deleted has neither; a file written has both.
+    if (!rev || headline === undefined) {
       files.push(f)
       sections.push(f.output)
       continue
     }
     const file = f.moveAbsolutePath ?? f.absolutePath
-    const rev = f.rev
-    const settled = await settleFile(engine, { file, shown: shownPath(f), written: { ...f, rev }, outside }, formatting, signal)
+    const settled = await settleFile(engine, { file, shown: shownPath(f), written: { ...f, rev, headline }, outside }, formatting, signal)
     notes.push(...settled.notes)
     const now = settled.result
     files.push(now)
     sections.push(now.output)
     if (now.problems.length > 0) {
       diagnostics[file] = toDiagnostics(now.problems)
-      if (settled.errors) errors += `\n\nLSP errors detected in ${toPosix(path.relative(root, file))}, please fix:\n${settled.errors}`
+      if (settled.errors) errors += `\n\n${AFTER_WRITE.lspErrors(toPosix(path.relative(root, file)))}\n${settled.errors}`
     }
   }
   const output = [done.summary, ...sections].join("\n").trimEnd() + (notes.length > 0 ? `\n${notes.join("\n")}` : "") + errors

@@ -12,20 +12,23 @@
 // does nothing.
 import path from "node:path"
 import { fileURLToPath } from "node:url"
-import { configureEngines, engineFor, errorCode, nativeModule } from "./engine.mjs"
-import { configFrom, formatterTimeoutOption } from "./format.mjs"
+import { HOSTS } from "../lib/hosts.mjs"
 import { instructionFor, MARKER } from "../lib/texts.cjs"
-import { editKindOf, modelIdOf, tagsReads } from "./model.mjs"
+import { nativeModule, startEngines } from "./engine.mjs"
+import { configFrom, formatterTimeoutOption } from "./format.mjs"
+import { sharedHooks } from "./hooks.mjs"
+import { editKindOf, modelIdOf } from "./model.mjs"
 import { createEditTool } from "./edit.mjs"
 import { createPatchTool } from "./patch.mjs"
 import { setup } from "./v2.mjs"
-import { tagGrepOutput, tagReadOutput } from "./view.mjs"
+import { tagReadOutput } from "./view.mjs"
 
 /**
  * @typedef {import("@opencode-ai/plugin").Plugin} Plugin
  * @typedef {import("@opencode-ai/plugin").Hooks} Hooks
- * @typedef {import("./types.mjs").ShownLine} ShownLine
  */
+
+const HOST = HOSTS.opencode
 
 let unavailableLogged = false
 
@@ -78,101 +81,44 @@ function logUnavailable(input, err) {
 
 /** @type {Plugin} */
 async function server(input, options) {
+  const place = { directory: input.directory, worktree: input.worktree }
   /** @type {number | undefined} */
   let timeoutMs
   try {
     // `["hashline", { "view": "full", "syntax": "reject", "formatterTimeout": 20000 }]`
     // in opencode.json, else HASHLINE_VIEW, HASHLINE_SYNTAX and
     // HASHLINE_FORMATTER_TIMEOUT_MS.
-    configureEngines({ view: options?.view, syntax: options?.syntax })
     timeoutMs = formatterTimeoutOption(options?.formatterTimeout)
-    nativeModule()
-    // Made now, so that an option the binding refuses turns hashline off
-    // with the reason before any tool is offered.
-    engineFor({ directory: input.directory, worktree: input.worktree })
+    startEngines({ view: options?.view, syntax: options?.syntax }, place)
   } catch (err) {
     // Tools that could only fail would replace OpenCode's working edit.
     logUnavailable(input, err)
     return {}
   }
-  const place = { directory: input.directory, worktree: input.worktree }
-  /** What the clean-up of each write did, to tell with its result. @type {Map<string, string>} */
-  const cleanedWrites = new Map()
   const formatting = { config: configFrom(input.client), directory: input.directory, worktree: input.worktree, timeoutMs }
-  /**
-   * The edit tool of each session's model, as the requests show it.
-   * @type {Map<string, import("./model.mjs").EditKind>}
-   */
-  const kinds = new Map()
-
-  /**
-   * Refs for lines another tool displayed, from the engine that edits will use.
-   * @param {string} file
-   * @param {ShownLine[]} lines
-   */
-  const tag = (file, lines) => {
-    const absolute = path.resolve(input.directory, file)
-    // OpenCode only shows files outside the project once access was granted.
-    return engineFor(place).tagAsync(absolute, lines, { allowOutsideRoot: true })
-  }
+  const shared = sharedHooks(place, { fileArgument: HOST.fileArgument, tagRead: tagReadOutput })
 
   /** @type {Hooks} */
   const hooks = {
     // OpenCode hides `edit` from the models it gives `apply_patch` and the
     // other way round, custom tools included, by the same rule as model.mjs.
-    tool: { edit: createEditTool(formatting), apply_patch: createPatchTool(formatting) },
+    tool: { [HOST.tools.edit]: createEditTool(formatting), [HOST.tools.patch]: createPatchTool(formatting) },
 
     "tool.execute.before": async (info, output) => {
-      if (info.tool !== "write") return
-      const args = output.args
-      if (!args || typeof args.content !== "string") return
-      // `write` is OpenCode's own tool: a `literal` the model adds to say
-      // "write exactly this" is taken here and removed before OpenCode
-      // checks the arguments.
-      const literal = args.literal === true || args.literal === "true"
-      if ("literal" in args) delete args.literal
-      if (literal || typeof args.filePath !== "string") return
-      let cleaned
-      try {
-        const file = path.resolve(input.directory, args.filePath)
-        cleaned = engineFor(place).stripViewPrefixes(file, args.content, { allowOutsideRoot: true })
-      } catch (err) {
-        // Lines that may or may not be copied view prefixes: the write is
-        // refused, with how to say which. Any other failure leaves the
-        // content to OpenCode's own write as it is.
-        if (errorCode(err) === "AMBIGUOUS_ECHO") throw new Error(err instanceof Error ? err.message : String(err))
-        return
-      }
-      if (cleaned.stripped > 0) {
-        args.content = cleaned.text
-        cleanedWrites.set(info.callID, cleaned.note ?? "")
-      }
+      if (info.tool === "write") shared.beforeWrite(info.callID, output.args)
     },
 
     "tool.execute.after": async (info, output) => {
       if (!output || typeof output.output !== "string") return
-      if (info.tool === "write") {
-        const note = cleanedWrites.get(info.callID)
-        if (note === undefined) return
-        cleanedWrites.delete(info.callID)
-        output.output += `\n\n${note}`
-        return
-      }
-      if (!tagsReads(kinds.get(info.sessionID) ?? "edit")) return
-      try {
-        if (info.tool === "read") output.output = await tagReadOutput(output.output, tag)
-        else if (info.tool === "grep") output.output = await tagGrepOutput(output.output, tag)
-      } catch {
-        // Refs are an addition: if they cannot be computed (binary file, file
-        // gone, native module missing), the model still gets the plain view.
-      }
+      const changed = info.tool === "write" ? shared.afterWrite(info.callID, output.output) : await shared.tagged(info.tool, info.sessionID, output.output)
+      if (changed !== undefined) output.output = changed
     },
 
     "experimental.chat.system.transform": async (info, output) => {
       const id = modelIdOf(info.model)
       const kind = id ? editKindOf(id) : "edit"
       // The id the provider knows the model by decides, as in OpenCode.
-      if (info.sessionID) kinds.set(info.sessionID, kind)
+      if (info.sessionID) shared.chose(info.sessionID, kind)
       if (!Array.isArray(output.system)) return
       if (output.system.some((part) => typeof part === "string" && part.includes(MARKER))) return
       try {

@@ -1,9 +1,11 @@
 // @ts-check
 // The OpenCode 2 half of the plugin: `setup(ctx)`, the entry OpenCode 2 calls
 // (OpenCode 1 calls `server`, in plugin.mjs). It registers `edit` and `patch`
-// under the built-ins' names, so that they replace them, tags what `read` and
-// `grep` return with refs, and removes refs a model copied into `write`
-// content, as the OpenCode 1 half does.
+// under the built-ins' names, so that they replace them, and maps OpenCode
+// 2's hook events onto the hooks both halves share (hooks.mjs): refs in what
+// `read` and `grep` return, refs a model copied into `write` content
+// removed. What differs from OpenCode 1 is its row of lib/hosts.mjs (tool
+// names, `path`) and the form of its read output.
 //
 // UNTESTED AGAINST A REAL OPENCODE 2: no OpenCode 2 build is on a registry
 // this project reaches. The contract below is taken from OpenCode's public
@@ -38,43 +40,36 @@
 // and no project formatter: these tools rely on the tool-level `edit`
 // permission, refuse paths outside the project, and do not format.
 import path from "node:path"
+import { toFilePath } from "../lib/arguments.cjs"
 import { EDIT_SCHEMA } from "../lib/definitions.mjs"
-import { configureEngines, engineFor, errorCode, nativeModule } from "./engine.mjs"
-import { editKindOf, tagsReads } from "./model.mjs"
+import { HOSTS } from "../lib/hosts.mjs"
+import { PATCH_FIELDS, outsideProject } from "../lib/texts.cjs"
+import { withFileArgument } from "../lib/tools.mjs"
+import { startEngines } from "./engine.mjs"
+import { sharedHooks } from "./hooks.mjs"
+import { editKindOf } from "./model.mjs"
 import { PATCH_DESCRIPTION, execute as executePatch } from "./patch.mjs"
 import { DESCRIPTION, execute as executeEdit } from "./edit.mjs"
-import { tagGrepOutput, tagReadPageOutput } from "./view.mjs"
+import { tagReadPageOutput } from "./view.mjs"
 
 /**
  * @typedef {import("./v2-types.d.mts").V2Context} V2Context
  * @typedef {import("./v2-types.d.mts").V2ToolContext} V2ToolContext
  * @typedef {import("./v2-types.d.mts").V2ToolInfo} V2ToolInfo
- * @typedef {import("./model.mjs").EditKind} EditKind
  */
 
-const { filePath: FILE_PATH, ...EDIT_FIELDS } = EDIT_SCHEMA.properties
+const HOST = HOSTS["opencode-2"]
 
-/** The edit arguments as OpenCode 2 names them: `path`, like its own tools. */
-const EDIT_INPUT = { ...EDIT_SCHEMA, properties: { path: FILE_PATH, ...EDIT_FIELDS }, required: ["path"] }
+/** The edit tool as OpenCode 2 names its file argument: `path`, like its own tools. */
+const EDIT = withFileArgument({ description: DESCRIPTION, inputSchema: EDIT_SCHEMA }, HOST.fileArgument)
 
 const PATCH_INPUT = {
   type: "object",
   properties: {
-    patchText: { description: "The patch, from *** Begin Patch to *** End Patch", type: "string" },
-    literal: { description: "true: write every line exactly as sent, with no ref removed as a copy", type: "boolean" },
+    patchText: { description: PATCH_FIELDS.patchText, type: "string" },
+    literal: { description: PATCH_FIELDS.literal, type: "boolean" },
   },
   required: ["patchText"],
-}
-
-/**
- * The arguments with OpenCode 2's `path` given the name the edit flow reads,
- * `filePath`; with both, both stay and the argument check refuses the call.
- * @param {unknown} input
- */
-function withFilePath(input) {
-  if (!input || typeof input !== "object" || Array.isArray(input)) return input
-  const { path: given, ...rest } = /** @type {Record<string, unknown>} */ (input)
-  return given !== undefined && rest.filePath === undefined ? { ...rest, filePath: given } : input
 }
 
 /**
@@ -95,7 +90,7 @@ function callContext(directory, context) {
     /** @param {{ permission: string, metadata?: { filepath?: string } }} request */
     ask: async (request) => {
       if (request.permission === "edit") return
-      throw Object.assign(new Error(`${request.metadata?.filepath ?? "That path"} is outside the project (${directory}); this OpenCode 2 tool has no way to ask for access there. Nothing was written.`), { code: "OUTSIDE_ROOT" })
+      throw Object.assign(new Error(outsideProject(request.metadata?.filepath ?? "That path", directory)), { code: "OUTSIDE_ROOT" })
     },
   })
 }
@@ -122,31 +117,24 @@ export async function setup(ctx) {
   const directory = path.resolve(ctx.location?.directory ?? process.cwd())
   const place = { directory, worktree: directory }
   try {
-    configureEngines({ view: options.view, syntax: options.syntax })
-    nativeModule()
-    // Made now, so that an option the binding refuses turns hashline off
-    // with the reason before any tool is offered.
-    engineFor(place)
+    startEngines({ view: options.view, syntax: options.syntax }, place)
   } catch (err) {
     console.warn(`hashline is off, OpenCode's own tools stay: ${err instanceof Error ? err.message : String(err)}`)
     return
   }
-  /** What the clean-up of each write did, to tell with its result. @type {Map<string, string>} */
-  const cleanedWrites = new Map()
-  /** @type {Map<string, EditKind>} */
-  const kinds = new Map()
+  const shared = sharedHooks(place, { fileArgument: HOST.fileArgument, tagRead: tagReadPageOutput })
 
   /** @type {V2ToolInfo[]} */
   const tools = [
     {
-      name: "edit",
-      description: DESCRIPTION,
-      input: EDIT_INPUT,
+      name: HOST.tools.edit,
+      description: EDIT.description,
+      input: EDIT.inputSchema,
       options: { codemode: false, permission: "edit" },
-      execute: async (input, context) => toResult(await executeEdit(withFilePath(input), callContext(directory, context))),
+      execute: async (input, context) => toResult(await executeEdit(toFilePath(input, HOST.fileArgument), callContext(directory, context))),
     },
     {
-      name: "patch",
+      name: HOST.tools.patch,
       description: PATCH_DESCRIPTION,
       input: PATCH_INPUT,
       options: { codemode: false, permission: "edit" },
@@ -158,55 +146,15 @@ export async function setup(ctx) {
     for (const tool of tools) editor.add(tool)
   })
 
-  /**
-   * Refs for lines another tool displayed, from the engine edits use.
-   * @param {string} file
-   * @param {import("./types.mjs").ShownLine[]} lines
-   */
-  const tag = (file, lines) => engineFor(place).tagAsync(path.resolve(directory, file), lines, { allowOutsideRoot: true })
-
   await ctx.tool.hook("execute.before", (event) => {
-    if (event.tool !== "write") return
-    const input = /** @type {Record<string, unknown> | null} */ (event.input)
-    if (!input || typeof input !== "object" || typeof input.content !== "string") return
-    // A `literal` the model adds to say "write exactly this" is taken here
-    // and removed before OpenCode checks the arguments.
-    const literal = input.literal === true || input.literal === "true"
-    if ("literal" in input) delete input.literal
-    const target = typeof input.path === "string" ? input.path : input.filePath
-    if (literal || typeof target !== "string") return
-    let cleaned
-    try {
-      cleaned = engineFor(place).stripViewPrefixes(path.resolve(directory, target), input.content, { allowOutsideRoot: true })
-    } catch (err) {
-      // Lines that may or may not be copied prefixes: the write is refused,
-      // with how to say which. Any other failure leaves the write as it is.
-      if (errorCode(err) === "AMBIGUOUS_ECHO") throw new Error(err instanceof Error ? err.message : String(err))
-      return
-    }
-    if (cleaned.stripped > 0) {
-      input.content = cleaned.text
-      cleanedWrites.set(event.id, cleaned.note ?? "")
-    }
+    if (event.tool === "write") shared.beforeWrite(event.id, event.input)
   })
 
   await ctx.tool.hook("execute.after", async (event) => {
     if (event.status !== "completed" || typeof event.result?.content !== "string") return
     const content = event.result.content
-    if (event.tool === "write") {
-      const note = cleanedWrites.get(event.id)
-      if (note === undefined) return
-      cleanedWrites.delete(event.id)
-      event.result = { ...event.result, content: `${content}\n\n${note}` }
-      return
-    }
-    if (!tagsReads(kinds.get(event.sessionID) ?? "edit")) return
-    try {
-      if (event.tool === "read") event.result = { ...event.result, content: await tagReadPageOutput(content, tag) }
-      else if (event.tool === "grep") event.result = { ...event.result, content: await tagGrepOutput(content, tag) }
-    } catch {
-      // Refs are an addition: without them the model still gets the plain view.
-    }
+    const changed = event.tool === "write" ? shared.afterWrite(event.id, content) : await shared.tagged(event.tool, event.sessionID, content)
+    if (changed !== undefined) event.result = { ...event.result, content: changed }
   })
 
   // OpenCode 2 decides per request which edit tool a model gets, by the
@@ -214,7 +162,7 @@ export async function setup(ctx) {
   if (typeof ctx.session?.hook === "function") {
     await ctx.session.hook("context", (event) => {
       const id = event?.model?.id
-      if (typeof id === "string" && event.sessionID) kinds.set(event.sessionID, editKindOf(id))
+      if (typeof id === "string" && event.sessionID) shared.chose(event.sessionID, editKindOf(id))
     })
   }
 }

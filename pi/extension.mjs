@@ -3,29 +3,27 @@
 // tool names, so they replace pi's built-ins (pi documents that a tool
 // registered under a built-in's name takes its place). The model gets the
 // tagged view, the edit that cites refs, and the instruction as pi's prompt
-// snippets and guidelines. pi's tools take `path`; so do these.
+// snippets and guidelines. pi's tools take `path`; so do these (pi's row of
+// lib/hosts.mjs).
 import path from "node:path"
 import { withFileMutationQueue } from "@mariozechner/pi-coding-agent"
-import { INSTRUCTION, MARKER } from "../lib/texts.cjs"
-import { createTools } from "../lib/tools.mjs"
+import { HOSTS } from "../lib/hosts.mjs"
+import { PLAIN_INSTRUCTION, SNIPPETS } from "../lib/texts.cjs"
+import { createTools, hostTools } from "../lib/tools.mjs"
 
 /**
- * @typedef {import("../lib/tools-types.d.mts").HashlineTools} HashlineTools
+ * @typedef {import("../lib/tools-types.d.mts").HashlineTool} HashlineTool
  * @typedef {{ cwd: string }} Context
  * @typedef {{ registerTool(tool: Record<string, unknown>): void }} ExtensionApi
  */
 
+const HOST = HOSTS.pi
+
 // pi appends each guideline to its Guidelines list as it is, so each line of
 // the instruction that names its tool becomes one bullet.
-const GUIDELINES = INSTRUCTION.split("\n").filter((line) => line !== MARKER && line !== MARKER.replace("<", "</"))
+const GUIDELINES = PLAIN_INSTRUCTION.split("\n")
 
-const SNIPPETS = {
-  read: "Read a file; each line shows its ref (12ab) for edit to cite",
-  edit: "Edit a file by citing the refs read and grep show (replace, delete, insert, move lines), or oldString/newString",
-  grep: "Search file contents for a regular expression; each hit shows its ref (respects .gitignore)",
-}
-
-const LABELS = { read: "Read", edit: "Edit", grep: "Grep" }
+const LABELS = /** @type {Record<string, string>} */ ({ read: "Read", edit: "Edit", grep: "Grep" })
 
 /**
  * pi's tools name the file `path`, and so do these; a model that sends
@@ -41,51 +39,35 @@ function preparePath(args) {
   return { ...rest, path: typeof given === "string" && given.startsWith("@") ? given.slice(1) : given }
 }
 
-/**
- * The arguments as the tools take them.
- * @param {Record<string, unknown>} params
- */
-function toFilePath(params) {
-  const { path: filePath, ...rest } = params
-  return { ...rest, filePath }
-}
-
-/**
- * A schema and description that say `path` where the tools say `filePath`.
- * @param {{ description: string, inputSchema: any }} tool
- */
-function withPath(tool) {
-  const schema = structuredClone(tool.inputSchema)
-  const { filePath, ...others } = schema.properties
-  schema.properties = { path: filePath, ...others }
-  schema.required = schema.required.map((/** @type {string} */ name) => (name === "filePath" ? "path" : name))
-  return { description: tool.description.replaceAll("filePath", "path"), parameters: schema }
-}
-
 /** @param {string} text */
 const result = (text) => ({ content: [{ type: "text", text }], details: {} })
 
 /** @param {ExtensionApi} pi */
 export default function hashline(pi) {
-  // One engine per working folder, so that what read showed is known to
-  // edit; the one for the folder pi starts in also gives the descriptions.
-  const first = createTools({ root: process.cwd() })
-  const engines = new Map([[process.cwd(), first]])
-  /** @param {Context} ctx */
-  const tools = (ctx) => {
-    let found = engines.get(ctx.cwd)
-    if (!found) engines.set(ctx.cwd, (found = createTools({ root: ctx.cwd })))
+  /** @type {Map<string, Record<string, HashlineTool>>} */
+  const engines = new Map()
+  /**
+   * The tools over the engine of a working folder: one engine per folder,
+   * so that what read showed is known to edit.
+   * @param {string} cwd
+   */
+  const toolsIn = (cwd) => {
+    let found = engines.get(cwd)
+    if (!found) engines.set(cwd, (found = Object.fromEntries(hostTools(HOST, createTools({ root: cwd })).map((t) => [t.name, t]))))
     return found
   }
 
-  for (const name of /** @type {const} */ (["read", "edit"])) {
+  // The folder pi starts in also gives the descriptions and schemas.
+  for (const { name, description, inputSchema } of Object.values(toolsIn(process.cwd()))) {
     pi.registerTool({
       name,
       label: LABELS[name],
       promptSnippet: SNIPPETS[name],
       ...(name === "edit" ? { promptGuidelines: GUIDELINES } : {}),
-      ...withPath(first[name]),
-      prepareArguments: preparePath,
+      description,
+      parameters: inputSchema,
+      // read and edit name a file; grep's path is the folder it searches.
+      ...(name === "grep" ? {} : { prepareArguments: preparePath }),
       /**
        * @param {string} _id
        * @param {Record<string, unknown>} params
@@ -94,31 +76,13 @@ export default function hashline(pi) {
        * @param {Context} ctx
        */
       async execute(_id, params, signal, _update, ctx) {
-        const tool = tools(ctx)[name]
-        const args = toFilePath(params)
-        if (name === "read") return result(await tool.execute(args, { signal }))
+        const tool = toolsIn(ctx.cwd)[name]
+        if (name !== "edit") return result(await tool.execute(params, { signal }))
         // Queued with pi's own edits and writes of the same file, which run
         // in parallel otherwise.
-        const file = path.resolve(ctx.cwd, String(args.filePath))
-        return withFileMutationQueue(file, async () => result(await tool.execute(args, { signal })))
+        const file = path.resolve(ctx.cwd, String(params[HOST.fileArgument]))
+        return withFileMutationQueue(file, async () => result(await tool.execute(params, { signal })))
       },
     })
   }
-  pi.registerTool({
-    name: "grep",
-    label: LABELS.grep,
-    promptSnippet: SNIPPETS.grep,
-    description: first.grep.description,
-    parameters: first.grep.inputSchema,
-    /**
-     * @param {string} _id
-     * @param {Record<string, unknown>} params
-     * @param {AbortSignal | undefined} signal
-     * @param {unknown} _update
-     * @param {Context} ctx
-     */
-    async execute(_id, params, signal, _update, ctx) {
-      return result(await tools(ctx).grep.execute(params, { signal }))
-    },
-  })
 }

@@ -27,6 +27,13 @@ import path from "node:path"
 import { fileURLToPath } from "node:url"
 import { parseArgs } from "node:util"
 
+/**
+ * The script that writes the integrations' files. Loaded when a command
+ * needs it, since it reads the package's texts, and the install step, which
+ * runs in a clone before anything else is there, loads this module too.
+ */
+const generator = () => import("./generate.mjs")
+
 const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), "..")
 const MCP_DIR = path.join(ROOT, "packages", "hashline-mcp")
 
@@ -88,59 +95,8 @@ export function platformPackages() {
     .map((name) => ({ platform: name, dir: path.join(dir, name), manifest: readJson(path.join(dir, name, "package.json")) }))
 }
 
-/**
- * The hashline-mcp an MCP configuration starts, pinned, so that a plugin or
- * extension runs the server of its own release: the `hashline-mcp@VERSION`
- * argument of its `hashline` server.
- */
-const MCP_PIN = {
-  /** @param {any} json */
-  get: (json) => json.mcpServers.hashline.args.find((/** @type {string} */ a) => a.startsWith("hashline-mcp@"))?.slice("hashline-mcp@".length),
-  /** @param {any} json @param {string} version */
-  set: (json, version) => {
-    const args = /** @type {string[]} */ (json.mcpServers.hashline.args)
-    args[args.findIndex((a) => a.startsWith("hashline-mcp@"))] = `hashline-mcp@${version}`
-  },
-}
-
-/** A manifest's own `version`. */
-const OWN_VERSION = {
-  /** @param {any} json */
-  get: (json) => json.version,
-  /** @param {any} json @param {string} version */
-  set: (json, version) => {
-    json.version = version
-  },
-}
-
-/**
- * Every place in the agent CLIs' plugins and extensions that names the
- * release's version: the Claude Code and Codex plugins and marketplaces, the
- * Gemini CLI and Qwen Code extensions, and the hashline-mcp each starts.
- * @type {Array<[string, Array<{ get: (json: any) => string | undefined, set: (json: any, version: string) => void }>]>}
- */
-const HOST_MANIFESTS = [
-  [
-    "claude-code/.claude-plugin/marketplace.json",
-    [
-      {
-        get: (json) => json.plugins[0].version,
-        set: (json, version) => {
-          json.plugins[0].version = version
-        },
-      },
-    ],
-  ],
-  ["claude-code/plugin/.claude-plugin/plugin.json", [OWN_VERSION]],
-  ["claude-code/plugin/.mcp.json", [MCP_PIN]],
-  ["codex/plugin/.codex-plugin/plugin.json", [OWN_VERSION]],
-  ["codex/plugin/.mcp.json", [MCP_PIN]],
-  ["gemini-cli/gemini-extension.json", [OWN_VERSION, MCP_PIN]],
-  ["qwen-code/qwen-extension.json", [OWN_VERSION, MCP_PIN]],
-]
-
 /** Every package and every place that must carry the release's version. */
-function versionProblems() {
+async function versionProblems() {
   const { name, version } = readJson(path.join(ROOT, "package.json"))
   const problems = []
   for (const p of platformPackages()) {
@@ -150,10 +106,9 @@ function versionProblems() {
   const mcp = readJson(path.join(MCP_DIR, "package.json"))
   if (mcp.version !== version) problems.push(`hashline-mcp is at ${mcp.version}`)
   if (mcp.dependencies?.[name] !== version) problems.push(`hashline-mcp depends on ${name}@${mcp.dependencies?.[name]}`)
-  for (const [file, fields] of HOST_MANIFESTS) {
-    const json = readJson(path.join(ROOT, file))
-    for (const field of fields) if (field.get(json) !== version) problems.push(`${file} names ${field.get(json)}`)
-  }
+  // The integrations' files name the release (their manifests, the hashline-mcp they start).
+  const { staleFiles } = await generator()
+  for (const file of staleFiles(version)) problems.push(`${file} is not what scripts/generate.mjs makes`)
   // The generated loader compares an installed platform package's version
   // with the one it was generated for.
   if (!fs.readFileSync(path.join(ROOT, "index.js"), "utf8").includes(`expected ${version} but got`)) {
@@ -162,18 +117,15 @@ function versionProblems() {
   return { version, problems }
 }
 
-/** Writes the root version into every package, then regenerates index.js. */
-function syncVersions() {
+/** Writes the root version into every package and the integrations' files, then regenerates index.js. */
+async function syncVersions() {
   const { name, version } = readJson(path.join(ROOT, "package.json"))
   for (const p of platformPackages()) writeJson(path.join(p.dir, "package.json"), { ...p.manifest, version })
   const mcpFile = path.join(MCP_DIR, "package.json")
   const mcp = readJson(mcpFile)
   writeJson(mcpFile, { ...mcp, version, dependencies: { ...mcp.dependencies, [name]: version } })
-  for (const [file, fields] of HOST_MANIFESTS) {
-    const json = readJson(path.join(ROOT, file))
-    for (const field of fields) field.set(json, version)
-    writeJson(path.join(ROOT, file), json)
-  }
+  const { writeGenerated } = await generator()
+  writeGenerated(version)
   run(process.execPath, [path.join(ROOT, "node_modules", "@napi-rs", "cli", "dist", "cli.js"), "build", "--platform"], ROOT)
 }
 
@@ -322,8 +274,8 @@ function copyPacked(from, to) {
  * @param {string} out
  * @param {string[]} only platform names; all when empty
  */
-function stage(out, only) {
-  const { version, problems } = versionProblems()
+async function stage(out, only) {
+  const { version, problems } = await versionProblems()
   if (problems.length > 0) fail(`versions disagree with ${version}: ${problems.join("; ")}. Run node scripts/release.mjs version.`)
   const platforms = platformPackages()
   for (const name of only) if (!platforms.some((p) => p.platform === name)) fail(`no package for the platform ${name}`)
@@ -388,14 +340,14 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
     },
   })
   const [command, arg] = positionals
-  if (command === "version") syncVersions()
+  if (command === "version") await syncVersions()
   else if (command === "build" && arg) buildPlatform(arg)
   else if (command === "glibc" && arg) console.log(glibcNeeded(path.resolve(arg)))
   else if (command === "tag" && arg) {
     const { version } = readJson(path.join(ROOT, "package.json"))
     if (arg !== `v${version}`) fail(`the tag ${arg} does not name the package's version ${version}`)
   }
-  else if (command === "stage" && arg) stage(path.resolve(arg), values.platform ?? [])
+  else if (command === "stage" && arg) await stage(path.resolve(arg), values.platform ?? [])
   else if (command === "publish" && arg) publish(path.resolve(arg), { provenance: values.provenance ?? false, tag: values.tag, dryRun: values["dry-run"] ?? false })
   else fail("usage: node scripts/release.mjs version | build PLATFORM | glibc FILE | tag TAG | stage OUT [--platform NAME]... | publish OUT [--provenance] [--tag TAG] [--dry-run]")
 }

@@ -37,6 +37,8 @@ pub struct TextEditResult {
     #[napi(ts_type = "string")]
     pub text: Text,
     pub output: String,
+    /// The first sentence of `output`, naming what was done.
+    pub headline: String,
     pub rev: String,
     pub previous_rev: String,
     pub diff: String,
@@ -67,6 +69,7 @@ pub fn apply_edits(
         Ok(TextEditResult {
             text: edited.text.into(),
             output: edited.summary.output,
+            headline: edited.summary.headline,
             rev: edited.rev,
             previous_rev: edited.previous_rev,
             diff: edited.summary.diff,

@@ -2,6 +2,7 @@
 //! `Error`, and a panic turned into `INTERNAL` instead of a crash of the
 //! host process.
 
+use crate::check;
 use hashline::ErrorCode;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
@@ -30,15 +31,20 @@ pub(crate) fn caught<T>(f: impl FnOnce() -> hashline::Result<T>) -> hashline::Re
     })
 }
 
-#[napi(object, js_name = "Mismatch")]
+/// A cited ref whose line is no longer what it was.
+#[napi(object, js_name = "Mismatch", object_from_js = false)]
 pub struct BindingMismatch {
+    /// The line the ref names, 1-based.
     pub line: f64,
+    /// The ref as it was sent.
     pub expected: String,
+    /// The line's ref now; none past the end of the file.
     pub actual: Option<String>,
 }
 
-/// The error of one entry of a batch (`err.errors` of a rejected batch).
-#[napi(object, js_name = "EntryError")]
+/// The error of one entry of a batch (`err.errors` of a rejected batch):
+/// the fields of a thrown error, for that entry.
+#[napi(object, js_name = "EntryError", object_from_js = false)]
 pub struct BindingEntryError {
     /// The entry's index in the batch.
     pub index: u32,
@@ -47,58 +53,89 @@ pub struct BindingEntryError {
     pub path: Option<String>,
     pub mismatches: Vec<BindingMismatch>,
     pub suggestion: Option<String>,
+    pub problems: Option<Vec<check::BindingProblem>>,
+}
+
+/// What every error the binding throws carries beside its `message` (and,
+/// for a cancelled call, the `name` `AbortError`), declared once: the
+/// binding sets these on the `Error`, and hosts read them by this type.
+#[napi(object, js_name = "ErrorFields", object_from_js = false)]
+pub struct BindingErrorFields {
+    /// The stable code, `HASH_MISMATCH` style; `errorCodes()` lists them.
+    pub code: String,
+    /// The file the error is about, as the request named it.
+    pub path: Option<String>,
+    /// The cited refs whose lines changed.
+    pub mismatches: Vec<BindingMismatch>,
+    /// The ref or request the model most likely meant.
+    pub suggestion: Option<String>,
+    /// What the refused version would have broken (`SYNTAX_ERROR`).
+    pub problems: Option<Vec<check::BindingProblem>>,
+    /// The error of each refused entry of a batch.
+    pub errors: Option<Vec<BindingEntryError>>,
+}
+
+fn mismatches(err: &hashline::Error) -> Vec<BindingMismatch> {
+    err.mismatches
+        .iter()
+        .map(|m| BindingMismatch {
+            line: m.line as f64,
+            expected: m.expected.clone(),
+            actual: m.actual.clone(),
+        })
+        .collect()
+}
+
+/// Problems, or none where there are none: the field is then left out.
+fn problems(err: &hashline::Error) -> Option<Vec<check::BindingProblem>> {
+    (!err.problems.is_empty()).then(|| check::problems(&err.problems))
+}
+
+impl From<&hashline::Error> for BindingErrorFields {
+    fn from(err: &hashline::Error) -> Self {
+        BindingErrorFields {
+            code: err.code.as_str().to_owned(),
+            path: err.path.clone(),
+            mismatches: mismatches(err),
+            suggestion: err.suggestion.clone(),
+            problems: problems(err),
+            errors: (!err.entries.is_empty()).then(|| {
+                err.entries
+                    .iter()
+                    .map(|(index, e)| BindingEntryError {
+                        index: u32::try_from(*index).unwrap_or(u32::MAX),
+                        code: e.code.as_str().to_owned(),
+                        message: e.message.clone(),
+                        path: e.path.clone(),
+                        mismatches: mismatches(e),
+                        suggestion: e.suggestion.clone(),
+                        problems: problems(e),
+                    })
+                    .collect()
+            }),
+        }
+    }
 }
 
 pub(crate) fn to_js_error(env: &Env, err: hashline::Error) -> Error {
     let build = || -> Result<Error> {
         let mut object =
             env.create_error(Error::new(Status::GenericFailure, err.message.clone()))?;
-        object.set("code", err.code.as_str())?;
+        // The fields as napi converts the declared struct, copied onto the
+        // error: a field added to `BindingErrorFields` reaches every host.
+        // SAFETY: `env` is the live environment of this call, and the value
+        // is read as an object only, which a converted struct is.
+        let fields = Object::from_raw(env.raw(), unsafe {
+            BindingErrorFields::to_napi_value(env.raw(), BindingErrorFields::from(&err))?
+        });
+        for key in Object::keys(&fields)? {
+            if let Some(value) = fields.get::<Unknown>(&key)? {
+                object.set(&key, value)?;
+            }
+        }
         // Hosts tell a stopped call by its name, as for `fetch` and timers.
         if err.code == ErrorCode::Cancelled {
             object.set("name", "AbortError")?;
-        }
-        let mismatches: Vec<BindingMismatch> = err
-            .mismatches
-            .iter()
-            .map(|m| BindingMismatch {
-                line: m.line as f64,
-                expected: m.expected.clone(),
-                actual: m.actual.clone(),
-            })
-            .collect();
-        object.set("mismatches", mismatches)?;
-        if let Some(suggestion) = &err.suggestion {
-            object.set("suggestion", suggestion.as_str())?;
-        }
-        if let Some(path) = &err.path {
-            object.set("path", path.as_str())?;
-        }
-        if !err.problems.is_empty() {
-            object.set("problems", crate::check::problems(&err.problems))?;
-        }
-        if !err.entries.is_empty() {
-            let entries: Vec<BindingEntryError> = err
-                .entries
-                .iter()
-                .map(|(index, e)| BindingEntryError {
-                    index: *index as u32,
-                    code: e.code.as_str().to_owned(),
-                    message: e.message.clone(),
-                    path: e.path.clone(),
-                    mismatches: e
-                        .mismatches
-                        .iter()
-                        .map(|m| BindingMismatch {
-                            line: m.line as f64,
-                            expected: m.expected.clone(),
-                            actual: m.actual.clone(),
-                        })
-                        .collect(),
-                    suggestion: e.suggestion.clone(),
-                })
-                .collect();
-            object.set("errors", entries)?;
         }
         Ok(Error::from(object.to_unknown()))
     };

@@ -13,10 +13,31 @@ use napi_derive::napi;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+/// What a patch does to a file.
+// Named as the engine's type, not `BindingFileKind` with a `js_name`: napi's
+// loader would export the Rust name too, as undefined.
+#[napi(string_enum = "lowercase")]
+pub enum FileKind {
+    Add,
+    Update,
+    Delete,
+    Move,
+}
+
+impl From<hashline::FileKind> for FileKind {
+    fn from(kind: hashline::FileKind) -> Self {
+        match kind {
+            hashline::FileKind::Add => FileKind::Add,
+            hashline::FileKind::Update => FileKind::Update,
+            hashline::FileKind::Delete => FileKind::Delete,
+            hashline::FileKind::Move => FileKind::Move,
+        }
+    }
+}
+
 #[napi(object)]
 pub struct PatchFile {
-    /// "add", "update", "delete" or "move".
-    pub kind: String,
+    pub kind: FileKind,
     /// The file the patch names, as shown to the model, and its absolute path.
     pub path: String,
     pub absolute_path: String,
@@ -32,6 +53,10 @@ pub struct PatchFile {
     pub deletions: u32,
     /// This file's part of the output: fresh refs around each change.
     pub output: String,
+    /// The first sentence of `output` for a file written (`Patched
+    /// src/a.ts with 2 hunks`), which a host extends when it does more to
+    /// the file; none for a file deleted.
+    pub headline: Option<String>,
     pub problems: Vec<BindingProblem>,
 }
 
@@ -40,13 +65,7 @@ fn files(result: &hashline::PatchResult) -> Vec<PatchFile> {
         .files
         .iter()
         .map(|f| PatchFile {
-            kind: match f.kind {
-                hashline::FileKind::Add => "add",
-                hashline::FileKind::Update => "update",
-                hashline::FileKind::Delete => "delete",
-                hashline::FileKind::Move => "move",
-            }
-            .to_owned(),
+            kind: f.kind.into(),
             path: f.path.clone(),
             absolute_path: f.absolute.clone(),
             move_path: f.move_path.clone(),
@@ -57,6 +76,7 @@ fn files(result: &hashline::PatchResult) -> Vec<PatchFile> {
             additions: f.additions as u32,
             deletions: f.deletions as u32,
             output: f.output.clone(),
+            headline: f.headline.clone(),
             problems: problems(&f.problems),
         })
         .collect()

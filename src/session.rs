@@ -29,6 +29,11 @@ pub struct ReadView {
 pub struct BindingEditResult {
     /// What the model should read: fresh refs around each change, shift hints, notes.
     pub output: String,
+    /// The first sentence of `output`, naming what was done and the path
+    /// (`Applied 2 operations to src/a.ts`); the output's first line adds
+    /// the REVs and the counts. A host that does more to the file (formats
+    /// it) extends it, and hands it back as `ReformattedOptions.headline`.
+    pub headline: String,
     pub path: String,
     pub rev: String,
     pub previous_rev: String,
@@ -44,6 +49,7 @@ impl From<&hashline::EditResult> for BindingEditResult {
     fn from(r: &hashline::EditResult) -> Self {
         BindingEditResult {
             output: r.output.clone(),
+            headline: r.headline.clone(),
             path: r.path.clone(),
             rev: r.rev.clone(),
             previous_rev: r.previous_rev.clone(),

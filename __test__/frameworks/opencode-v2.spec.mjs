@@ -152,7 +152,8 @@ test("setup replaces the built-in edit and patch under their names, out of code 
   await plugin.setup(h.ctx)
   const edit = h.tools.get("edit")
   const patch = h.tools.get("patch")
-  t.is(edit?.description, EDIT_DESCRIPTION)
+  // The description names the argument as the schema does, as pi's does.
+  t.is(edit?.description, EDIT_DESCRIPTION.replaceAll("filePath", "path"))
   t.deepEqual(edit?.options, { codemode: false, permission: "edit" })
   t.deepEqual(patch?.options, { codemode: false, permission: "edit" })
   t.deepEqual(patch?.freeform, { input: "patchText", name: "apply_patch" })

@@ -34,8 +34,9 @@ const CLI = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "..", 
  * has the project as its root.
  * @param {import("ava").ExecutionContext} t
  * @param {Record<string, string>} files
+ * @param {string[]} [flags] more of the command line
  */
-async function connect(t, files) {
+async function connect(t, files, flags = []) {
   const root = scratch(t)
   const outside = scratch(t)
   fs.writeFileSync(path.join(outside, "secret.txt"), "secret\n")
@@ -43,7 +44,7 @@ async function connect(t, files) {
     fs.mkdirSync(path.dirname(path.join(root, name)), { recursive: true })
     fs.writeFileSync(path.join(root, name), content)
   }
-  const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, "mcp", "--root", root, "--view", "full"], cwd: outside, stderr: "pipe" })
+  const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, "mcp", "--root", root, "--view", "full", ...flags], cwd: outside, stderr: "pipe" })
   const client = new Client({ name: "hashline-test", version: "1.0.0" })
   await client.connect(transport)
   t.teardown(() => client.close())
@@ -220,6 +221,25 @@ test("a failed call's structured content carries the error code, message and mis
   t.like((await call("read", { filePath: "missing.txt" })).structured, { ok: false, error: { code: "NOT_FOUND" } })
   t.like((await call("grep", { pattern: "(" })).structured, { ok: false, error: { code: "INVALID_REQUEST" } })
   t.like((await call("read", { filePath: "../x" })).structured, { ok: false, error: { code: "OUTSIDE_ROOT" } })
+})
+
+test("a failed call's structured content carries every field the error declares: the problems of a refused parse, each refused entry of a batch", async (t) => {
+  const { call } = await connect(t, { "a.ts": "export const a = 1;\n", "b.txt": "b\n" }, ["--syntax", "reject"])
+  const a = refsOf((await call("read", { filePath: "a.ts" })).text)
+  const broken = await call("edit", { filePath: "a.ts", operations: [{ op: "replace", ref: a[1], content: "export const a = (1;" }] })
+  t.true(broken.isError)
+  t.like(broken.structured.error, { code: "SYNTAX_ERROR", path: "a.ts" })
+  t.like(broken.structured.error.problems[0], { line: 1, severity: "error", language: "TypeScript" })
+
+  const refused = await call("apply", {
+    files: [
+      { filePath: "a.ts", operations: [{ op: "append", content: "export const b = 2;" }] },
+      { filePath: "b.txt", operations: [{ op: "replace", ref: "1#AAA#AAA", content: "B" }] },
+    ],
+  })
+  t.true(refused.isError)
+  t.like(refused.structured.error.errors, [{ index: 1, code: "HASH_MISMATCH", path: "b.txt" }])
+  t.like(refused.structured.error.errors[0].mismatches[0], { line: 1, expected: "1#AAA#AAA" })
 })
 
 /**

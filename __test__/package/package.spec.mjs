@@ -182,7 +182,7 @@ test.serial("the main package is under 1 MB with no binary, and its published ma
   t.deepEqual(manifest.pi, { extensions: ["./pi/extension.mjs"] })
   t.true(manifest.keywords.includes("pi-package"))
   const shipped = main.files.map((/** @type {{ path: string }} */ f) => f.path)
-  for (const file of ["pi/extension.mjs", "claude-code/.claude-plugin/marketplace.json", "claude-code/plugin/.claude-plugin/plugin.json", "claude-code/plugin/.mcp.json", "claude-code/plugin/hooks/hooks.json", "claude-code/plugin/hooks/hashline-hook.mjs", "claude-code/plugin/instruction.md", "codex/.agents/plugins/marketplace.json", "codex/plugin/.codex-plugin/plugin.json", "codex/plugin/.mcp.json", "codex/plugin/hooks/hooks.json", "codex/plugin/hooks/turn-away.mjs", "codex/plugin/skills/hashline/SKILL.md", "gemini-cli/gemini-extension.json", "gemini-cli/GEMINI.md", "qwen-code/qwen-extension.json", "qwen-code/QWEN.md"]) {
+  for (const file of ["pi/extension.mjs", "claude-code/.claude-plugin/marketplace.json", "claude-code/plugin/.claude-plugin/plugin.json", "claude-code/plugin/.mcp.json", "claude-code/plugin/hooks/hooks.json", "claude-code/plugin/hooks/hashline-hook.mjs", "claude-code/plugin/hooks/texts.json", "codex/.agents/plugins/marketplace.json", "codex/plugin/.codex-plugin/plugin.json", "codex/plugin/.mcp.json", "codex/plugin/hooks/hooks.json", "codex/plugin/hooks/turn-away.mjs", "codex/plugin/hooks/texts.json", "codex/plugin/skills/hashline/SKILL.md", "gemini-cli/gemini-extension.json", "gemini-cli/GEMINI.md", "qwen-code/qwen-extension.json", "qwen-code/QWEN.md"]) {
     t.true(shipped.includes(file), file)
   }
   const mcpConfig = JSON.parse(fs.readFileSync(path.join(stage, "hashline", "claude-code", "plugin", ".mcp.json"), "utf8"))
@@ -467,6 +467,44 @@ test.serial("npx -y hashline mcp hands over to hashline-mcp, which serves read a
   }
 })
 
+/**
+ * A client connected to the MCP server Node runs with `args`, in `app`.
+ * @param {string} app
+ * @param {string[]} args
+ */
+async function connectMcp(app, args) {
+  const transport = new StdioClientTransport({ command: process.execPath, args, cwd: app, env: /** @type {Record<string, string>} */ (env), stderr: "pipe" })
+  const client = new Client({ name: "package-test", version: "1.0.0" })
+  await client.connect(transport, { timeout: 120_000 })
+  return client
+}
+
+test.serial("hashline-mcp takes hashline mcp's command line: its help, --view, --syntax and a store size, a wrong one refused with exit 64", async (t) => {
+  t.timeout(300_000)
+  const app = project("mcp-flags")
+  npmInstall(app, ["hashline-mcp"])
+  const bin = path.join(app, "node_modules", "hashline-mcp", "hashline-mcp.mjs")
+  const help = run(process.execPath, [bin, "--help"], { cwd: app })
+  t.regex(help.stdout, /^Usage: hashline-mcp \[--root DIR\]/)
+  t.regex(help.stdout, /--view STYLE/)
+  const wrong = run(process.execPath, [bin, "--store-max-bytes", "lots"], { cwd: app, ok: false })
+  t.is(wrong.status, 64)
+  t.regex(wrong.stderr, /^hashline-mcp: .*takes a number of bytes such as 500M, got "lots"\.\nRun hashline-mcp --help/)
+  fs.writeFileSync(path.join(app, "m.ts"), "export const m = 1;\n")
+  const client = await connectMcp(app, [bin, "--root", app, "--view", "full", "--syntax", "reject", "--store-max-bytes", "1M"])
+  try {
+    const read = /** @type {{ content: Array<{ text: string }> }} */ (await client.callTool({ name: "read", arguments: { filePath: "m.ts" } }))
+    const ref = /^(1#[0-9A-F]{3}#[0-9A-F]{3})\|/m.exec(read.content[0].text)?.[1]
+    t.truthy(ref, read.content[0].text)
+    const broken = /** @type {{ isError?: boolean, structuredContent?: any }} */ (await client.callTool({ name: "edit", arguments: { filePath: "m.ts", operations: [{ op: "replace", ref, content: "export const m = (1;" }] } }))
+    t.true(broken.isError)
+    t.is(broken.structuredContent?.error?.code, "SYNTAX_ERROR")
+    t.is(fs.readFileSync(path.join(app, "m.ts"), "utf8"), "export const m = 1;\n")
+  } finally {
+    await client.close()
+  }
+})
+
 test.serial("without the platform package (--omit=optional): one clear error from require, tools and the command line", (t) => {
   t.timeout(240_000)
   const app = project("omit")
@@ -525,16 +563,8 @@ test.serial("hashline-mcp without the platform package answers initialize and li
   npmInstall(app, ["hashline-mcp"], ["--omit=optional"])
   t.false(fs.existsSync(path.join(app, "node_modules", `hashline-${PLATFORM}`)))
   fs.writeFileSync(path.join(app, "f.txt"), "x\n")
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [path.join(app, "node_modules", "hashline-mcp", "hashline-mcp.mjs"), "--root", app],
-    cwd: app,
-    env: /** @type {Record<string, string>} */ (env),
-    stderr: "pipe",
-  })
-  const client = new Client({ name: "package-test", version: "1.0.0" })
+  const client = await connectMcp(app, [path.join(app, "node_modules", "hashline-mcp", "hashline-mcp.mjs"), "--root", app])
   try {
-    await client.connect(transport, { timeout: 120_000 })
     const { tools } = await client.listTools()
     t.deepEqual(tools.map((tool) => tool.name).sort(), ["apply", "edit", "grep", "read"])
     const read = /** @type {{ content: Array<{ text: string }>, isError?: boolean }} */ (await client.callTool({ name: "read", arguments: { filePath: "f.txt" } }))

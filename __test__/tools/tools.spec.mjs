@@ -7,7 +7,8 @@ import fs from "node:fs"
 import path from "node:path"
 import { z } from "zod"
 import { createToolList, createTools } from "../../lib/tools.mjs"
-import { openEngine } from "../../lib/engine.cjs"
+import { engineOptions, openEngine } from "../../lib/engine.cjs"
+import { errorInfo } from "../../lib/errors.mjs"
 import editTool, { DESCRIPTION } from "../../opencode/edit.mjs"
 import * as helpers from "../helpers.mjs"
 
@@ -250,4 +251,61 @@ test("the binding judges the view and syntax options, and a wrong value from the
   t.regex(given.message, /"warn", "reject" or "off"/)
   t.notRegex(given.message, /HASHLINE_SYNTAX/)
   t.truthy(openEngine({ root }, { HASHLINE_VIEW: " Full ", HASHLINE_SYNTAX: "Reject" }))
+})
+
+/**
+ * The fields an interface of index.d.ts declares.
+ * @param {string} name
+ */
+function declaredFields(name) {
+  const dts = fs.readFileSync(new URL("../../index.d.ts", import.meta.url), "utf8")
+  const body = new RegExp(`^export interface ${name} \\{\\n([\\s\\S]*?)^\\}`, "m").exec(dts)?.[1] ?? ""
+  return [...body.matchAll(/^ {2}(\w+)\??:/gm)].map((m) => m[1])
+}
+
+test("every field a thrown error carries is one index.d.ts declares, and errorInfo keeps each: mismatches, a suggestion, the problems of a refused parse, each refused entry of a batch", async (t) => {
+  const root = project(t, { "a.ts": "export const a = 1;\n", "b.txt": "b\n" })
+  const engine = openEngine({ root, syntax: "reject" })
+  const a = refsOf(engine.read("a.ts").text)
+  const errors = [
+    t.throws(() => engine.edit("a.ts", { operations: [{ op: "replace", ref: a[1], content: "export const a = (1;" }] })),
+    t.throws(() => engine.edit("a.ts", { operations: [{ op: "delete", ref: "1#XYZ" }] })),
+    t.throws(() => engine.edit("b.txt", { operations: [{ op: "delete", ref: "1#AAA#AAA" }] })),
+    t.throws(() => engine.applyBatch([{ filePath: "a.ts", operations: [{ op: "append", content: "x();" }] }, { filePath: "b.txt", operations: [{ op: "delete", ref: "1#AAA#AAA" }] }])),
+  ].map((err) => /** @type {any} */ (err))
+  t.deepEqual(errors.map((err) => err.code), ["SYNTAX_ERROR", "INVALID_REF", "HASH_MISMATCH", "HASH_MISMATCH"])
+  const declared = declaredFields("ErrorFields")
+  t.true(declared.includes("problems") && declared.includes("errors"), declared.join(", "))
+  const entryDeclared = declaredFields("EntryError")
+  for (const err of errors) {
+    const carried = Object.keys(err).filter((key) => key !== "stack" && key !== "message")
+    t.deepEqual(carried.filter((key) => !declared.includes(key)), [], err.code)
+    const info = /** @type {Record<string, unknown>} */ (errorInfo(err))
+    for (const key of carried) {
+      const value = err[key]
+      if (Array.isArray(value) && value.length === 0) t.false(key in info, key)
+      else if (key !== "errors") t.deepEqual(info[key], value, key)
+    }
+    for (const entry of err.errors ?? []) t.deepEqual(Object.keys(entry).filter((key) => !entryDeclared.includes(key)), [])
+  }
+  t.like(errorInfo(errors[0]).problems?.[0], { severity: "error", language: "TypeScript" })
+  t.is(errorInfo(errors[1]).suggestion, a[1])
+  t.like(errorInfo(errors[3]).errors, [{ index: 1, code: "HASH_MISMATCH", path: "b.txt" }])
+})
+
+test("openEngine takes the store folder and its size from HASHLINE_STORE and HASHLINE_STORE_MAX_BYTES where the host gives none, sizes also as 64K; a size that is none names where it came from", (t) => {
+  const root = project(t, { "a.txt": "a\n" })
+  const store = path.join(scratch(t), "store")
+  const env = { HASHLINE_STORE: store, HASHLINE_STORE_MAX_BYTES: "64K" }
+  t.deepEqual(engineOptions({ root }, env).options, { root, storeDir: store, storeMaxBytes: 65536 })
+  t.deepEqual(engineOptions({ root, storeDir: "/given", storeMaxBytes: "1M" }, env).options, { root, storeDir: "/given", storeMaxBytes: 1 << 20 })
+  t.deepEqual(engineOptions({ root }, {}, { storeDir: "/default" }).options, { root, storeDir: "/default" })
+  t.is(engineOptions({ root }, env, { storeDir: "/default" }).options.storeDir, store)
+  // The folder a variable names is the one a later process finds: the versions a read kept there.
+  openEngine({ root }, env).read("a.txt")
+  t.true(fs.readdirSync(store).length > 0)
+  const fromEnv = /** @type {any} */ (t.throws(() => openEngine({ root }, { HASHLINE_STORE_MAX_BYTES: "a lot" })))
+  t.is(fromEnv.code, "INVALID_REQUEST")
+  t.regex(fromEnv.message, /^HASHLINE_STORE_MAX_BYTES takes a number of bytes such as 500M, got "a lot"\.$/)
+  t.regex(/** @type {any} */ (t.throws(() => openEngine({ root, storeMaxBytes: "lots" }, {}))).message, /^options\.storeMaxBytes takes a number of bytes/)
 })

@@ -1,10 +1,12 @@
 // @ts-check
-// `hashline mcp`: the MCP server needs the official MCP SDK, which the hashline
+// `hashline mcp` (and hashline-mcp, which runs this command line under its
+// own name): the MCP server needs the official MCP SDK, which the hashline
 // package does not depend on (a plugin or library user would pull its web
 // server stack for nothing). Where the SDK is installed beside hashline, the
 // server runs in this process; otherwise the command hands over to the
 // `hashline-mcp` package of the same version, which depends on the SDK: the
-// installed copy if there is one, else through `npx -y`.
+// installed copy if there is one, else through `npx -y`, with the same
+// options.
 import { spawn } from "node:child_process"
 import fs from "node:fs"
 import { createRequire } from "node:module"
@@ -57,14 +59,16 @@ function handOverCommand(version) {
  * Serves MCP on stdio until the client closes it; resolves once serving (or
  * the process it handed over to) has started, and sets the exit code when a
  * hand-over ends.
- * @param {{ root: string, storeDir?: string, storeMaxBytes?: number, textOnly?: boolean, view?: string, syntax?: string }} options
+ * @param {import("../../lib/engine.cjs").EngineOptions & { textOnly: boolean }} options
+ * @param {string[]} [handOver] the options to start hashline-mcp with when
+ *   the SDK is not installed; none where this is hashline-mcp already
  */
-export async function serveMcp(options) {
+export async function serveMcp(options, handOver) {
   let server
   try {
     server = await import("../../mcp/server.mjs")
   } catch (err) {
-    if (!sdkMissing(err)) throw err
+    if (!handOver || !sdkMissing(err)) throw err
   }
   if (server) {
     // The binding judges the view and the syntax check.
@@ -73,21 +77,7 @@ export async function serveMcp(options) {
   }
   const { version } = require("../../package.json")
   const [command, prefix] = handOverCommand(version)
-  const args = [
-    ...prefix,
-    "--root",
-    options.root,
-    ...(options.storeDir === undefined ? [] : ["--store", options.storeDir]),
-    ...(options.storeMaxBytes === undefined ? [] : ["--store-max-bytes", String(options.storeMaxBytes)]),
-    ...(options.textOnly ? ["--text-only"] : []),
-  ]
-  // The published server takes the view and the syntax check from the environment.
-  const env = {
-    ...process.env,
-    ...(options.view === undefined ? {} : { HASHLINE_VIEW: options.view }),
-    ...(options.syntax === undefined ? {} : { HASHLINE_SYNTAX: options.syntax }),
-  }
-  const child = spawn(command, args, { stdio: "inherit", env })
+  const child = spawn(command, [...prefix, ...(handOver ?? [])], { stdio: "inherit" })
   for (const signal of /** @type {const} */ (["SIGINT", "SIGTERM"])) process.on(signal, () => child.kill(signal))
   await new Promise((resolve, reject) => {
     child.once("spawn", resolve)

@@ -125,6 +125,7 @@ impl Hashline {
         }
         Ok(Some(EditResult {
             output: summary.output,
+            headline: summary.headline,
             path: target.display,
             rev,
             previous_rev: old_rev,

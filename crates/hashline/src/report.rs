@@ -110,6 +110,11 @@ pub(crate) fn coarse_note((old, new): &Change) -> String {
 pub struct Summary {
     /// What the model reads: fresh refs around every change.
     pub output: String,
+    /// The first sentence of `output`, naming what was done and the path
+    /// (`Applied 2 operations to a.ts`); the output's first line adds the
+    /// REVs and the counts. A host that does more to the file (formats it)
+    /// extends it.
+    pub headline: String,
     /// A unified diff, for hosts and UIs.
     pub diff: String,
     /// Lines added.
@@ -213,6 +218,7 @@ pub fn success(input: SuccessInput<'_>) -> Summary {
     }
     Summary {
         output: out,
+        headline,
         diff: unified_diff(path, old, new, hunks, &rows),
         additions,
         deletions,

@@ -152,6 +152,8 @@ pub struct ReadResult {
 pub struct EditResult {
     /// What the model reads: fresh refs around every change.
     pub output: String,
+    /// The first sentence of `output` (see [`crate::Summary::headline`]).
+    pub headline: String,
     /// The path as the model knows it.
     pub path: String,
     /// The REV written.

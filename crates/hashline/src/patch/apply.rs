@@ -82,6 +82,9 @@ pub struct FileResult {
     pub deletions: usize,
     /// The part of the output about this file: fresh refs of each change.
     pub output: String,
+    /// The first sentence of `output` for a file written (see
+    /// [`crate::Summary::headline`]); none for a file deleted.
+    pub headline: Option<String>,
     /// What the change broke that was not broken before.
     pub problems: Vec<Problem>,
 }
@@ -346,6 +349,7 @@ impl Hashline {
                     result: FileResult {
                         kind: FileKind::Delete,
                         output: format!("Deleted {path} ({}).\n", plural(n, "line", "lines")),
+                        headline: None,
                         path,
                         absolute,
                         move_path: None,
@@ -623,6 +627,7 @@ fn file_result(
         additions: r.additions,
         deletions: r.deletions,
         output: r.output.clone(),
+        headline: Some(r.headline.clone()),
         problems: r.problems.clone(),
     }
 }

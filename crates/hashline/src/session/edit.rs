@@ -124,6 +124,7 @@ impl Hashline {
             owner: self.id,
             result: EditResult {
                 output,
+                headline: edited.summary.headline,
                 path: target.display.clone(),
                 rev: edited.rev,
                 previous_rev: edited.previous_rev,

@@ -1,0 +1,114 @@
+// @ts-check
+// What the plugin does around OpenCode's own tools, the same in OpenCode 1
+// (plugin.mjs) and OpenCode 2 (v2.mjs), each of which maps its host's hook
+// events onto these: before a `write`, take the model's `literal` and
+// remove the view prefixes it copied into the content; after it, tell what
+// was removed; after a `read` or `grep`, show refs to the models that cite
+// them. What differs is data: what the host's tools call the file (its row
+// of lib/hosts.mjs) and the form of its read output.
+import path from "node:path"
+import { engineFor, errorCode } from "./engine.mjs"
+import { tagsReads } from "./model.mjs"
+import { tagGrepOutput } from "./view.mjs"
+
+/**
+ * @typedef {import("./engine.mjs").Place} Place
+ * @typedef {import("./model.mjs").EditKind} EditKind
+ * @typedef {import("./view.mjs").Tagger} Tagger
+ * @typedef {(output: string, tag: Tagger) => Promise<string>} ReadTagger how a host's read output gets its refs
+ */
+
+/**
+ * The hooks over the engine of one project.
+ * @param {Place} place
+ * @param {{ fileArgument: string, tagRead: ReadTagger }} host
+ */
+export function sharedHooks(place, host) {
+  /** What the clean-up of each write did, by call, to tell with its result. @type {Map<string, string>} */
+  const cleanedWrites = new Map()
+  /** The edit tool of each session's model, as the requests show it. @type {Map<string, EditKind>} */
+  const kinds = new Map()
+
+  /**
+   * Refs for lines another tool displayed, from the engine that edits use.
+   * OpenCode only shows files outside the project once access was granted.
+   * @type {Tagger}
+   */
+  const tag = (file, lines) => engineFor(place).tagAsync(path.resolve(place.directory, file), lines, { allowOutsideRoot: true })
+
+  return {
+    /**
+     * Before a `write` (OpenCode's own tool), on its arguments, which it
+     * changes in place: a `literal` the model added to say "write exactly
+     * this" is taken and removed before OpenCode checks them, and view
+     * prefixes copied into the content are removed where the engine proves
+     * them copies. Lines that may or may not be copies refuse the write,
+     * saying how to tell; any other failure leaves the write as it is.
+     * @param {string} callID
+     * @param {unknown} args
+     */
+    beforeWrite(callID, args) {
+      if (!args || typeof args !== "object" || Array.isArray(args)) return
+      const input = /** @type {Record<string, unknown>} */ (args)
+      if (typeof input.content !== "string") return
+      const literal = input.literal === true || input.literal === "true"
+      if ("literal" in input) delete input.literal
+      // The file the host's write writes: its own argument.
+      const target = typeof input[host.fileArgument] === "string" ? input[host.fileArgument] : input.filePath
+      if (literal || typeof target !== "string") return
+      let cleaned
+      try {
+        cleaned = engineFor(place).stripViewPrefixes(path.resolve(place.directory, target), input.content, { allowOutsideRoot: true })
+      } catch (err) {
+        if (errorCode(err) === "AMBIGUOUS_ECHO") throw new Error(err instanceof Error ? err.message : String(err))
+        return
+      }
+      if (cleaned.stripped > 0) {
+        input.content = cleaned.text
+        cleanedWrites.set(callID, cleaned.note ?? "")
+      }
+    },
+
+    /**
+     * After a `write`: its output with what the clean-up did, or undefined
+     * when it did nothing.
+     * @param {string} callID
+     * @param {string} output
+     */
+    afterWrite(callID, output) {
+      const note = cleanedWrites.get(callID)
+      if (note === undefined) return undefined
+      cleanedWrites.delete(callID)
+      return `${output}\n\n${note}`
+    },
+
+    /**
+     * After a `read` or `grep`: its output with refs, or undefined where it
+     * stays as it is (another tool, a model that copies context lines
+     * rather than cite refs, or refs that cannot be had: a binary file, a
+     * file gone, no engine, since refs are an addition).
+     * @param {string} tool
+     * @param {string} sessionID
+     * @param {string} output
+     */
+    async tagged(tool, sessionID, output) {
+      if (!tagsReads(kinds.get(sessionID) ?? "edit")) return undefined
+      try {
+        if (tool === "read") return await host.tagRead(output, tag)
+        if (tool === "grep") return await tagGrepOutput(output, tag)
+      } catch {
+        // The model still gets the plain view.
+      }
+      return undefined
+    },
+
+    /**
+     * The edit tool a session's model has, as its request shows it.
+     * @param {string} sessionID
+     * @param {EditKind} kind
+     */
+    chose(sessionID, kind) {
+      kinds.set(sessionID, kind)
+    },
+  }
+}
