@@ -107,9 +107,10 @@ ${exitCodesText()}`
 const HELP = /** @type {Record<string, string>} */ ({
   read: `Usage: hashline read FILE [--offset N] [--limit N]
 
-Shows FILE with a ref (LINE#HASH#ANCHOR) before each line, under a header with
-its REV. An edit cites those refs; later edits from other processes can still
-cite them, since the version shown is kept in the store.
+Shows FILE with a ref before each line (12ab in the lean view, the default;
+12#A3F#9BC with --view full), under a header with its REV. An edit cites those
+refs; later edits from other processes can still cite them, since the version
+shown is kept in the store.
 
   --offset N    first line to show, 1-based (default 1)
   --limit N     lines to show (default 2000)

@@ -44,6 +44,19 @@ test("every relative link of README.md, ARCHITECTURE.md and docs/ names a file, 
   t.true(count > 50, `${count} links`)
 })
 
+test("every relative link of the engine crate's README names a file of the repository, and a heading of it", (t) => {
+  const page = "crates/hashline/README.md"
+  const found = links(readPage(page))
+  t.true(found.length > 0, `${page} links the format's specification`)
+  t.deepEqual(
+    found.flatMap(({ target, line }) => {
+      const why = broken(page, target)
+      return why ? [`${page}:${line}: ${target}: ${why}`] : []
+    }),
+    [],
+  )
+})
+
 test("every page under docs/ is reached by a link from README.md or from a page it reaches", (t) => {
   const reached = new Set(["README.md"])
   const queue = ["README.md"]
