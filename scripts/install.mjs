@@ -2,13 +2,14 @@
 // The `install` step of a clone (the published package has none: see
 // scripts/release.mjs). It checks what the build and the tests need from the
 // machine, saying at once everything that is missing and how to get it; then
-// installs the test tools from PyPI inside the clone (scripts/tools.mjs);
+// installs the test tools from PyPI inside the clone, and the hosts the
+// tests drive that no lock can hold (scripts/tools.mjs);
 // then builds this machine's release binary, as the release workflow does,
 // while the test programs that `npm test` runs are built beside it.
 // Nothing goes outside the clone, and nothing needs root.
 import fs from "node:fs"
 import path from "node:path"
-import { ROOT, buildRelease, missingPrerequisites, provisionTools, startTestBuild, toolsReady } from "./tools.mjs"
+import { ROOT, buildRelease, missingPrerequisites, provisionHosts, provisionTools, startTestBuild, toolsReady } from "./tools.mjs"
 
 const started = Date.now()
 const seconds = (/** @type {number} */ since) => `${((Date.now() - since) / 1000).toFixed(0)} s`
@@ -30,6 +31,15 @@ try {
   if (provisionTools()) console.error(`hashline: installed the test tools of scripts/tools.txt into target/tools/venv (${seconds(started)})`)
 } catch (err) {
   console.error(`hashline: installing the test tools of scripts/tools.txt failed: ${err instanceof Error ? err.message : err}`)
+  tests.stop()
+  process.exit(1)
+}
+
+try {
+  const hosts = provisionHosts()
+  if (hosts.length > 0) console.error(`hashline: installed the hosts the tests drive that no lock can hold (${hosts.join(", ")}) into target/hosts (${seconds(started)})`)
+} catch (err) {
+  console.error(`hashline: installing the hosts of scripts/tools.mjs UNLOCKED_HOSTS failed: ${err instanceof Error ? err.message : err}`)
   tests.stop()
   process.exit(1)
 }

@@ -127,6 +127,48 @@ export function provisionTools() {
   return true
 }
 
+/**
+ * Hosts the tests drive that cannot be in package-lock.json: Qwen Code lists
+ * optional platform packages (`@teddyzhu/clipboard-*` for macOS, Windows and
+ * arm64) that the registry does not have, so no lock of it is complete and
+ * `npm ci` refuses one that leaves them out. They are installed as a user
+ * installs them, `npm install` of the pinned version, which skips an
+ * optional package the registry lacks, into target/hosts/<folder>.
+ */
+export const UNLOCKED_HOSTS = [{ name: "@qwen-code/qwen-code", version: "0.24.4", folder: "qwen-code" }]
+export const HOSTS_DIR = path.join(ROOT, "target", "hosts")
+
+/**
+ * Where an unlocked host's package is installed.
+ * @param {string} name
+ */
+export function unlockedHost(name) {
+  const host = UNLOCKED_HOSTS.find((h) => h.name === name)
+  if (!host) throw new Error(`${name} is not one of the unlocked hosts`)
+  return { ...host, dir: path.join(HOSTS_DIR, host.folder, "node_modules", ...name.split("/")) }
+}
+
+/**
+ * Installs every unlocked host whose folder does not hold its pinned
+ * version. Returns the hosts installed.
+ */
+export function provisionHosts() {
+  const installed = []
+  for (const { name, version, folder } of UNLOCKED_HOSTS) {
+    const manifest = path.join(unlockedHost(name).dir, "package.json")
+    if (fs.existsSync(manifest) && JSON.parse(fs.readFileSync(manifest, "utf8")).version === version) continue
+    const prefix = path.join(HOSTS_DIR, folder)
+    fs.rmSync(prefix, { recursive: true, force: true })
+    fs.mkdirSync(prefix, { recursive: true })
+    // npm's lifecycle hands its own settings down as npm_config_*; this install is one of its own.
+    const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.toLowerCase().startsWith("npm_config_")))
+    const npm = WINDOWS ? "npm.cmd" : "npm"
+    run(npm, ["install", "--prefix", prefix, "--no-save", "--no-package-lock", "--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=error", `${name}@${version}`], env)
+    installed.push(`${name}@${version}`)
+  }
+  return installed
+}
+
 /** napi's name for this machine, as in the package `hashline-<name>`. */
 export function platformName() {
   const report = /** @type {any} */ (process.report?.getReport())

@@ -20,6 +20,7 @@ import { getEncoding } from "js-tiktoken"
 import { startScriptedServer } from "../e2e/server.mjs"
 import { node22 } from "../support/node22.mjs"
 import { publishPackages, REPO } from "../support/published.mjs"
+import { unlockedHost } from "../../scripts/tools.mjs"
 
 /**
  * @typedef {import("../e2e/server.mjs").Step} Step
@@ -32,7 +33,9 @@ const binOf = (name, bin) => path.join(REPO, "node_modules", name, bin)
 
 const CODEX = { version: versionOf("@openai/codex"), bin: binOf("@openai/codex", "bin/codex.js") }
 const GEMINI = { version: versionOf("@google/gemini-cli"), bin: binOf("@google/gemini-cli", "bundle/gemini.js") }
-const QWEN = { version: versionOf("@qwen-code/qwen-code"), bin: binOf("@qwen-code/qwen-code", "cli-entry.js") }
+/** Qwen Code is installed by `npm install` outside the lock (scripts/tools.mjs, UNLOCKED_HOSTS). */
+const QWEN_HOST = unlockedHost("@qwen-code/qwen-code")
+const QWEN = { version: QWEN_HOST.version, bin: path.join(QWEN_HOST.dir, "cli-entry.js") }
 const NODE22 = node22()
 
 const work = fs.mkdtempSync(path.join(os.tmpdir(), "hashline-clis-"))
