@@ -152,7 +152,12 @@ test(`a process swapping a folder for a symlink out of the root gets no read or 
   t.log(`${attempts} attempts against ${flips} flips; outcomes ${JSON.stringify(outcomes)}`)
   t.deepEqual(leaks, [], 'no result or error showed the content of a file outside the root')
   t.deepEqual(snapshot(outside), before, 'nothing outside the root was changed or created')
-  t.true(flips > 1000, 'the swapper kept flipping')
+  // How often the swapper flips depends on how the machine schedules it; what the test needs is
+  // that the engine met the folder in both states, for each kind of call.
+  t.true(flips > 100, 'the swapper kept flipping')
+  for (const what of ['read', 'edit', 'plan', 'create', 'tag']) {
+    t.true((outcomes[`${what} ok`] ?? 0) > 0 && (outcomes[`${what} OUTSIDE_ROOT`] ?? 0) > 0, `${what} met the folder both inside and swapped out`)
+  }
   for (const what of ['read', 'edit', 'plan', 'commit', 'create', 'tag']) t.true((outcomes[`${what} ok`] ?? 0) > 0, `some ${what}s succeeded`)
   t.deepEqual(Object.keys(outcomes).filter((k) => k.endsWith('INTERNAL') || k.endsWith('NO_CODE')), [])
   const inside = readFileSync(join(root, 'sub', 'f.txt'), 'utf8')
