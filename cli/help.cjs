@@ -4,12 +4,19 @@
 // derived from the table in exit-codes.cjs.
 "use strict"
 
-const COMMON = `Options of every command:
+/**
+ * The options every command takes; `mcp` passes its own defaults for the
+ * two it sets differently.
+ */
+const common = ({
+  root = `(default: the enclosing git work tree, else the working directory; paths
+                then resolve against the working directory)`,
+  store = `(default: $HASHLINE_STORE,
+                else $XDG_CACHE_HOME/hashline or ~/.cache/hashline)`,
+} = {}) => `Options of every command:
   --root DIR    nothing outside DIR is read or written, and relative paths resolve against
-                it (default: the enclosing git work tree, else the working directory; paths
-                then resolve against the working directory)
-  --store DIR   where versions are kept between invocations (default: $HASHLINE_STORE,
-                else $XDG_CACHE_HOME/hashline or ~/.cache/hashline)
+                it ${root}
+  --store DIR   where versions are kept between invocations ${store}
   --store-max-bytes N
                 the most the store may hold, e.g. 500M (default: $HASHLINE_STORE_MAX_BYTES,
                 else 256M); the versions used longest ago are removed first
@@ -99,7 +106,7 @@ Commands:
 
 Run hashline COMMAND --help for a command's options.
 
-${COMMON}  -V, --version show the version
+${common()}  -V, --version show the version
 
 ${exitCodesText()}`
 
@@ -115,7 +122,7 @@ shown is kept in the store.
   --offset N    first line to show, 1-based (default 1)
   --limit N     lines to show (default 2000)
 
-${COMMON}`,
+${common()}`,
   get edit() {
     return `Usage: hashline edit FILE [--ops JSON] [--rev REV]
 
@@ -127,7 +134,7 @@ ${opsText()}
   --rev REV     the REV the refs were read from, so that refs of an older view
                 are remapped or refused rather than guessed
 
-${COMMON}`
+${common()}`
   },
   apply: `Usage: hashline apply [--ops JSON]
 
@@ -137,7 +144,7 @@ The files are then written as one change: all of them, or none if one cannot be.
 
   --ops JSON    the batch (default: read from stdin)
 
-${COMMON}`,
+${common()}`,
   grep: `Usage: hashline grep PATTERN [PATH...] [flags]
 
 Searches the files under each PATH (default: the working directory) for lines
@@ -152,17 +159,18 @@ matching PATTERN (Rust regex syntax, as rg), each hit with its ref. Files that
   -C, --context N       show N lines before and after each hit, with refs
   --hidden              search hidden files and folders too
 
-${COMMON}`,
+${common()}`,
   mcp: `Usage: hashline mcp [--root DIR] [--store DIR] [--store-max-bytes N] [--text-only]
 
 Serves the read, edit, grep and apply tools over MCP on stdio, inside the root
 (default: the working directory), against which the tools' relative paths
-resolve. Versions are kept in memory unless --store or $HASHLINE_STORE is given.
+resolve.
   --text-only           results carry the text for the model only, no structured
                         content (for hosts that show the model the structured
                         content instead, such as Claude Code)
 
-${COMMON}`,
+${common({ root: "(default: the working directory)", store: `(default: $HASHLINE_STORE,
+                else in memory only)` })}`,
   cache: `Usage: hashline cache clear [--store DIR]
 
 Removes every version kept in the store folder and says how many files and
@@ -171,7 +179,7 @@ content proves hashline wrote it; others are left and counted. Refs shown
 before can then no longer be remapped after the file changes; refs to an
 unchanged file keep working.
 
-${COMMON}`,
+${common()}`,
 })
 
 /**

@@ -102,8 +102,9 @@ test("--json prints one object for results and for errors", (t) => {
 
   const ref = refsOf(read.text)[2]
   const edit = JSON.parse(hashline(["edit", "a.txt", "--json", "--rev", read.rev, "--ops", JSON.stringify([{ op: "delete", ref }])], { cwd: root, store }).stdout)
-  t.like(edit, { ok: true, path: "a.txt", previousRev: read.rev, additions: 0, deletions: 1 })
+  t.like(edit, { ok: true, path: "a.txt", previousRev: read.rev, additions: 0, deletions: 1, problems: [] })
   t.regex(edit.diff, /^-b$/m)
+  t.true(edit.output.startsWith(edit.headline), "the headline is the output's first sentence")
 
   const failed = hashline(["edit", "a.txt", "--json", "--ops", JSON.stringify([{ op: "delete", ref: "1#AAA#BBB" }])], { cwd: root, store })
   t.is(failed.status, 1)

@@ -56,3 +56,13 @@ test("hashline read --help shows first the form of ref a read prints by default,
     t.regex(sentence, /--view full/, `${ref[0]} is shown without the option that shows it`)
   }
 })
+
+test("hashline mcp --help gives the server's own defaults: the working directory as root, versions in memory unless a store is named", (t) => {
+  const root = scratch(t)
+  const options = run(["mcp", "--help"], root)
+  const option = (/** @type {string} */ name) => options.slice(options.indexOf(`  ${name} `), options.indexOf("\n  --", options.indexOf(`  ${name} `) + 1))
+  t.regex(option("--store"), /in memory only/)
+  t.notRegex(option("--store"), /\.cache/)
+  t.regex(option("--root"), /default: the working directory\)/)
+  t.notRegex(option("--root"), /git work tree/)
+})

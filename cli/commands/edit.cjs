@@ -28,7 +28,7 @@ async function editArguments(json, filePath, rev) {
 }
 
 /** @param {EditResult} r */
-const editJson = (r) => ({ path: r.path, rev: r.rev, previousRev: r.previousRev, additions: r.additions, deletions: r.deletions, output: r.output, diff: r.diff })
+const editJson = (r) => ({ path: r.path, headline: r.headline, rev: r.rev, previousRev: r.previousRev, additions: r.additions, deletions: r.deletions, output: r.output, diff: r.diff, problems: r.problems })
 
 /** @param {import("../args.cjs").Context} cx */
 async function edit(cx) {
