@@ -293,9 +293,9 @@ impl Hashline {
                 allow_outside: o.allow_outside_root.unwrap_or(false),
             };
             let hl = Arc::clone(&self.inner);
-            Ok(Call::new(signal, move |_| {
+            Ok(Call::new(signal, move |cancel: &hashline::Cancel| {
                 Ok(hl
-                    .reformatted_with(&path, &written, &options)?
+                    .reformatted_with(&path, &written, &options, cancel)?
                     .as_ref()
                     .map(BindingEditResult::from))
             }))

@@ -166,6 +166,26 @@ for (const [name, start] of [...writes, /** @type {[string, Start]} */ (['applyB
   })
 }
 
+// reformattedAsync writes nothing, but reads the file under the session's
+// lock of it, which an edit waiting for its folder's lock keeps.
+lockingSerially('reformattedAsync aborted while an edit of the file keeps its lock stops waiting and fails with CANCELLED', async (t) => {
+  const s = setup(t, undefined, 4_000)
+  const lock = await holdFolderLock(t, s.dir)
+  const edit = s.hl.editAsync('a.txt', { operations: [{ op: 'replace', ref: s.refs[2], content: 'TWO' }] })
+  const controller = new AbortController()
+  let settled = false
+  const call = s.hl.reformattedAsync('a.txt', s.hl.read('a.txt').rev, { signal: controller.signal }).finally(() => {
+    settled = true
+  })
+  t.is(await timersFired(() => settled, 20), 20, 'the call waits for the edit')
+  controller.abort()
+  const err = await t.throwsAsync(call)
+  t.like(err, { code: 'CANCELLED', name: 'AbortError' })
+  await lock.release()
+  t.is((await edit).additions, 1)
+  t.is(s.read(), 'one\nTWO\nthree\n')
+})
+
 locking('the event loop keeps turning while an edit waits, and the edit completes once it can', async (t) => {
   const s = setup(t)
   const lock = await holdFolderLock(t, s.dir)

@@ -49,21 +49,22 @@ impl Hashline {
     /// edit; `written` when not given) with fresh refs for every region
     /// that differs, under `headline`.
     pub fn reformatted(&self, path: &str, written: &str) -> Result<Option<EditResult>> {
-        self.reformatted_with(path, written, &ReformatOptions::default())
+        self.reformatted_with(path, written, &ReformatOptions::default(), &Cancel::new())
     }
 
-    /// `reformatted`, with what the result describes and the call's options.
+    /// `reformatted`, with what the result describes and the call's options;
+    /// `cancel` stops its wait for the file's lock.
     pub fn reformatted_with(
         &self,
         path: &str,
         written: &str,
         options: &ReformatOptions,
+        cancel: &Cancel,
     ) -> Result<Option<EditResult>> {
         let since = options.since.as_deref();
         let headline = options.headline.as_deref();
         let target = self.target(path, options.allow_outside)?;
-        // Nothing is written here, so there is no call to cancel.
-        let _guard = self.path_lock(&target, &Cancel::new())?;
+        let _guard = self.path_lock(&target, cancel)?;
         let doc = Arc::new(self.load(&target, false)?.doc);
         let written = written.trim().to_ascii_uppercase();
         if doc.rev() == written {

@@ -687,6 +687,7 @@ mod session {
                     since: done.files[0].previous_rev.clone(),
                     ..Default::default()
                 },
+                &crate::Cancel::new(),
             )
             .unwrap()
             .unwrap();
