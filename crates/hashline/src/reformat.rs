@@ -133,6 +133,7 @@ impl Hashline {
             additions: summary.additions,
             deletions: summary.deletions,
             problems: introduced.problems,
+            outcome: Default::default(),
         }))
     }
 }

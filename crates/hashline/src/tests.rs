@@ -11,6 +11,7 @@ mod line_endings;
 mod model;
 mod moves;
 mod no_guess;
+mod outcomes;
 mod recovery;
 mod splicing;
 mod stored_versions;
