@@ -78,6 +78,7 @@ mod session;
 mod store;
 mod syntax;
 mod tags;
+pub mod telemetry;
 mod transaction;
 mod view;
 
@@ -86,7 +87,7 @@ pub mod internals;
 #[cfg(test)]
 mod tests;
 
-pub use batch::{BatchPlan, BatchResult};
+pub use batch::{batch_entries, BatchPlan, BatchResult};
 pub use cancel::Cancel;
 pub use document::Document;
 pub use edit::{apply_to_string, apply_to_text, EditOutcome, Edited, TextEdit};
