@@ -29,5 +29,6 @@ pub use stats::{
 pub use tokens::{
     arguments as arguments_tokens, estimate as estimate_tokens,
     estimate_bounded as estimate_tokens_bounded, view as view_tokens,
+    view_lines as view_lines_tokens,
 };
 pub use writer::{now_ms, Telemetry};

@@ -596,3 +596,97 @@ fn token_estimates_come_near_o200k() {
     let full = crate::format_view_with(rust, "src/bound.rs", &options).unwrap();
     near(view_tokens(full.text.len(), 1, 11, ViewStyle::Full), 191);
 }
+
+/// The folder a child process of `several_processes_…` writes to, its
+/// name and the size its files rotate at.
+const CHILD_DIR: &str = "HASHLINE_TELEMETRY_TEST_CHILD_DIR";
+const CHILD_NAME: &str = "HASHLINE_TELEMETRY_TEST_CHILD_NAME";
+const CHILD_MAX: &str = "HASHLINE_TELEMETRY_TEST_CHILD_MAX";
+const CHILD_RECORDS: u64 = 3000;
+const CHILDREN: usize = 4;
+
+/// One writer of `several_processes_…`, run in a process of its own.
+#[test]
+#[ignore = "run by several_processes_append_whole_records_and_rotate_within_the_bound"]
+fn telemetry_child_writer() {
+    let var = |name| std::env::var(name).ok();
+    let (Some(dir), Some(name), Some(max)) = (var(CHILD_DIR), var(CHILD_NAME), var(CHILD_MAX))
+    else {
+        return;
+    };
+    let telemetry = Telemetry::unstarted(Settings {
+        dir: dir.into(),
+        max_file_bytes: max.parse().unwrap(),
+        files: 3,
+    });
+    for i in 0..CHILD_RECORDS {
+        let mut record = edit(T0 + i, &name, "a", Outcome::Applied);
+        record.call_id = Some(format!("{name}-{i}"));
+        telemetry.record(record);
+        if i % 7 == 6 {
+            telemetry.flush();
+        }
+    }
+    telemetry.flush();
+}
+
+/// Runs the writers, each in a process of its own, into `dir`.
+fn run_children(dir: &Path, max_file_bytes: u64) {
+    let me = std::env::current_exe().unwrap();
+    let children: Vec<_> = (0..CHILDREN)
+        .map(|n| {
+            std::process::Command::new(&me)
+                .args([
+                    "--exact",
+                    "telemetry::tests::telemetry_child_writer",
+                    "--ignored",
+                    "--quiet",
+                ])
+                .env(CHILD_DIR, dir)
+                .env(CHILD_NAME, format!("process-{n}"))
+                .env(CHILD_MAX, max_file_bytes.to_string())
+                .stdout(std::process::Stdio::null())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for mut child in children {
+        assert!(child.wait().unwrap().success());
+    }
+}
+
+#[test]
+fn several_processes_append_whole_records_and_rotate_within_the_bound() {
+    // Room for every record: each is there once, whole.
+    let tmp = tempfile::tempdir().unwrap();
+    let roomy = tmp.path().join("roomy");
+    run_children(&roomy, 64 << 20);
+    let all = read(&roomy).unwrap();
+    assert_eq!((all.skipped, all.lost), (0, 0));
+    let mut ids: Vec<&str> = all
+        .records
+        .iter()
+        .filter_map(|r| r.call_id.as_deref())
+        .collect();
+    ids.sort_unstable();
+    ids.dedup();
+    assert_eq!(ids.len(), CHILDREN * CHILD_RECORDS as usize);
+
+    // Rotated many times over by all of them at once: still whole, and
+    // within the bound.
+    let tight = tmp.path().join("tight");
+    let max_file_bytes = 64 << 10;
+    run_children(&tight, max_file_bytes);
+    let kept = read(&tight).unwrap();
+    assert_eq!((kept.skipped, kept.lost), (0, 0));
+    assert!(!kept.records.is_empty());
+    let total: u64 = (0..16)
+        .filter_map(|n| fs::metadata(tight.join(log_name(n))).ok())
+        .map(|m| m.len())
+        .sum();
+    // Each process may append one chunk to a file past its size before it
+    // rotates it.
+    let bound = 3 * (max_file_bytes + (CHILDREN * CHUNK_BYTES) as u64);
+    assert!(total <= bound, "{total} bytes on disk, bound {bound}");
+    assert!(!tight.join(log_name(3)).exists());
+}
