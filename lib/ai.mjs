@@ -29,6 +29,6 @@ function wrap(plain) {
  * @returns {import("./ai-types.d.mts").HashlineAiTools}
  */
 export function createTools(options = {}) {
-  const tools = hostTools(HOSTS.ai, createPlainTools(options))
+  const tools = hostTools(HOSTS.ai, createPlainTools({ host: "ai", ...options }))
   return /** @type {import("./ai-types.d.mts").HashlineAiTools} */ (Object.fromEntries(tools.map((t) => [t.name, wrap(t)])))
 }

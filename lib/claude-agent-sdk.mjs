@@ -53,7 +53,7 @@ export function createServer(options = {}) {
     name: SERVER_NAME,
     version: "1.0.0",
     alwaysLoad: true,
-    tools: hostTools(HOST, createPlainTools(options)).map(wrap),
+    tools: hostTools(HOST, createPlainTools({ host: "claude-agent-sdk", ...options })).map(wrap),
   })
 }
 

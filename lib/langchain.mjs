@@ -31,5 +31,5 @@ function wrap(plain) {
  * @returns {import("./langchain-types.d.mts").HashlineLangchainTools}
  */
 export function createTools(options = {}) {
-  return /** @type {any} */ (hostTools(HOSTS.langchain, createPlainTools(options)).map(wrap))
+  return /** @type {any} */ (hostTools(HOSTS.langchain, createPlainTools({ host: "langchain", ...options })).map(wrap))
 }

@@ -30,6 +30,6 @@ function wrap(plain) {
  * @returns {import("./mastra-types.d.mts").HashlineMastraTools}
  */
 export function createTools(options = {}) {
-  const tools = hostTools(HOSTS.mastra, createPlainTools(options))
+  const tools = hostTools(HOSTS.mastra, createPlainTools({ host: "mastra", ...options }))
   return /** @type {any} */ (Object.fromEntries(tools.map((t) => [t.name, wrap(t)])))
 }

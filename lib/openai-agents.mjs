@@ -35,5 +35,5 @@ function wrap(plain) {
  * @returns {import("./openai-agents-types.d.mts").HashlineOpenAIAgentsTools}
  */
 export function createTools(options = {}) {
-  return /** @type {import("./openai-agents-types.d.mts").HashlineOpenAIAgentsTools} */ (hostTools(HOSTS["openai-agents"], createPlainTools(options)).map(wrap))
+  return /** @type {import("./openai-agents-types.d.mts").HashlineOpenAIAgentsTools} */ (hostTools(HOSTS["openai-agents"], createPlainTools({ host: "openai-agents", ...options })).map(wrap))
 }

@@ -27,6 +27,16 @@ export interface HashlineToolAnnotations {
   openWorldHint: boolean
 }
 
+/** What a host passes with a call. */
+export interface HashlineCallOptions {
+  /** Stops the call before it writes anything (`CANCELLED`). */
+  signal?: AbortSignal
+  /** The model that made the call, for the local telemetry record. */
+  model?: string
+  /** The host's id of the tool call, for the local telemetry record. */
+  callId?: string
+}
+
 /** A tool in the form any agent framework can wrap. */
 export interface HashlineTool<Name extends HashlineToolName = HashlineToolName> {
   name: Name
@@ -46,9 +56,9 @@ export interface HashlineTool<Name extends HashlineToolName = HashlineToolName> 
    * written). An aborted `signal` stops the call before it writes: it
    * rejects with `CANCELLED` (`name` `AbortError`).
    */
-  call(args: unknown, options?: { signal?: AbortSignal }): Promise<{ text: string; result: HashlineToolResults[Name] }>
+  call(args: unknown, options?: HashlineCallOptions): Promise<{ text: string; result: HashlineToolResults[Name] }>
   /** `call`, resolving to the text for the model only. */
-  execute(args: unknown, options?: { signal?: AbortSignal }): Promise<string>
+  execute(args: unknown, options?: HashlineCallOptions): Promise<string>
 }
 
 export type HashlineTools = {

@@ -9,10 +9,14 @@
 //     inputSchema,   the arguments as JSON Schema (a fresh copy per list)
 //     zodSchema(z),  the same arguments as a zod shape, for hosts that take zod
 //     annotations,   { readOnlyHint, destructiveHint, idempotentHint, openWorldHint }
-//     call(args, { signal }),    resolves to { text, result }: the text for the
-//                                model and the engine's result object
-//     execute(args, { signal }), resolves to the text for the model
+//     call(args, { signal, model, callId }),    resolves to { text, result }:
+//                                the text for the model and the engine's result
+//     execute(args, { signal, model, callId }), resolves to the text for the model
 //   }
+//
+// `model` and `callId`, where the host knows them, name the model that made
+// the call and the host's id of it in the local telemetry record
+// (docs/telemetry.md); a host names itself by the engine's `host` option.
 //
 // `call` and `execute` check the host's part of the arguments, then run the
 // engine off the event loop (its async forms); an aborted `signal` stops a
@@ -41,6 +45,12 @@ import { APPLY_DESCRIPTION, GREP_DESCRIPTION, READ_DESCRIPTION } from "./texts.c
 // Every hint stated, since a client assumes the riskiest value of one left
 // out. Nothing leaves the root, so no tool reaches an open world; an edit
 // replaces lines, and the same edit sent twice is refused the second time.
+/**
+ * The engine's options for one call: its signal, and who made it.
+ * @param {import("./tools-types.d.mts").HashlineCallOptions} [options]
+ */
+const callOptions = (options) => ({ signal: options?.signal, model: options?.model, callId: options?.callId })
+
 const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false }
 const WRITES = { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false }
 
@@ -73,7 +83,7 @@ export function toolsOver(engine) {
       annotations: READ_ONLY,
       async call(args, options) {
         const { filePath, ...range } = parseReadArguments(args)
-        const result = await engine().readAsync(filePath, { ...range, signal: options?.signal })
+        const result = await engine().readAsync(filePath, { ...range, ...callOptions(options) })
         return { text: result.text, result }
       },
     }),
@@ -85,7 +95,7 @@ export function toolsOver(engine) {
       annotations: WRITES,
       async call(args, options) {
         const { filePath, request } = parseEditArguments(args)
-        const result = await engine().editAsync(filePath, request, { signal: options?.signal })
+        const result = await engine().editAsync(filePath, request, callOptions(options))
         return { text: result.output, result }
       },
     }),
@@ -97,7 +107,7 @@ export function toolsOver(engine) {
       annotations: READ_ONLY,
       async call(args, options) {
         const { pattern, options: search } = parseGrepArguments(args)
-        const result = await engine().searchAsync(pattern, { ...search, signal: options?.signal })
+        const result = await engine().searchAsync(pattern, { ...search, ...callOptions(options) })
         return { text: result.text, result }
       },
     }),
@@ -109,7 +119,7 @@ export function toolsOver(engine) {
       annotations: WRITES,
       async call(args, options) {
         const batch = parseApplyArguments(args)
-        const result = await engine().applyBatchAsync(batch, { signal: options?.signal })
+        const result = await engine().applyBatchAsync(batch, callOptions(options))
         return { text: result.output, result }
       },
     }),

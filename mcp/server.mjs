@@ -57,7 +57,7 @@ function tools(options) {
   /** @type {unknown} */
   let unavailable
   try {
-    loaded = openEngine({ ...options, allowOutsideRoot: false })
+    loaded = openEngine({ host: "mcp", ...options, allowOutsideRoot: false })
   } catch (err) {
     // Without its binary the server still answers initialize and lists its
     // tools, and every call says why it failed: a host that saw the server

@@ -89,7 +89,7 @@ async function server(input, options) {
     // in opencode.json, else HASHLINE_VIEW, HASHLINE_SYNTAX and
     // HASHLINE_FORMATTER_TIMEOUT_MS.
     timeoutMs = formatterTimeoutOption(options?.formatterTimeout)
-    startEngines({ view: options?.view, syntax: options?.syntax }, place)
+    startEngines({ host: "opencode", view: options?.view, syntax: options?.syntax, telemetry: options?.telemetry }, place)
   } catch (err) {
     // Tools that could only fail would replace OpenCode's working edit.
     logUnavailable(input, err)

@@ -117,7 +117,7 @@ export async function setup(ctx) {
   const directory = path.resolve(ctx.location?.directory ?? process.cwd())
   const place = { directory, worktree: directory }
   try {
-    startEngines({ view: options.view, syntax: options.syntax }, place)
+    startEngines({ host: "opencode-2", view: options.view, syntax: options.syntax, telemetry: options.telemetry }, place)
   } catch (err) {
     console.warn(`hashline is off, OpenCode's own tools stay: ${err instanceof Error ? err.message : String(err)}`)
     return

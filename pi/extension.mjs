@@ -53,7 +53,7 @@ export default function hashline(pi) {
    */
   const toolsIn = (cwd) => {
     let found = engines.get(cwd)
-    if (!found) engines.set(cwd, (found = Object.fromEntries(hostTools(HOST, createTools({ root: cwd })).map((t) => [t.name, t]))))
+    if (!found) engines.set(cwd, (found = Object.fromEntries(hostTools(HOST, createTools({ root: cwd, host: "pi" })).map((t) => [t.name, t]))))
     return found
   }
 
