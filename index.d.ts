@@ -175,6 +175,11 @@ export interface CallOptions {
   model?: string
   /** The host's id of the tool call, for the telemetry record. */
   callId?: string
+  /**
+   * The host that made the call, for the telemetry record, where it
+   * differs from the session's (an MCP server's client).
+   */
+  host?: string
 }
 
 /**
@@ -461,6 +466,11 @@ export interface PatchOptions {
   model?: string
   /** The host's id of the tool call, for the telemetry record. */
   callId?: string
+  /**
+   * The host that made the call, for the telemetry record, where it
+   * differs from the session's (an MCP server's client).
+   */
+  host?: string
 }
 
 /** Every path a patch names (a move's destination after its source); throws `INVALID_REQUEST` for a malformed patch. */
@@ -500,6 +510,11 @@ export interface ReadOptions {
   model?: string
   /** The host's id of the tool call, for the telemetry record. */
   callId?: string
+  /**
+   * The host that made the call, for the telemetry record, where it
+   * differs from the session's (an MCP server's client).
+   */
+  host?: string
 }
 
 export interface ReadView {
@@ -629,6 +644,11 @@ export interface SearchOptions {
   model?: string
   /** The host's id of the tool call, for the telemetry record. */
   callId?: string
+  /**
+   * The host that made the call, for the telemetry record, where it
+   * differs from the session's (an MCP server's client).
+   */
+  host?: string
 }
 
 export interface SearchResult {

@@ -3,7 +3,9 @@
 // behaviour as everywhere else, wrapped with the SDK's `tool()`. A rejected
 // edit throws; the SDK hands its message, the repair text, to the model.
 // The SDK's `abortSignal` (from `generateText`'s options) reaches the engine,
-// which stops a call before it writes anything.
+// which stops a call before it writes anything. The SDK gives a tool the
+// call's id but not the model: `createTools({ model })` names it for the
+// telemetry record.
 import { jsonSchema, tool } from "ai"
 import { HOSTS } from "./hosts.mjs"
 import { createTools as createPlainTools, hostTools } from "./tools.mjs"
@@ -18,7 +20,7 @@ function wrap(plain) {
   return tool({
     description: plain.description,
     inputSchema: jsonSchema(/** @type {any} */ (plain.inputSchema)),
-    execute: (input, options) => plain.execute(input, { signal: options?.abortSignal }),
+    execute: (input, options) => plain.execute(input, { signal: options?.abortSignal, callId: options?.toolCallId }),
   })
 }
 

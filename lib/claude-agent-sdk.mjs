@@ -5,7 +5,9 @@
 // everywhere else. Its tools are always loaded, so Claude Code's tool search
 // does not hide them behind a search. A failed call is an MCP error result
 // whose text is the engine's (the repair text for the model); the call's
-// abort signal reaches the engine, which stops before it writes.
+// abort signal reaches the engine, which stops before it writes. A call
+// carries its tool use's id but not the model: `hashlineOptions({ model })`
+// names it for the telemetry record.
 import { createSdkMcpServer, tool } from "@anthropic-ai/claude-agent-sdk"
 import { z } from "zod"
 import { errorText } from "./errors.mjs"
@@ -34,9 +36,11 @@ export const DISALLOWED_TOOLS = [...HOST.turnsOff]
 /** @param {HashlineTool} plain */
 function wrap(plain) {
   return tool(plain.name, plain.description, plain.zodSchema(z), async (args, extra) => {
-    const signal = /** @type {{ signal?: AbortSignal } | undefined} */ (extra)?.signal
+    const { signal, _meta } = /** @type {{ signal?: AbortSignal, _meta?: Record<string, unknown> } | undefined} */ (extra) ?? {}
+    const id = _meta?.["claudecode/toolUseId"]
+    const callId = typeof id === "string" && id !== "" ? id : undefined
     try {
-      return { content: [{ type: "text", text: await plain.execute(args, { signal }) }] }
+      return { content: [{ type: "text", text: await plain.execute(args, { signal, callId }) }] }
     } catch (err) {
       return { content: [{ type: "text", text: errorText(err) }], isError: true }
     }

@@ -36,9 +36,11 @@
  *   turns off
  * @property {string} [ownRead] its own read tool, left on, which shows no refs
  * @property {string} [keepsWrite] its own tool for new files, left on
- * @property {{ flags: string[], server?: Record<string, unknown> }} [mcp] how
+ * @property {{ flags: string[], server?: Record<string, unknown>, client: string }} [mcp] how
  *   its MCP configuration starts hashline-mcp: the flags, and the server
- *   entry's keys of the host's own
+ *   entry's keys of the host's own; and the name its MCP client gives in
+ *   `initialize` (`clientInfo.name`, a prefix where it ends in `-`), by which
+ *   the server's telemetry record names the host
  * @property {{ namespace: string, search: string }} [deferred] for a host
  *   that lists MCP tools only on request: their namespace and the tool that
  *   loads them
@@ -77,7 +79,7 @@ export const HOSTS = {
     keepsWrite: "Write",
     // Claude Code shows the model structured content in place of the text,
     // and defers MCP tools behind a tool search unless they load always.
-    mcp: { flags: ["--text-only"], server: { alwaysLoad: true } },
+    mcp: { flags: ["--text-only"], server: { alwaysLoad: true }, client: "claude-code" },
     files: {
       "claude-code/plugin/hooks/texts.json": ["context", "turnedAway"],
       "claude-code/plugin/hooks/hooks.json": ["matchers"],
@@ -93,7 +95,7 @@ export const HOSTS = {
     errors: "result",
     turnsOff: ["apply_patch"],
     // Codex, too, hands the model structured content in place of the text.
-    mcp: { flags: ["--text-only"] },
+    mcp: { flags: ["--text-only"], client: "codex-mcp-client" },
     deferred: { namespace: "mcp__hashline", search: "tool_search" },
     files: {
       "codex/plugin/skills/hashline/SKILL.md": ["skill"],
@@ -109,7 +111,7 @@ export const HOSTS = {
     fileArgument: "filePath",
     errors: "result",
     turnsOff: ["replace", "write_file"],
-    mcp: { flags: ["--text-only"] },
+    mcp: { flags: ["--text-only"], client: "gemini-cli-mcp-client" },
     files: { "gemini-cli/GEMINI.md": ["contextFile"], "gemini-cli/gemini-extension.json": ["version", "mcpServer", "excludeTools"] },
   },
   "qwen-code": {
@@ -118,7 +120,8 @@ export const HOSTS = {
     fileArgument: "filePath",
     errors: "result",
     turnsOff: ["edit", "write_file"],
-    mcp: { flags: ["--text-only"], server: { alwaysLoadTools: true } },
+    // Its client's name ends in the server's name in the configuration.
+    mcp: { flags: ["--text-only"], server: { alwaysLoadTools: true }, client: "qwen-cli-mcp-client-" },
     // Its extensions cannot exclude tools: the guide asks the model not to use them.
     files: { "qwen-code/QWEN.md": ["contextFile"], "qwen-code/qwen-extension.json": ["version", "mcpServer"] },
   },

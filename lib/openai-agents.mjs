@@ -5,7 +5,9 @@
 // would have to become nullable). The SDK's default answer to a tool error is
 // a fixed "An error occurred" text; here the model gets the error's message,
 // the engine's repair text. The run's `signal` reaches the engine, which stops
-// a call before it writes anything, and the SDK ends the run on it.
+// a call before it writes anything, and the SDK ends the run on it. The SDK
+// gives a tool the call's id but not the model: `createTools({ model })`
+// names it for the telemetry record.
 import { tool } from "@openai/agents"
 import { errorText } from "./errors.mjs"
 import { HOSTS } from "./hosts.mjs"
@@ -23,7 +25,7 @@ function wrap(plain) {
     description: plain.description,
     parameters: /** @type {any} */ ({ ...plain.inputSchema, additionalProperties: true }),
     strict: false,
-    execute: (input, _context, details) => plain.execute(input, { signal: details?.signal }),
+    execute: (input, _context, details) => plain.execute(input, { signal: details?.signal, callId: details?.toolCall?.callId }),
     errorFunction: (_context, error) => errorText(error),
   })
 }

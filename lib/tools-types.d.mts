@@ -35,6 +35,8 @@ export interface HashlineCallOptions {
   model?: string
   /** The host's id of the tool call, for the local telemetry record. */
   callId?: string
+  /** The host that made the call, where it is not the engine's `host` (an MCP server's client). */
+  host?: string
 }
 
 /** A tool in the form any agent framework can wrap. */

@@ -16,7 +16,8 @@
 //
 // `model` and `callId`, where the host knows them, name the model that made
 // the call and the host's id of it in the local telemetry record
-// (docs/telemetry.md); a host names itself by the engine's `host` option.
+// (docs/telemetry.md); a host names itself by the engine's `host` option,
+// or per call by `host` where one engine serves several (the MCP server).
 //
 // `call` and `execute` check the host's part of the arguments, then run the
 // engine off the event loop (its async forms); an aborted `signal` stops a
@@ -49,7 +50,7 @@ import { APPLY_DESCRIPTION, GREP_DESCRIPTION, READ_DESCRIPTION } from "./texts.c
  * The engine's options for one call: its signal, and who made it.
  * @param {import("./tools-types.d.mts").HashlineCallOptions} [options]
  */
-const callOptions = (options) => ({ signal: options?.signal, model: options?.model, callId: options?.callId })
+const callOptions = (options) => ({ signal: options?.signal, model: options?.model, callId: options?.callId, host: options?.host })
 
 const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false }
 const WRITES = { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false }

@@ -20,7 +20,7 @@ export interface ServerOptions {
    * structured content in place of the text, such as Claude Code.
    */
   textOnly?: boolean
-  /** The host, as the local telemetry record names it (default "mcp"). */
+  /** The host, as the local telemetry record names it (default: the client's, from its `clientInfo`; see docs/telemetry.md). */
   host?: string
   /** Keep the local telemetry record of the calls (default true, unless HASHLINE_TELEMETRY is 0; see docs/telemetry.md). */
   telemetry?: boolean

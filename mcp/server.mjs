@@ -37,6 +37,48 @@ const STRUCTURED = {
   apply: applyContent,
 }
 
+/**
+ * The host a client is, as the telemetry record names it: the row of
+ * lib/hosts.mjs whose MCP client has this name, else `mcp:` and the name
+ * the client gave, else `mcp`.
+ * @param {{ name?: unknown } | undefined} client `initialize`'s `clientInfo`
+ */
+export function hostOfClient(client) {
+  const name = typeof client?.name === "string" ? client.name : ""
+  if (name === "") return "mcp"
+  for (const [host, row] of Object.entries(HOSTS)) {
+    const known = "mcp" in row ? row.mcp?.client : undefined
+    if (known && (known.endsWith("-") ? name.startsWith(known) : name === known)) return host
+  }
+  return `mcp:${name}`
+}
+
+/**
+ * Who made a call, from its `_meta`: the model where the host puts it there
+ * (Codex, in `x-codex-turn-metadata`; no other host names it) and the
+ * host's id of the call (Codex's `callId`, Claude Code's
+ * `claudecode/toolUseId`). What a client sends is only taken as a bounded
+ * string.
+ * @param {unknown} meta
+ * @returns {{ model?: string, callId?: string }}
+ */
+export function callerOf(meta) {
+  if (!meta || typeof meta !== "object") return {}
+  const m = /** @type {Record<string, unknown>} */ (meta)
+  const label = (/** @type {unknown} */ v) => (typeof v === "string" && v !== "" && v.length <= 200 ? v : undefined)
+  let turn = m["x-codex-turn-metadata"]
+  if (typeof turn === "string" && turn.length <= 1 << 16) {
+    try {
+      turn = JSON.parse(turn)
+    } catch {
+      turn = undefined
+    }
+  }
+  const model = turn && typeof turn === "object" ? label(/** @type {Record<string, unknown>} */ (turn).model) : undefined
+  const callId = label(m.callId) ?? label(m["claudecode/toolUseId"])
+  return { ...(model ? { model } : {}), ...(callId ? { callId } : {}) }
+}
+
 // Claude Code defers MCP tools behind a tool search unless they carry this:
 // an edit tool found only on request would leave the model with its own.
 const ALWAYS_LOAD = { "anthropic/alwaysLoad": true }
@@ -112,7 +154,8 @@ export function createServer(options = {}) {
       return { content: [{ type: "text", text: `Unknown tool ${request.params.name}. The tools are ${list.map((t) => t.name).join(", ")}.` }], isError: true }
     }
     try {
-      const { text, result } = await calls.run(extra.signal, () => found.call(request.params.arguments ?? {}, { signal: extra.signal }))
+      const who = { ...callerOf(request.params._meta), host: options.host ?? hostOfClient(server.getClientVersion()) }
+      const { text, result } = await calls.run(extra.signal, () => found.call(request.params.arguments ?? {}, { signal: extra.signal, ...who }))
       const structured = STRUCTURED[/** @type {keyof typeof STRUCTURED} */ (found.name)](/** @type {any} */ (result))
       return { content: [{ type: "text", text }], ...(textOnly ? {} : { structuredContent: structured }) }
     } catch (err) {

@@ -155,6 +155,9 @@ options! {
         pub model: Option<String>,
         #[doc = " The host's id of the tool call, for the telemetry record."]
         pub call_id: Option<String>,
+        #[doc = " The host that made the call, for the telemetry record, where it"]
+        #[doc = " differs from the session's (an MCP server's client)."]
+        pub host: Option<String>,
     }
 
 
@@ -165,6 +168,9 @@ options! {
         pub model: Option<String>,
         #[doc = " The host's id of the tool call, for the telemetry record."]
         pub call_id: Option<String>,
+        #[doc = " The host that made the call, for the telemetry record, where it"]
+        #[doc = " differs from the session's (an MCP server's client)."]
+        pub host: Option<String>,
     }
 
 
@@ -202,6 +208,9 @@ options! {
         pub model: Option<String>,
         #[doc = " The host's id of the tool call, for the telemetry record."]
         pub call_id: Option<String>,
+        #[doc = " The host that made the call, for the telemetry record, where it"]
+        #[doc = " differs from the session's (an MCP server's client)."]
+        pub host: Option<String>,
     }
 
     #[napi(object)]
@@ -238,6 +247,9 @@ options! {
         pub model: Option<String>,
         #[doc = " The host's id of the tool call, for the telemetry record."]
         pub call_id: Option<String>,
+        #[doc = " The host that made the call, for the telemetry record, where it"]
+        #[doc = " differs from the session's (an MCP server's client)."]
+        pub host: Option<String>,
     }
 
     #[napi(object, js_name = "TelemetryStatsOptions")]
@@ -267,6 +279,7 @@ impl CallOptions {
             CallMeta {
                 model: o.model,
                 call_id: o.call_id,
+                host: o.host,
             },
         ))
     }

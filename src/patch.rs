@@ -203,6 +203,7 @@ impl Hashline {
             let meta = CallMeta {
                 model: options.model,
                 call_id: options.call_id,
+                host: options.host,
             };
             let probe = self.recorder.probe(Tool::Patch, meta).map(|probe| {
                 let mut probe = probe.patch(&text);

@@ -40,6 +40,8 @@ pub(crate) struct TelemetryOptions {
 pub(crate) struct CallMeta {
     pub model: Option<String>,
     pub call_id: Option<String>,
+    /// The host of this call, where it is not the session's.
+    pub host: Option<String>,
 }
 
 thread_local! {
@@ -87,7 +89,10 @@ impl Recorder {
     pub fn probe(&self, tool: Tool, meta: CallMeta) -> Option<Probe> {
         let sink = self.sink.as_ref()?;
         let mut record = Record::new(t::now_ms(), tool, self.view);
-        record.host = self.host.clone();
+        record.host = meta
+            .host
+            .filter(|h| !h.is_empty())
+            .or_else(|| self.host.clone());
         record.model = meta
             .model
             .filter(|m| !m.is_empty())

@@ -5,7 +5,7 @@ use crate::args::{count, required_string};
 use crate::error::guard;
 use crate::list::List;
 use crate::options::BindingSearchOptions;
-use crate::recorder::{self, Recorded};
+use crate::recorder::{self, CallMeta, Recorded};
 use crate::session::Hashline;
 use crate::task::{Call, Running, Signal};
 use hashline::telemetry::{Record, Tool};
@@ -136,7 +136,14 @@ impl Hashline {
                 required_string(env, pattern, "pattern", "a regular expression, as a string")?;
             let o = BindingSearchOptions::read(env, options)?;
             let probe = self
-                .probe(Tool::Grep, o.model.clone(), o.call_id.clone())
+                .probe(
+                    Tool::Grep,
+                    CallMeta {
+                        model: o.model.clone(),
+                        call_id: o.call_id.clone(),
+                        host: o.host.clone(),
+                    },
+                )
                 .map(|probe| {
                     let mut fields = vec![("pattern", recorder::text(&pattern))];
                     for (key, list) in [

@@ -321,8 +321,16 @@ impl Hashline {
                 allow_outside: outside,
                 view: style,
             };
-            let probe =
-                self.probe(Tool::Read, o.model, o.call_id).map(|probe| {
+            let probe = self
+                .probe(
+                    Tool::Read,
+                    CallMeta {
+                        model: o.model,
+                        call_id: o.call_id,
+                        host: o.host,
+                    },
+                )
+                .map(|probe| {
                     let numbers = [("offset", offset), ("limit", limit)];
                     let mut fields = vec![("filePath", recorder::text(&path))];
                     fields.extend(numbers.iter().filter_map(|(k, n)| {
@@ -636,15 +644,10 @@ impl Hashline {
 }
 
 impl Hashline {
-    /// A probe for a call of `tool` by the model `model` names (or the
-    /// session's), or `None` when the record is off.
-    pub(crate) fn probe(
-        &self,
-        tool: Tool,
-        model: Option<String>,
-        call_id: Option<String>,
-    ) -> Option<recorder::Probe> {
-        self.recorder.probe(tool, CallMeta { model, call_id })
+    /// A probe for a call of `tool` by the model and host `meta` names (or
+    /// the session's), or `None` when the record is off.
+    pub(crate) fn probe(&self, tool: Tool, meta: CallMeta) -> Option<recorder::Probe> {
+        self.recorder.probe(tool, meta)
     }
 
     /// A probe for an edit of `path` by `request`, as the model sent it

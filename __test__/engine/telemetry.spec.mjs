@@ -24,20 +24,7 @@ const require = createRequire(import.meta.url)
 const o200k = new Tiktoken(require("js-tiktoken/ranks/o200k_base"))
 const LOADER = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "index.js")
 
-/**
- * The records in a folder, each line parsed.
- * @param {string} dir
- * @returns {Array<Record<string, any>>}
- */
-function records(dir) {
-  const file = path.join(dir, "telemetry.jsonl")
-  if (!fs.existsSync(file)) return []
-  return fs
-    .readFileSync(file, "utf8")
-    .split("\n")
-    .filter(Boolean)
-    .map((line) => JSON.parse(line))
-}
+const records = helpers.recorded
 
 /**
  * A project with `files`, and a session over it recording into a folder of
@@ -204,6 +191,6 @@ test("the shared tools record the host of their row and the model a call names",
   binding.flushTelemetry()
   const [plain, viaAi] = records(dir)
   t.like(plain, { host: "a-host", model: "model-a", callId: "c1", tool: "read" })
-  t.like(viaAi, { host: "ai", tool: "read" })
+  t.like(viaAi, { host: "ai", tool: "read", callId: "x" })
   t.false("model" in viaAi)
 })

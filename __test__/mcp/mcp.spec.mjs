@@ -503,3 +503,36 @@ test("hashline mcp --text-only serves tools without output schemas and results w
   t.is(view.structuredContent, undefined)
   t.regex(view.content[0].text, /^a\.txt REV:[0-9A-F]{8} lines 1-1 of 1\n/)
 })
+
+test("the record names each call's host by the client that made it, and the model where the host sends it, as Codex does", async (t) => {
+  const { InMemoryTransport } = await import("@modelcontextprotocol/sdk/inMemory.js")
+  const root = scratch(t)
+  const dir = path.join(scratch(t), "telemetry")
+  fs.writeFileSync(path.join(root, "a.txt"), "one\n")
+  /**
+   * Reads a.txt as the client `name`, with `_meta` on the call.
+   * @param {string} name
+   * @param {Record<string, unknown>} [meta]
+   */
+  const readAs = async (name, meta) => {
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
+    const server = createServer({ root, telemetryDir: dir })
+    await server.connect(serverSide)
+    const client = new Client({ name, version: "1.0.0" })
+    await client.connect(clientSide)
+    const result = await client.callTool({ name: "read", arguments: { filePath: "a.txt" }, ...(meta ? { _meta: meta } : {}) })
+    t.falsy(result.isError)
+    await client.close()
+  }
+  await readAs("codex-mcp-client", { callId: "call_7", "x-codex-turn-metadata": { session_id: "s", turn_id: "u", model: "gpt-5.5-codex" } })
+  await readAs("claude-code", { "claudecode/toolUseId": "toolu_01" })
+  await readAs("qwen-cli-mcp-client-hashline")
+  await readAs("an-editor", { "x-codex-turn-metadata": { model: 42 } })
+  const records = helpers.recorded(dir).map((r) => [r.host, r.model, r.callId])
+  t.deepEqual(records, [
+    ["codex", "gpt-5.5-codex", "call_7"],
+    ["claude-code", undefined, "toolu_01"],
+    ["qwen-code", undefined, undefined],
+    ["mcp:an-editor", undefined, undefined],
+  ])
+})

@@ -10,6 +10,7 @@ import { spawnSync } from "node:child_process"
 import { createRequire } from "node:module"
 import { makeProject, opencodeBinary, opencodeConfig, REPO_ROOT, runOpencode, toolParts } from "../e2e/opencode.mjs"
 import { startScriptedServer } from "../e2e/server.mjs"
+import { recorded } from "../helpers.mjs"
 
 /**
  * @typedef {import("../e2e/server.mjs").Step} Step
@@ -162,6 +163,22 @@ scenario("a read shows refs and the REV, and an edit built from them lands", asy
   t.is(
     project.read("src/total.js").toString("utf8"),
     'function total(items) {\n  let sum = 0 // running total\n  for (const x of items) sum += x\n  if (sum < 0) throw new Error("negative")\n  return sum\n}\n',
+  )
+
+  // The local record, where OpenCode's environment puts it: the read it
+  // tagged with the session's model, the edit with the model OpenCode
+  // gives the call (ctx.extra.model), each with OpenCode's id of the call.
+  const records = recorded(path.join(project.home, "state", "hashline", "telemetry"))
+  t.deepEqual(
+    records.map((r) => [r.host, r.model, r.tool, r.outcome]),
+    [
+      ["opencode", "m", "read", "ok"],
+      ["opencode", "m", "edit", "applied"],
+    ],
+  )
+  t.deepEqual(
+    records.map((r) => r.callId),
+    [read.callID, edit.callID],
   )
 })
 
