@@ -11,7 +11,7 @@ import { HOSTS } from "./hosts.mjs"
 import { createTools as createPlainTools, hostTools } from "./tools.mjs"
 
 /**
- * @typedef {import("../index.js").HashlineOptions} HashlineOptions
+ * @typedef {import("./tools-types.d.mts").HashlineToolsOptions} HashlineToolsOptions
  * @typedef {import("./tools-types.d.mts").HashlineTool} HashlineTool
  */
 
@@ -27,7 +27,7 @@ function wrap(plain) {
 /**
  * `{ read, edit, grep }` for `generateText` / `streamText`'s `tools`, over one
  * engine rooted at `options.root` (default: the working directory).
- * @param {HashlineOptions} [options] as for `new Hashline(options)`
+ * @param {HashlineToolsOptions} [options] as for `createTools` of hashline/tools
  * @returns {import("./ai-types.d.mts").HashlineAiTools}
  */
 export function createTools(options = {}) {

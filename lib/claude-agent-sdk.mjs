@@ -15,7 +15,7 @@ import { HOSTS } from "./hosts.mjs"
 import { createTools as createPlainTools, hostTools } from "./tools.mjs"
 
 /**
- * @typedef {import("../index.js").HashlineOptions} HashlineOptions
+ * @typedef {import("./tools-types.d.mts").HashlineToolsOptions} HashlineToolsOptions
  * @typedef {import("./tools-types.d.mts").HashlineTool} HashlineTool
  */
 
@@ -50,7 +50,7 @@ function wrap(plain) {
 /**
  * The in-process MCP server for `options.mcpServers`, its tools over one
  * engine rooted at `options.root` (default: the working directory).
- * @param {HashlineOptions} [options] as for `new Hashline(options)`
+ * @param {HashlineToolsOptions} [options] as for `createTools` of hashline/tools
  */
 export function createServer(options = {}) {
   return createSdkMcpServer({
@@ -65,7 +65,7 @@ export function createServer(options = {}) {
  * The part of `query()`'s options that gives the model hashline's tools in
  * place of Claude Code's edit tools: `query({ prompt, options: {
  * ...hashlineOptions({ root }), ...yours } })`.
- * @param {HashlineOptions} [options] as for `new Hashline(options)`
+ * @param {HashlineToolsOptions} [options] as for `createTools` of hashline/tools
  */
 export function hashlineOptions(options = {}) {
   return { mcpServers: { [SERVER_NAME]: createServer(options) }, allowedTools: [...TOOL_NAMES], disallowedTools: [...DISALLOWED_TOOLS] }

@@ -11,7 +11,7 @@ import { HOSTS } from "./hosts.mjs"
 import { createTools as createPlainTools, hostTools } from "./tools.mjs"
 
 /**
- * @typedef {import("../index.js").HashlineOptions} HashlineOptions
+ * @typedef {import("./tools-types.d.mts").HashlineToolsOptions} HashlineToolsOptions
  * @typedef {import("./tools-types.d.mts").HashlineTool} HashlineTool
  */
 
@@ -50,7 +50,7 @@ function wrap(plain) {
  * `[read, edit, grep]` for `createAgent`'s `tools` (or a model's
  * `bindTools`), over one engine rooted at `options.root` (default: the
  * working directory).
- * @param {HashlineOptions} [options] as for `new Hashline(options)`
+ * @param {HashlineToolsOptions} [options] as for `createTools` of hashline/tools
  * @returns {import("./langchain-types.d.mts").HashlineLangchainTools}
  */
 export function createTools(options = {}) {

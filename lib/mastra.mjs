@@ -9,7 +9,7 @@ import { HOSTS } from "./hosts.mjs"
 import { createTools as createPlainTools, hostTools } from "./tools.mjs"
 
 /**
- * @typedef {import("../index.js").HashlineOptions} HashlineOptions
+ * @typedef {import("./tools-types.d.mts").HashlineToolsOptions} HashlineToolsOptions
  * @typedef {import("./tools-types.d.mts").HashlineTool} HashlineTool
  */
 
@@ -59,7 +59,7 @@ function wrap(plain, models) {
 /**
  * `{ read, edit, grep }` for `new Agent({ tools })`, over one engine rooted
  * at `options.root` (default: the working directory).
- * @param {HashlineOptions} [options] as for `new Hashline(options)`
+ * @param {HashlineToolsOptions} [options] as for `createTools` of hashline/tools
  * @returns {import("./mastra-types.d.mts").HashlineMastraTools}
  */
 export function createTools(options = {}) {

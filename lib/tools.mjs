@@ -31,6 +31,7 @@
 import { parseApplyArguments, parseEditArguments, parseGrepArguments, parseReadArguments, toFilePath } from "./arguments.cjs"
 import { APPLY_SCHEMA, EDIT_DESCRIPTION, EDIT_SCHEMA, GREP_SCHEMA, READ_SCHEMA, zodShape } from "./definitions.mjs"
 import { openEngine } from "./engine.cjs"
+import { modelSettings } from "./hosts.mjs"
 import { APPLY_DESCRIPTION, GREP_DESCRIPTION, READ_DESCRIPTION } from "./texts.cjs"
 
 /**
@@ -41,6 +42,8 @@ import { APPLY_DESCRIPTION, GREP_DESCRIPTION, READ_DESCRIPTION } from "./texts.c
  * @typedef {import("./tools-types.d.mts").HashlineTools} HashlineTools
  * @typedef {import("./tools-types.d.mts").ObjectSchema} ObjectSchema
  * @typedef {import("./hosts.mjs").Host} Host
+ * @typedef {import("./tools-types.d.mts").HashlineToolsOptions} HashlineToolsOptions
+ * @typedef {(model: string | undefined) => import("./hosts.mjs").ModelSetting} SettingOf
  */
 
 // Every hint stated, since a client assumes the riskiest value of one left
@@ -68,13 +71,33 @@ function tool(tool) {
 }
 
 /**
+ * The per-model settings of a host's options (`models`), else of the
+ * environment's HASHLINE_MODELS, and the session's model, as the function
+ * the tools ask at each call; and the options left for the engine.
+ * Throws INVALID_REQUEST for a setting that is not one.
+ * @template {{ models?: unknown, model?: string }} T
+ * @param {T} options
+ * @param {Record<string, string | undefined>} [env]
+ * @returns {{ settingOf: SettingOf, engineOptions: Omit<T, "models"> }}
+ */
+export function settingsOf(options, env = process.env) {
+  const { models, ...engineOptions } = options
+  const given = models ?? env.HASHLINE_MODELS
+  const settings = modelSettings(given, models !== undefined ? "options.models" : "HASHLINE_MODELS")
+  return { settingOf: (model) => settings(model ?? options.model), engineOptions }
+}
+
+/**
  * The tools over an engine the host opened itself: `engine` is called at
  * each call, so a host can list the tools before the engine can be had (the
  * MCP server without its binary) and let each call fail with the reason.
+ * `settingOf` gives the user's setting for the model of a call: a read by
+ * a model set to a view shows that view.
  * @param {() => Hashline} engine
+ * @param {SettingOf} [settingOf]
  * @returns {HashlineTool[]}
  */
-export function toolsOver(engine) {
+export function toolsOver(engine, settingOf = () => ({})) {
   return [
     tool({
       name: "read",
@@ -84,7 +107,8 @@ export function toolsOver(engine) {
       annotations: READ_ONLY,
       async call(args, options) {
         const { filePath, ...range } = parseReadArguments(args)
-        const result = await engine().readAsync(filePath, { ...range, ...callOptions(options) })
+        const { view } = settingOf(options?.model)
+        const result = await engine().readAsync(filePath, { ...range, ...callOptions(options), ...(view ? { view } : {}) })
         return { text: result.text, result }
       },
     }),
@@ -132,18 +156,20 @@ export function toolsOver(engine) {
  * show is known to edit. Relative paths resolve against `root` (default:
  * the working directory), and paths that lead outside it are refused.
  * `view` ("lean", the default, or "full"; else HASHLINE_VIEW) is how refs
- * are shown; refs of both styles are accepted.
- * @param {HashlineOptions} [options] as for `new Hashline(options)`
+ * are shown; refs of both styles are accepted. `models` (else
+ * HASHLINE_MODELS) sets a view per model: `{ "kimi": { "view": "full" } }`.
+ * @param {HashlineToolsOptions} [options] as for `new Hashline(options)`, and `models`
  * @returns {HashlineTool[]}
  */
 export function createToolList(options = {}) {
-  const engine = openEngine(options)
-  return toolsOver(() => engine)
+  const { settingOf, engineOptions } = settingsOf(options)
+  const engine = openEngine(engineOptions)
+  return toolsOver(() => engine, settingOf)
 }
 
 /**
  * The same tools as `createToolList`, by name.
- * @param {HashlineOptions} [options] as for `new Hashline(options)`
+ * @param {HashlineToolsOptions} [options] as for `createToolList`
  * @returns {HashlineTools}
  */
 export function createTools(options = {}) {

@@ -13,7 +13,7 @@ import { openEngine } from "../lib/engine.cjs"
 import { errorInfo } from "../lib/errors.mjs"
 import { HOSTS } from "../lib/hosts.mjs"
 import { PLAIN_INSTRUCTION } from "../lib/texts.cjs"
-import { hostTools, toolsOver } from "../lib/tools.mjs"
+import { hostTools, settingsOf, toolsOver } from "../lib/tools.mjs"
 import { OUTPUT_SCHEMAS, applyContent, editContent, errorContent, grepContent, readContent } from "./results.mjs"
 import { Gate } from "./gate.mjs"
 import { LineTransport, MAX_IN_FLIGHT } from "./transport.mjs"
@@ -98,8 +98,9 @@ function tools(options) {
   let loaded
   /** @type {unknown} */
   let unavailable
+  const { settingOf, engineOptions } = settingsOf(options)
   try {
-    loaded = openEngine({ host: "mcp", ...options, allowOutsideRoot: false })
+    loaded = openEngine({ host: "mcp", ...engineOptions, allowOutsideRoot: false })
   } catch (err) {
     // Without its binary the server still answers initialize and lists its
     // tools, and every call says why it failed: a host that saw the server
@@ -111,7 +112,7 @@ function tools(options) {
     if (!loaded) throw unavailable
     return loaded
   }
-  return hostTools(HOSTS.mcp, Object.fromEntries(toolsOver(engine).map((t) => [t.name, t])))
+  return hostTools(HOSTS.mcp, Object.fromEntries(toolsOver(engine, settingOf).map((t) => [t.name, t])))
 }
 
 /**
