@@ -194,3 +194,13 @@ test("the shared tools record the host of their row and the model a call names",
   t.like(viaAi, { host: "ai", tool: "read", callId: "x" })
   t.false("model" in viaAi)
 })
+
+test("a session given no folder records where the test setup's HASHLINE_TELEMETRY_DIR says, as the engine reads the environment, never in the user's folder", (t) => {
+  const root = scratch(t)
+  fs.writeFileSync(path.join(root, "a.txt"), "a\n")
+  const model = `setup-check-${process.pid}-${Date.now()}`
+  new binding.Hashline({ root, model }).read("a.txt")
+  const dir = String(process.env.HASHLINE_TELEMETRY_DIR)
+  t.true(path.basename(dir).startsWith("hashline-test-telemetry-"), dir)
+  t.true(records(dir).some((r) => r.model === model))
+})
