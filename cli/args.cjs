@@ -12,7 +12,7 @@ const COMMAND_OPTIONS = /** @type {Record<string, string[]>} */ ({
   grep: ["ignore-case", "fixed-strings", "word-regexp", "invert-match", "glob", "include", "max-count", "context", "hidden"],
   mcp: ["text-only"],
   cache: [],
-  stats: ["since", "until", "model", "host", "tool", "csv", "telemetry-dir"],
+  stats: ["since", "until", "model", "host", "tool", "csv", "html", "telemetry-dir"],
 })
 const COMMON_OPTIONS = ["root", "store", "store-max-bytes", "view", "syntax", "no-telemetry", "json", "help"]
 /** How many positional arguments each command takes, at least and at most. */
@@ -51,6 +51,7 @@ const OPTIONS = {
   host: { value: true },
   tool: { value: true },
   csv: { value: false },
+  html: { value: true },
   "telemetry-dir": { value: true },
   help: { value: false, short: "h" },
   version: { value: false, short: "V" },
@@ -61,7 +62,7 @@ const OPTIONS = {
  *   "ignore-case"?: boolean, "fixed-strings"?: boolean, "word-regexp"?: boolean, "invert-match"?: boolean,
  *   glob?: string[], include?: string[], "max-count"?: string, context?: string, hidden?: boolean,
  *   "text-only"?: boolean, since?: string, until?: string, model?: string, host?: string, tool?: string,
- *   csv?: boolean, "telemetry-dir"?: string, help?: boolean, version?: boolean }} Values
+ *   csv?: boolean, html?: string, "telemetry-dir"?: string, help?: boolean, version?: boolean }} Values
  */
 
 /**

@@ -176,7 +176,7 @@ before can then no longer be remapped after the file changes; refs to an
 unchanged file keep working.
 
 ${COMMON}`,
-  stats: `Usage: hashline stats [--since T] [--until T] [--model M] [--host H] [--tool T] [--csv]
+  stats: `Usage: hashline stats [--since T] [--until T] [--model M] [--host H] [--tool T] [--csv] [--html FILE]
 
 How each model fares, per model and host, from the local record of tool calls
 that every host keeps (nothing is sent anywhere; see docs/telemetry.md): edits,
@@ -193,6 +193,9 @@ would help a model, with the figures.
   --tool T      calls of this tool only: read, edit, grep, apply, patch or write
   --csv         one line per model and host, as CSV
   --json        everything as one JSON object, per day too
+  --html FILE   also write FILE: one self-contained page with plots (success and
+                refusal rates per model over time, tokens per successful edit per
+                view); it loads nothing and sends nothing
   --telemetry-dir DIR
                 the record's folder (default: $HASHLINE_TELEMETRY_DIR, else
                 $XDG_STATE_HOME/hashline/telemetry or the platform's place for local state)

@@ -1,8 +1,9 @@
 // @ts-check
 // `hashline stats`: how each model fares with its edits, from the local
-// record of tool calls (docs/telemetry.md), as a table, CSV or JSON. The
-// engine reads the record and makes the figures (`telemetryStats`); this
-// file reads the command line and lays them out. Every label it prints
+// record of tool calls (docs/telemetry.md), as a table, CSV or JSON, and
+// with --html as a page with plots (lib/report.cjs). The engine reads the
+// record and makes the figures (`telemetryStats`); this file reads the
+// command line and lays them out. Every label it prints
 // came from a record the engine checked: no control characters, bounded.
 "use strict"
 
@@ -160,7 +161,13 @@ async function stats(cx) {
     if (/** @type {{ code?: unknown }} */ (err)?.code === "INVALID_REQUEST") throw usage(err instanceof Error ? err.message.replace("`options.tool`", "--tool") : String(err), "stats")
     throw err
   }
-  return { stdout: values.csv ? csv(found.groups) : text(found), json: { ok: true, ...found } }
+  let stdout = values.csv ? csv(found.groups) : text(found)
+  if (values.html !== undefined) {
+    const file = require("node:path").resolve(values.html)
+    require("node:fs").writeFileSync(file, require("../../lib/report.cjs").statsReport(found))
+    if (!values.csv) stdout += `\nThe report with plots is in ${file}.\n`
+  }
+  return { stdout, json: { ok: true, ...found } }
 }
 
 module.exports = { run: stats }
