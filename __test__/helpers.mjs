@@ -34,6 +34,19 @@ export function recorded(dir) {
 }
 
 /**
+ * What `hashline stats` prints of a telemetry folder: the table a user
+ * would see of the calls a test's session made.
+ * @param {string} dir
+ */
+export function statsTable(dir) {
+  binding.flushTelemetry()
+  const cli = join(dirname(fileURLToPath(import.meta.url)), '..', 'cli', 'hashline.cjs')
+  const run = spawnSync(process.execPath, [cli, 'stats', '--telemetry-dir', dir], { encoding: 'utf8' })
+  if (run.status !== 0) throw new Error(`hashline stats failed (${run.status}): ${run.stderr}`)
+  return run.stdout
+}
+
+/**
  * A process holding the advisory lock every write into `dir` takes, until
  * `release` is called: a write there waits meanwhile, which holds a call
  * mid-way without any timing. Unix only.

@@ -13,7 +13,7 @@ import { query } from "@anthropic-ai/claude-agent-sdk"
 import { EDIT_DESCRIPTION } from "../../lib/definitions.mjs"
 import { DISALLOWED_TOOLS, TOOL_NAMES, hashlineOptions } from "../../lib/claude-agent-sdk.mjs"
 import { startScriptedServer } from "../e2e/server.mjs"
-import { holdFolderLock, recorded, scratch } from "../helpers.mjs"
+import { holdFolderLock, recorded, scratch, statsTable } from "../helpers.mjs"
 import { AFTER, BEFORE, FILE, checkResults, nextCall, until } from "./scenario.mjs"
 
 /**
@@ -71,6 +71,7 @@ test.serial("through the Claude Agent SDK a model reads, edits by a ref from the
   const records = recorded(telemetry)
   t.true(records.length >= 4)
   t.true(records.every((r) => r.host === "claude-agent-sdk" && r.model === "scripted" && /^toolu_\d+$/.test(r.callId ?? "")), JSON.stringify(records.map((r) => [r.host, r.model, r.callId])))
+  t.log(`hashline stats of this session:\n${statsTable(telemetry)}`)
 
   // Always loaded: offered in the first request, not behind the tool search.
   const offered = agentLog[0].tools ?? []

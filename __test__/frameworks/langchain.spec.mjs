@@ -12,7 +12,7 @@ import { fakeModel } from "@langchain/core/testing"
 import { createAgent } from "langchain"
 import { EDIT_DESCRIPTION, EDIT_SCHEMA } from "../../lib/definitions.mjs"
 import { createTools } from "../../lib/langchain.mjs"
-import { holdFolderLock, recorded, scratch } from "../helpers.mjs"
+import { holdFolderLock, recorded, scratch, statsTable } from "../helpers.mjs"
 import { AFTER, BEFORE, FILE, checkResults, logLine, nextCall, until } from "./scenario.mjs"
 
 /**
@@ -56,6 +56,7 @@ test("a LangChain agent reads, edits by a ref from the result, recovers from a s
     records.map((r) => [r.host, r.model, r.callId]),
     records.map((_, i) => ["langchain", "scripted-lc-1", `call-${i + 1}`]),
   )
+  t.log(`hashline stats of this session:\n${statsTable(telemetry)}`)
 })
 
 test("the tools LangChain offers the model are hashline's, with the shared description and JSON schema", async (t) => {

@@ -10,7 +10,7 @@ import path from "node:path"
 import { createInterface } from "node:readline"
 import { fileURLToPath } from "node:url"
 import { EDIT_DESCRIPTION, EDIT_SCHEMA } from "../../lib/definitions.mjs"
-import { holdFolderLock, recorded, scratch } from "../helpers.mjs"
+import { holdFolderLock, recorded, scratch, statsTable } from "../helpers.mjs"
 import { node22 } from "../support/node22.mjs"
 import { AFTER, BEFORE, FILE, checkResults } from "./scenario.mjs"
 
@@ -63,6 +63,7 @@ withNode22(`a Mastra agent reads, edits by a ref from the result, recovers from 
     records.map((r) => r.callId),
     records.map((_, i) => `call-${i + 1}`),
   )
+  t.log(`hashline stats of this session:\n${statsTable(telemetry)}`)
 })
 
 withNode22("Mastra's abortSignal reaches the engine: an edit aborted while it waits for its folder's lock writes nothing", async (t) => {

@@ -9,7 +9,7 @@ import path from "node:path"
 import { Agent, run, setTracingDisabled, Usage } from "@openai/agents"
 import { EDIT_DESCRIPTION, EDIT_SCHEMA } from "../../lib/definitions.mjs"
 import { createTools } from "../../lib/openai-agents.mjs"
-import { holdFolderLock, scratch, recorded } from "../helpers.mjs"
+import { holdFolderLock, recorded, scratch, statsTable } from "../helpers.mjs"
 import { AFTER, BEFORE, FILE, checkResults, logLine, nextCall, until } from "./scenario.mjs"
 
 // Nothing may try to reach a tracing endpoint.
@@ -103,6 +103,7 @@ test("an OpenAI Agents SDK run reads, edits by a ref from the result, recovers f
     records.map((_, i) => ["openai-agents", "scripted-agents-1", `call-${i + 1}`]),
   )
   t.is(records.length, 4)
+  t.log(`hashline stats of this session:\n${statsTable(telemetry)}`)
 })
 
 test("the run's signal reaches the engine: a run aborted while an edit waits for its folder's lock writes nothing", async (t) => {

@@ -10,7 +10,7 @@ import { spawnSync } from "node:child_process"
 import { createRequire } from "node:module"
 import { makeProject, opencodeBinary, opencodeConfig, REPO_ROOT, runOpencode, toolParts } from "../e2e/opencode.mjs"
 import { startScriptedServer } from "../e2e/server.mjs"
-import { recorded } from "../helpers.mjs"
+import { recorded, statsTable } from "../helpers.mjs"
 
 /**
  * @typedef {import("../e2e/server.mjs").Step} Step
@@ -168,7 +168,8 @@ scenario("a read shows refs and the REV, and an edit built from them lands", asy
   // The local record, where OpenCode's environment puts it: the read it
   // tagged with the session's model, the edit with the model OpenCode
   // gives the call (ctx.extra.model), each with OpenCode's id of the call.
-  const records = recorded(path.join(project.home, "state", "hashline", "telemetry"))
+  const telemetry = path.join(project.home, "state", "hashline", "telemetry")
+  const records = recorded(telemetry)
   t.deepEqual(
     records.map((r) => [r.host, r.model, r.tool, r.outcome]),
     [
@@ -180,6 +181,7 @@ scenario("a read shows refs and the REV, and an edit built from them lands", asy
     records.map((r) => r.callId),
     [read.callID, edit.callID],
   )
+  t.log(`hashline stats of this session:\n${statsTable(telemetry)}`)
 })
 
 scenario("edits from the first read's refs after lines moved land right or are rejected, never wrong", async (t) => {
