@@ -73,7 +73,7 @@ test("stats shows each model's figures on each host as a table, as CSV and as JS
   t.regex(String(typo), /^typo-model\s+opencode\s+80\s+40\s+66\.7%\s+1\.0 \(10\/10\)\s+[\d,]+\s+0\s+HASH_MISMATCH 10$/)
   t.regex(table.stdout, /^careful-model\s+pi\s+10\s+5\s+100\.0%\s+-/m)
   t.regex(table.stdout, /^\(unknown\)\s+cli\s+1\s+0\s+-/m)
-  t.regex(table.stdout, /Advice:\n {2}typo-model on opencode: 10 of 40 edits in the lean view \(25%\) were refused for their refs .* set view "full" for this model\./)
+  t.regex(table.stdout, /Advice:\n {2}typo-model on opencode: 10 of 40 edits in the lean view \(25%\) were refused for their refs .* set view "full" for this model \(\{"typo-model": \{"view": "full"\}\} in HASHLINE_MODELS or the option models\)\./)
 
   const json = JSON.parse(hashline(["stats", "--telemetry-dir", dir, "--json"], { cwd: root }).stdout)
   t.like(json, { ok: true, records: 91, matched: 91, skipped: 0 })

@@ -539,6 +539,19 @@ fn percent(part: u64, whole: u64) -> String {
     format!("{:.0}%", part as f64 * 100.0 / whole.max(1) as f64)
 }
 
+/// How a user gives a model a setting of the tools (`docs/telemetry.md`,
+/// Settings per model): `setting` under the model's id in `HASHLINE_MODELS`
+/// or the tools' option `models`.
+fn setting_for(group: &Group, setting: &str) -> String {
+    match &group.model {
+        Some(model) => format!(
+            " ({{{}: {setting}}} in HASHLINE_MODELS or the option models)",
+            serde_json::Value::String(model.clone())
+        ),
+        None => String::new(),
+    }
+}
+
 /// The model and host as advice names them.
 fn who(group: &Group) -> String {
     let model = group.model.as_deref().unwrap_or("(model unknown)");
@@ -591,10 +604,11 @@ fn advise(group: &Group, attempts: &[Attempt<'_>]) -> Vec<Advice> {
             lean_refused,
             (full >= MIN_ATTEMPTS).then_some((full, full_refused)),
             format!(
-                "{}: {lean_refused} of {lean} edits in the lean view ({}) were refused for their refs ({}){against}. The full view's refs carry more to check: set view \"full\" for this model.",
+                "{}: {lean_refused} of {lean} edits in the lean view ({}) were refused for their refs ({}){against}. The full view's refs carry more to check: set view \"full\" for this model{}.",
                 who(group),
                 percent(lean_refused, lean),
                 REF_CODES.join(", "),
+                setting_for(group, "{\"view\": \"full\"}"),
             ),
         ));
     }
