@@ -17,3 +17,18 @@ mod splicing;
 mod stored_versions;
 mod transactions;
 mod views_unchanged;
+
+use crate::request::{OpKind, Operation, Request};
+
+/// A request that replaces the line `reference` names with `content`.
+pub(crate) fn replace(reference: &str, content: &str) -> Request {
+    Request::Operations {
+        operations: vec![Operation::new(
+            OpKind::Replace,
+            Some(reference),
+            None,
+            content,
+        )],
+        rev: None,
+    }
+}

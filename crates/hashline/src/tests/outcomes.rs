@@ -3,7 +3,8 @@
 //! what an `AMBIGUOUS_ECHO` doubted. Hosts count these (the telemetry
 //! record) without reading a message.
 
-use crate::{Doubted, ErrorCode, Hashline, OpKind, Operation, Options, Request, ViewStyle};
+use super::replace;
+use crate::{Doubted, ErrorCode, Hashline, Options, ViewStyle};
 use std::fs;
 
 fn session(text: &str) -> (tempfile::TempDir, Hashline) {
@@ -22,18 +23,6 @@ fn prefix(view: &str, n: usize) -> String {
         .find(|l| l.starts_with(&format!("{n}#")))
         .unwrap();
     line[..=line.find('|').unwrap()].to_owned()
-}
-
-fn replace(reference: &str, content: &str) -> Request {
-    Request::Operations {
-        operations: vec![Operation::new(
-            OpKind::Replace,
-            Some(reference),
-            None,
-            content,
-        )],
-        rev: None,
-    }
 }
 
 #[test]
