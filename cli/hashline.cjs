@@ -113,7 +113,7 @@ async function run(argv, handOver) {
     storeMaxBytes: values["store-max-bytes"],
     view: /** @type {any} */ (values.view),
     syntax: /** @type {any} */ (values.syntax),
-    host: command === "mcp" ? "mcp" : "cli",
+    host: command === "mcp" ? undefined : "cli",
     telemetry: values["no-telemetry"] ? false : undefined,
   }
   // The MCP server keeps versions in memory unless told otherwise; every

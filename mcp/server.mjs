@@ -79,6 +79,21 @@ export function callerOf(meta) {
   return { ...(model ? { model } : {}), ...(callId ? { callId } : {}) }
 }
 
+/**
+ * Writes the records of the calls made so far, before the server answers:
+ * a host may end this process the moment it has its last answer (Codex
+ * does, before the record's writer would have appended it), and a record
+ * still queued then is lost. The host waits on no write: the server runs
+ * in a process of its own.
+ */
+function flushRecord() {
+  try {
+    /** @type {typeof import("../index.js")} */ (require("../lib/native.cjs")).flushTelemetry()
+  } catch {
+    // Without the native module no call was recorded.
+  }
+}
+
 // Claude Code defers MCP tools behind a tool search unless they carry this:
 // an edit tool found only on request would leave the model with its own.
 const ALWAYS_LOAD = { "anthropic/alwaysLoad": true }
@@ -156,7 +171,7 @@ export function createServer(options = {}) {
     }
     try {
       const who = { ...callerOf(request.params._meta), host: options.host ?? hostOfClient(server.getClientVersion()) }
-      const { text, result } = await calls.run(extra.signal, () => found.call(request.params.arguments ?? {}, { signal: extra.signal, ...who }))
+      const { text, result } = await calls.run(extra.signal, () => found.call(request.params.arguments ?? {}, { signal: extra.signal, ...who })).finally(flushRecord)
       const structured = STRUCTURED[/** @type {keyof typeof STRUCTURED} */ (found.name)](/** @type {any} */ (result))
       return { content: [{ type: "text", text }], ...(textOnly ? {} : { structuredContent: structured }) }
     } catch (err) {

@@ -18,6 +18,7 @@ import os from "node:os"
 import path from "node:path"
 import { getEncoding } from "js-tiktoken"
 import { startScriptedServer } from "../e2e/server.mjs"
+import { recorded, statsTable } from "../helpers.mjs"
 import { node22 } from "../support/node22.mjs"
 import { publishPackages, REPO } from "../support/published.mjs"
 
@@ -243,6 +244,15 @@ test(`Codex ${CODEX.version}: installed as a plugin from the package's marketpla
   const offered = unknown.agentRequests[unknown.agentRequests.length - 1].tools ?? []
   t.false(offered.some((/** @type {any} */ tool) => tool.name === "apply_patch"))
   t.deepEqual(offered.find((/** @type {any} */ tool) => tool.name === "mcp__hashline")?.tools.map((/** @type {any} */ tool) => tool.name).sort(), ["apply", "edit", "grep", "read"])
+
+  // Codex starts the server with HOME alone of the environment, so the record
+  // is in HOME's state folder: each call under the host codex, with the model
+  // Codex put in the call's _meta and Codex's call id.
+  const telemetry = path.join(HOME, ".local", "state", "hashline", "telemetry")
+  const records = recorded(telemetry).filter((r) => r.host === "codex")
+  t.deepEqual([...new Set(records.map((r) => r.model))], ["gpt-5.5", "scripted"])
+  t.true(records.every((r) => typeof r.callId === "string" && r.callId !== ""))
+  t.log(`hashline stats of these sessions:\n${statsTable(telemetry)}`)
 })
 
 test(`Gemini CLI ${GEMINI.version}: installed as an extension from the package's folder, it reads and edits by ref through hashline, with replace and write_file not offered`, async (t) => {

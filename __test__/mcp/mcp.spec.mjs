@@ -540,3 +540,20 @@ test("the record names each call's host by the client that made it, and the mode
     ["mcp:an-editor", undefined, undefined],
   ])
 })
+
+test("hashline mcp has a call's record on disk when its answer arrives, under the host of the client that made it", async (t) => {
+  const root = scratch(t)
+  const dir = path.join(scratch(t), "telemetry")
+  fs.writeFileSync(path.join(root, "a.txt"), "one\n")
+  const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, "mcp", "--root", root], env: { PATH: String(process.env.PATH), HASHLINE_TELEMETRY_DIR: dir }, stderr: "pipe" })
+  const client = new Client({ name: "codex-mcp-client", version: "0.171.0" })
+  await client.connect(transport)
+  t.teardown(() => client.close())
+  for (let i = 1; i <= 3; i++) {
+    await client.callTool({ name: "read", arguments: { filePath: "a.txt" }, _meta: { callId: `call_${i}`, "x-codex-turn-metadata": { model: "gpt-5.5" } } })
+    // Read without flushing: the server wrote it before it answered.
+    const lines = fs.readFileSync(path.join(dir, "telemetry.jsonl"), "utf8").split("\n").filter(Boolean)
+    t.is(lines.length, i)
+    t.like(JSON.parse(lines[i - 1]), { host: "codex", model: "gpt-5.5", callId: `call_${i}`, tool: "read" })
+  }
+})
