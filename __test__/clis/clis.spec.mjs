@@ -260,7 +260,8 @@ test(`Gemini CLI ${GEMINI.version}: installed as an extension from the package's
   fs.mkdirSync(path.join(HOME, ".gemini"))
   // An API key sign-in (a base URL alone selects one headless mode refuses), and no usage statistics.
   fs.writeFileSync(path.join(HOME, ".gemini", "settings.json"), JSON.stringify({ security: { auth: { selectedType: "gemini-api-key" } }, privacy: { usageStatisticsEnabled: false }, general: { disableAutoUpdate: true } }))
-  const geminiEnv = { ...env, GEMINI_API_KEY: "scripted" }
+  const telemetry = path.join(work, "gemini-telemetry")
+  const geminiEnv = { ...env, GEMINI_API_KEY: "scripted", HASHLINE_TELEMETRY_DIR: telemetry }
   // Gemini CLI asks whether to trust the folder it installs from: the user says yes.
   await mustRun(process.execPath, [GEMINI.bin, "extensions", "install", path.join(PACKAGE, "gemini-cli"), "--consent"], { cwd: work, env: geminiEnv, input: "y\n" })
 
@@ -279,6 +280,12 @@ test(`Gemini CLI ${GEMINI.version}: installed as an extension from the package's
   const response = (last.contents ?? []).flatMap((c) => c.parts ?? []).find((/** @type {any} */ part) => part.functionResponse?.name === "mcp_hashline_read")?.functionResponse.response
   t.log(`Gemini CLI wraps the result: ${JSON.stringify(Object.keys(response ?? {}))}, ${JSON.stringify(String(response?.output).slice(0, 40))}`)
   await tokens(t, `Gemini CLI ${GEMINI.version}`, String(response?.output))
+
+  // The record names the host by its MCP client; Gemini CLI does not say which model made a call.
+  const records = recorded(telemetry)
+  t.true(records.length >= 2)
+  t.true(records.every((r) => r.host === "gemini-cli" && r.model === undefined), JSON.stringify(records.map((r) => [r.host, r.model])))
+  t.log(`hashline stats of this session:\n${statsTable(telemetry)}`)
 })
 
 const withNode22 = "node" in NODE22 ? test : test.skip
@@ -288,7 +295,8 @@ withNode22(`Qwen Code ${QWEN.version}: installed as an extension from the packag
   fs.mkdirSync(path.join(HOME, ".qwen"))
   // The settings of docs/hosts/qwen-code.md: Qwen Code's own edit tools denied, which takes them off the list.
   fs.writeFileSync(path.join(HOME, ".qwen", "settings.json"), JSON.stringify({ permissions: { deny: ["edit", "write_file"] } }))
-  const qwenEnv = { ...env, QWEN_USAGE_STATISTICS_ENABLED: "false" }
+  const telemetry = path.join(work, "qwen-telemetry")
+  const qwenEnv = { ...env, QWEN_USAGE_STATISTICS_ENABLED: "false", HASHLINE_TELEMETRY_DIR: telemetry }
   await mustRun(node, [QWEN.bin, "extensions", "install", path.join(PACKAGE, "qwen-code")], { cwd: work, env: qwenEnv, input: "y\n" })
 
   const root = project("qwen")
@@ -309,4 +317,10 @@ withNode22(`Qwen Code ${QWEN.version}: installed as an extension from the packag
   const delivered = typeof result?.content === "string" ? result.content : (result?.content ?? []).map((/** @type {{ text?: string }} */ c) => c.text ?? "").join("")
   const counts = await tokens(t, `Qwen Code ${QWEN.version}`, delivered)
   t.is(counts.delivered, counts.lean, "the model receives the lean text and nothing else")
+
+  // The record names the host by its MCP client (qwen-cli-mcp-client-hashline); Qwen Code does not say which model made a call.
+  const records = recorded(telemetry)
+  t.true(records.length >= 2)
+  t.true(records.every((r) => r.host === "qwen-code" && r.model === undefined), JSON.stringify(records.map((r) => [r.host, r.model])))
+  t.log(`hashline stats of this session:\n${statsTable(telemetry)}`)
 })
