@@ -423,6 +423,17 @@ scenario("a gpt-5 model patches two files with apply_patch; a stale hunk is reje
   )
   t.is(project.read("src/app.py").toString("utf8"), app.replace("/ len(items)", "/ max(len(items), 1)"))
   t.deepEqual(project.read("W.cs"), Buffer.from(cs.replace("int x = 1;", "int x = 2;"), "utf8"))
+
+  // The record: both patches, with the model OpenCode gave the calls; its
+  // plain reads, which the plugin leaves alone for this model, are not hashline's.
+  const records = recorded(path.join(project.home, "state", "hashline", "telemetry"))
+  t.deepEqual(
+    records.map((r) => [r.host, r.model, r.tool, r.outcome, r.callId, r.files]),
+    [
+      ["opencode", "gpt-5.2", "patch", "refused", stale.callID, 2],
+      ["opencode", "gpt-5.2", "patch", "applied", fixed.callID, 2],
+    ],
+  )
 })
 
 scenario("prettier formats the edited file, and the next edit cites the refs the result showed", async (t) => {
