@@ -37,8 +37,9 @@ const round = (n) => Math.round(n * 10) / 10
 const percent = (rate) => `${(rate * 100).toFixed(1)}%`
 
 /**
- * A line chart of rates (0 to 1) over the days, one line and one mark per
- * point for each series.
+ * A line chart of rates (0 to 1) over the days, a mark per point for each
+ * series, joined by a line across consecutive days only: a day without
+ * edits is a gap, not a value between its neighbours.
  * @param {string} id the chart's name, as `data-chart`
  * @param {string} title
  * @param {string[]} days every day shown, in order
@@ -56,9 +57,16 @@ function lineChart(id, title, days, series) {
   const every = Math.max(1, Math.ceil(days.length / 8))
   const ticks = days.flatMap((d, i) => (i % every === 0 || i === days.length - 1 ? [`<text x="${x(i)}" y="${HEIGHT - MARGIN.bottom + 18}" class="axis" text-anchor="middle">${escape(d.slice(5))}</text>`] : []))
   const lines = series.map((s) => {
-    const points = s.points.map((p) => `${x(p.x)},${y(p.y)}`).join(" ")
+    /** @type {Array<typeof s.points>} */
+    const runs = []
+    for (const p of s.points) {
+      const run = runs[runs.length - 1]
+      if (run && run[run.length - 1].x === p.x - 1) run.push(p)
+      else runs.push([p])
+    }
+    const polylines = runs.map((run) => `<polyline points="${run.map((p) => `${x(p.x)},${y(p.y)}`).join(" ")}" fill="none" stroke="${s.color}" stroke-width="2"/>`)
     const marks = s.points.map((p) => `<circle cx="${x(p.x)}" cy="${y(p.y)}" r="3.5" fill="${s.color}"><title>${escape(`${s.name}, ${days[p.x]}: ${p.label}`)}</title></circle>`)
-    return `<g data-series="${escape(s.name)}"><polyline points="${points}" fill="none" stroke="${s.color}" stroke-width="2"/>${marks.join("")}</g>`
+    return `<g data-series="${escape(s.name)}">${polylines.join("")}${marks.join("")}</g>`
   })
   const empty = series.length === 0 ? `<text x="${WIDTH / 2}" y="${HEIGHT / 2}" class="axis" text-anchor="middle">No edits recorded in this window.</text>` : ""
   return figure(id, title, `${grid.join("")}${ticks.join("")}${lines.join("")}${empty}`, series)

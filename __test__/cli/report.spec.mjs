@@ -101,7 +101,9 @@ test("stats --html writes one self-contained page: a mark per day and model in e
   // Each plot: a line and a mark per point of each model, a bar per view of each model.
   const success = chart(html, "success")
   t.is(count(success, /<circle /g), points.success)
-  t.is(count(success, /<polyline points="[\d., ]+"/g), 3)
+  // A line per run of consecutive days: typo-model's two days, a day apart, are two.
+  t.is(count(success, /<g data-series=/g), 3)
+  t.is(count(success, /<polyline points="[\d., ]+"/g), 4)
   t.is(count(chart(html, "refusals"), /<circle /g), points.refusals)
   t.is(count(chart(html, "tokens"), /<rect /g), points.bars)
   // The refusal rates as the record has them: typo-model refused 2 of 6 a day.
