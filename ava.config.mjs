@@ -1,5 +1,17 @@
 // @ts-check
 // The ava settings (a file rather than package.json, for the order below).
+import fs from "node:fs"
+import os from "node:os"
+import path from "node:path"
+
+// No test records into the user's telemetry folder: every engine of the run
+// records into a scratch folder, removed when ava exits. It is set here, in
+// ava's own process, because ava runs test files in worker threads, whose
+// process.env is their own copy: a variable set there never reaches the
+// environment a native module reads.
+const telemetry = fs.mkdtempSync(path.join(os.tmpdir(), "hashline-test-telemetry-"))
+process.env.HASHLINE_TELEMETRY_DIR = telemetry
+process.on("exit", () => fs.rmSync(telemetry, { recursive: true, force: true }))
 
 /**
  * The test files that start real hosts and registries, longest first: ava

@@ -171,6 +171,15 @@ export interface BatchResult {
 
 export interface CallOptions {
   allowOutsideRoot?: boolean
+  /** The model that made the call, for the telemetry record. */
+  model?: string
+  /** The host's id of the tool call, for the telemetry record. */
+  callId?: string
+  /**
+   * The host that made the call, for the telemetry record, where it
+   * differs from the session's (an MCP server's client).
+   */
+  host?: string
 }
 
 /**
@@ -179,6 +188,25 @@ export interface CallOptions {
  * write are counted as skipped. A missing folder is already empty.
  */
 export declare function clearStore(dir: string): StoreCleared
+
+/**
+ * How an edit came to be what it is: what the stale-ref policy and the
+ * clean-up did (`docs/format.md` §6, §7).
+ */
+export interface EditOutcome {
+  /**
+   * The refs were of an older version, proven to name lines still in
+   * the file (stale refs recovered).
+   */
+  remapped: boolean
+  /**
+   * Content lines the clean-up changed or left out as copied output of
+   * the engine (view prefixes, a view's header, a line a view cut).
+   */
+  prefixesRemoved: number
+  /** Boundary echoes the clean-up dropped. */
+  echoesDropped: number
+}
 
 export interface EditRequest {
   operations?: Array<Operation>
@@ -211,6 +239,11 @@ export interface EditResult {
   deletions: number
   /** What the edit broke that was not broken before, on the lines it wrote. */
   problems: Array<Problem>
+  /**
+   * How the edit came to be: stale refs recovered, copies the clean-up
+   * removed.
+   */
+  outcome: EditOutcome
 }
 
 /**
@@ -269,6 +302,12 @@ export interface ErrorFields {
 /** What a patch does to a file. */
 export type FileKind = 'add' | 'update' | 'delete' | 'move'
 
+/**
+ * Writes every record this process has queued, now: for a host about to
+ * end its process by `process.exit`, which does not wait for the writer.
+ */
+export declare function flushTelemetry(): void
+
 /** A tagged view of text the caller holds. */
 export declare function formatView(text: string, options?: FormatViewOptions | undefined | null): string
 
@@ -323,6 +362,27 @@ export interface HashlineOptions {
    * `SYNTAX_ERROR`, "off" does not parse.
    */
   syntax?: 'warn' | 'reject' | 'off'
+  /**
+   * The host the session serves, as the telemetry record names it
+   * (`opencode`, `mcp`, `cli`…).
+   */
+  host?: string
+  /**
+   * The model that makes the session's calls, where the host knows it;
+   * a call's own `model` option names the model of that call.
+   */
+  model?: string
+  /**
+   * Keep the local telemetry record of this session's calls (default
+   * true, unless the environment variable HASHLINE_TELEMETRY is 0, false,
+   * off or no). Nothing is sent anywhere: see docs/telemetry.md.
+   */
+  telemetry?: boolean
+  /**
+   * The record's folder (default: HASHLINE_TELEMETRY_DIR, else
+   * $XDG_STATE_HOME/hashline/telemetry or the platform's place for local state).
+   */
+  telemetryDir?: string
 }
 
 /** HASH: 3 hex digits of SHA-1 of the line (trailing spaces and tabs ignored). */
@@ -402,6 +462,15 @@ export interface PatchOptions {
   allowOutsideRoot?: boolean
   /** Write the hunks' lines exactly as sent: no view prefix is removed. */
   literal?: boolean
+  /** The model that made the call, for the telemetry record. */
+  model?: string
+  /** The host's id of the tool call, for the telemetry record. */
+  callId?: string
+  /**
+   * The host that made the call, for the telemetry record, where it
+   * differs from the session's (an MCP server's client).
+   */
+  host?: string
 }
 
 /** Every path a patch names (a move's destination after its source); throws `INVALID_REQUEST` for a malformed patch. */
@@ -437,6 +506,15 @@ export interface ReadOptions {
   allowOutsideRoot?: boolean
   /** "lean" or "full" (default: the session's). */
   view?: 'lean' | 'full'
+  /** The model that made the call, for the telemetry record. */
+  model?: string
+  /** The host's id of the tool call, for the telemetry record. */
+  callId?: string
+  /**
+   * The host that made the call, for the telemetry record, where it
+   * differs from the session's (an MCP server's client).
+   */
+  host?: string
 }
 
 export interface ReadView {
@@ -562,6 +640,15 @@ export interface SearchOptions {
   maxResults?: number
   /** Lines shown before and after each hit (default 0). */
   context?: number
+  /** The model that made the call, for the telemetry record. */
+  model?: string
+  /** The host's id of the tool call, for the telemetry record. */
+  callId?: string
+  /**
+   * The host that made the call, for the telemetry record, where it
+   * differs from the session's (an MCP server's client).
+   */
+  host?: string
 }
 
 export interface SearchResult {
@@ -629,6 +716,11 @@ export interface StripResult {
   stripped: number
   /** What the clean-up did, to tell the model with the write's result. */
   note?: string
+  /**
+   * The same content was refused for this file before and is handed
+   * back as sent: sent again, it is meant as it is.
+   */
+  resent: boolean
 }
 
 export interface TagResult {
@@ -636,6 +728,169 @@ export interface TagResult {
   totalLines: number
   /** The ref of each shown line, or null where the text shown is not the file's line. */
   refs: Array<string | undefined | null>
+}
+
+/** A setting the figures suggest for a model. */
+export interface TelemetryAdvice {
+  model?: string
+  host?: string
+  /**
+   * What the figures show: `lean-refs`, `boundary-echoes` or
+   * `patch-style`.
+   */
+  kind: string
+  /** The per-model setting that would help, and its value. */
+  setting: string
+  value: string
+  /** The attempts the figures are of, and those that show it. */
+  attempts: number
+  count: number
+  /** What they are compared with, where they are. */
+  comparedAttempts?: number
+  comparedCount?: number
+  /** The advice with its figures, in a sentence or two. */
+  text: string
+}
+
+/** The figures of one model on one host on one day. */
+export interface TelemetryDay {
+  /** `YYYY-MM-DD`, UTC. */
+  day: string
+  model?: string
+  host?: string
+  edits: TelemetryFigures
+  lean: TelemetryFigures
+  full: TelemetryFigures
+}
+
+/**
+ * Edit attempts (calls of a tool that writes, not cancelled) and what
+ * became of them.
+ */
+export interface TelemetryFigures {
+  attempts: number
+  applied: number
+  /** Attempts that were no retry. */
+  firstTries: number
+  /** First tries that landed. */
+  firstTryApplied: number
+  /** `firstTryApplied / firstTries`; left out without first tries. */
+  firstTryRate?: number
+  requestTokens: number
+  resultTokens: number
+  /**
+   * Tokens of every attempt, refused ones included, per attempt that
+   * landed; left out when none did.
+   */
+  tokensPerSuccess?: number
+}
+
+/** The figures of one model on one host. */
+export interface TelemetryGroup {
+  /** The model, where the host gave it. */
+  model?: string
+  host?: string
+  /** Calls of every tool. */
+  calls: number
+  /** Calls that change nothing (read, grep), and their tokens. */
+  reads: number
+  readTokens: number
+  /** Every edit attempt, and those made in each view. */
+  edits: TelemetryFigures
+  lean: TelemetryFigures
+  full: TelemetryFigures
+  /** Refused attempts by code, most first. */
+  refusals: Array<TelemetryRefusal>
+  retries: TelemetryRetries
+  /** Attempts that landed with refs of an older version recovered. */
+  staleRecovered: number
+  /**
+   * Lines the clean-up removed as proven copies: view prefixes and
+   * other output, boundary echoes.
+   */
+  prefixesRemoved: number
+  echoesDropped: number
+  /**
+   * Retries with `literal` after an `AMBIGUOUS_ECHO`, and writes sent
+   * again as they were after one.
+   */
+  literalResends: number
+  /** The engine's milliseconds, the median call. */
+  medianMs: number
+}
+
+/** A refusal's code and how many attempts it refused. */
+export interface TelemetryRefusal {
+  code: string
+  count: number
+}
+
+/** Runs of attempts on one file that began with a refusal. */
+export interface TelemetryRetries {
+  runs: number
+  /** Runs that landed within the retry window. */
+  landed: number
+  /** Runs that never landed. */
+  abandoned: number
+  /** Retries the landed runs took, in all, and the most one took. */
+  retries: number
+  most: number
+  /** Retries per landed run; left out when none landed. */
+  toSuccess?: number
+}
+
+/**
+ * What the record says, per model and host: success at the first try,
+ * refusals by code, retries to success, tokens per successful edit, stale
+ * refs recovered, per day, and advice (`docs/telemetry.md`). Reads the
+ * folder `options.dir`, else `HASHLINE_TELEMETRY_DIR`, else the default
+ * one; a missing folder has no records.
+ */
+export declare function telemetryStats(options?: TelemetryStatsOptions | undefined | null): TelemetryStats
+
+/** What the record says, per model and host (`docs/telemetry.md`). */
+export interface TelemetryStats {
+  /** The folder read. */
+  folder: string
+  /** Files read. */
+  files: number
+  /** Records read. */
+  records: number
+  /** Records in the window and the filters. */
+  matched: number
+  /** Lines that were no record (cut short, planted, of another format). */
+  skipped: number
+  /** Records the writers could not keep (a full queue, a failed write). */
+  lost: number
+  /** Reading stopped at a bound no record the writer makes reaches. */
+  truncated: boolean
+  /** The first and last matched call, in milliseconds since the epoch. */
+  first?: number
+  last?: number
+  /** Per model and host, most calls first. */
+  groups: Array<TelemetryGroup>
+  /** Per day (UTC), model and host, in time order. */
+  days: Array<TelemetryDay>
+  /** Settings the figures suggest, with the figures. */
+  advice: Array<TelemetryAdvice>
+}
+
+/** `telemetryStats` on the thread pool. */
+export declare function telemetryStatsAsync(options?: TelemetryStatsOptions | undefined | null): Promise<TelemetryStats>
+
+export interface TelemetryStatsOptions {
+  /** The record's folder (default: as a session finds it). */
+  dir?: string
+  /** Calls from this time on, in milliseconds since the epoch. */
+  since?: number
+  /** Calls before this time. */
+  until?: number
+  /** Models whose name holds this, in any case. */
+  model?: string
+  /** This host only. */
+  host?: string
+  /** This tool only. */
+  tool?: 'read' | 'edit' | 'grep' | 'apply' | 'patch' | 'write'
 }
 
 export interface TextEditResult {

@@ -1,7 +1,7 @@
 // Shared by the ava suites: the binding through its generated loader, and
 // scratch folders.
 import { spawn, spawnSync } from 'node:child_process'
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
@@ -15,6 +15,35 @@ export function scratch(t) {
   const dir = mkdtempSync(join(tmpdir(), 'hashline-test-'))
   t.teardown(() => rmSync(dir, { recursive: true, force: true }))
   return dir
+}
+
+/**
+ * The records of a telemetry folder's live file, each line parsed, after
+ * this process wrote what it had queued.
+ * @param {string} dir
+ * @returns {Array<Record<string, any>>}
+ */
+export function recorded(dir) {
+  binding.flushTelemetry()
+  const file = join(dir, 'telemetry.jsonl')
+  if (!existsSync(file)) return []
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line))
+}
+
+/**
+ * What `hashline stats` prints of a telemetry folder: the table a user
+ * would see of the calls a test's session made.
+ * @param {string} dir
+ */
+export function statsTable(dir) {
+  binding.flushTelemetry()
+  const cli = join(dirname(fileURLToPath(import.meta.url)), '..', 'cli', 'hashline.cjs')
+  const run = spawnSync(process.execPath, [cli, 'stats', '--telemetry-dir', dir], { encoding: 'utf8' })
+  if (run.status !== 0) throw new Error(`hashline stats failed (${run.status}): ${run.stderr}`)
+  return run.stdout
 }
 
 /**

@@ -12,10 +12,11 @@ const COMMAND_OPTIONS = /** @type {Record<string, string[]>} */ ({
   grep: ["ignore-case", "fixed-strings", "word-regexp", "invert-match", "glob", "include", "max-count", "context", "hidden"],
   mcp: ["text-only"],
   cache: [],
+  stats: ["since", "until", "model", "host", "tool", "csv", "html", "telemetry-dir"],
 })
-const COMMON_OPTIONS = ["root", "store", "store-max-bytes", "view", "syntax", "json", "help"]
+const COMMON_OPTIONS = ["root", "store", "store-max-bytes", "view", "syntax", "no-telemetry", "json", "help"]
 /** How many positional arguments each command takes, at least and at most. */
-const POSITIONALS = /** @type {Record<string, [number, number]>} */ ({ read: [1, 1], edit: [1, 1], apply: [0, 0], grep: [1, Infinity], mcp: [0, 0], cache: [1, 1] })
+const POSITIONALS = /** @type {Record<string, [number, number]>} */ ({ read: [1, 1], edit: [1, 1], apply: [0, 0], grep: [1, Infinity], mcp: [0, 0], cache: [1, 1], stats: [0, 0] })
 
 /**
  * Every option: whether it takes a value, its one-letter form, and whether
@@ -28,6 +29,7 @@ const OPTIONS = {
   "store-max-bytes": { value: true },
   view: { value: true },
   syntax: { value: true },
+  "no-telemetry": { value: false },
   json: { value: false },
   offset: { value: true },
   limit: { value: true },
@@ -43,14 +45,24 @@ const OPTIONS = {
   context: { value: true, short: "C" },
   hidden: { value: false },
   "text-only": { value: false },
+  since: { value: true },
+  until: { value: true },
+  model: { value: true },
+  host: { value: true },
+  tool: { value: true },
+  csv: { value: false },
+  html: { value: true },
+  "telemetry-dir": { value: true },
   help: { value: false, short: "h" },
   version: { value: false, short: "V" },
 }
 /**
- * @typedef {{ root?: string, store?: string, "store-max-bytes"?: string, view?: string, syntax?: string, json?: boolean,
- *   offset?: string, limit?: string, ops?: string, rev?: string, "ignore-case"?: boolean, "fixed-strings"?: boolean,
- *   "word-regexp"?: boolean, "invert-match"?: boolean, glob?: string[], include?: string[], "max-count"?: string,
- *   context?: string, hidden?: boolean, "text-only"?: boolean, help?: boolean, version?: boolean }} Values
+ * @typedef {{ root?: string, store?: string, "store-max-bytes"?: string, view?: string, syntax?: string,
+ *   "no-telemetry"?: boolean, json?: boolean, offset?: string, limit?: string, ops?: string, rev?: string,
+ *   "ignore-case"?: boolean, "fixed-strings"?: boolean, "word-regexp"?: boolean, "invert-match"?: boolean,
+ *   glob?: string[], include?: string[], "max-count"?: string, context?: string, hidden?: boolean,
+ *   "text-only"?: boolean, since?: string, until?: string, model?: string, host?: string, tool?: string,
+ *   csv?: boolean, html?: string, "telemetry-dir"?: string, help?: boolean, version?: boolean }} Values
  */
 
 /**

@@ -80,8 +80,8 @@ async function run(argv, handOver) {
     const { version } = require("../package.json")
     return { stdout: `${version}\n`, json: { ok: true, version } }
   }
-  if (!command) throw usage("give a command: read, edit, apply, grep, mcp or cache.")
-  if (!known) throw usage(`unknown command ${command}; the commands are read, edit, apply, grep, mcp and cache.`)
+  if (!command) throw usage("give a command: read, edit, apply, grep, mcp, cache or stats.")
+  if (!known) throw usage(`unknown command ${command}; the commands are read, edit, apply, grep, mcp, cache and stats.`)
   const allowed = COMMAND_OPTIONS[command]
   for (const [name, value] of Object.entries(values)) {
     if (value !== undefined && !COMMON_OPTIONS.includes(name) && !allowed.includes(name)) {
@@ -104,7 +104,8 @@ async function run(argv, handOver) {
   const here = values.root === undefined ? path.relative(root, cwd) : ""
   const { engineOptions, openEngine } = /** @type {typeof import("../lib/engine.cjs")} */ (require("../lib/engine.cjs"))
   // The binding judges --view and --syntax, and engine.cjs the store's size,
-  // when the engine is opened.
+  // when the engine is opened. The telemetry record names the command line
+  // and the MCP server as hosts of their own.
   /** @type {import("../lib/engine.cjs").EngineOptions} */
   const options = {
     root,
@@ -112,6 +113,8 @@ async function run(argv, handOver) {
     storeMaxBytes: values["store-max-bytes"],
     view: /** @type {any} */ (values.view),
     syntax: /** @type {any} */ (values.syntax),
+    host: command === "mcp" ? undefined : "cli",
+    telemetry: values["no-telemetry"] ? false : undefined,
   }
   // The MCP server keeps versions in memory unless told otherwise; every
   // other command keeps them between calls, which refs of one call need in

@@ -25,6 +25,9 @@ const common = ({
   --syntax MODE what an edit that breaks the parse of a file in a known language gets:
                 warn (written, broken lines reported), reject (nothing written) or off
                 (default: $HASHLINE_SYNTAX, else warn)
+  --no-telemetry
+                keep no local record of this call (as HASHLINE_TELEMETRY=0 does; the
+                record never leaves the machine: hashline stats reads it)
   --json        print results and errors as one JSON object on stdout
   -h, --help    show help
 `
@@ -103,6 +106,8 @@ Commands:
                                         PATTERN, hits with refs (as rg: -i -F -w -v -g -m -C)
   mcp                                   serve read, edit, grep and apply over MCP on stdio
   cache clear                           remove every version kept in the store
+  stats [--since T] [--until T] [...]   how each model fares with its edits, from the local
+                                        record of tool calls
 
 Run hashline COMMAND --help for a command's options.
 
@@ -178,6 +183,31 @@ bytes that was. A file there named like a version is removed only if its
 content proves hashline wrote it; others are left and counted. Refs shown
 before can then no longer be remapped after the file changes; refs to an
 unchanged file keep working.
+
+${common()}`,
+  stats: `Usage: hashline stats [--since T] [--until T] [--model M] [--host H] [--tool T] [--csv] [--html FILE]
+
+How each model fares, per model and host, from the local record of tool calls
+that every host keeps (nothing is sent anywhere; see docs/telemetry.md): edits,
+the share that landed at the first try, the retries a refused edit took to
+land, the tokens per edit that landed (refused attempts included), stale refs
+recovered, refusals by code; then advice where the figures show that a setting
+would help a model, with the figures.
+
+  --since T     calls from T on: a date or time (2026-11-01, 2026-11-01T09:30) or a
+                time ago (30m, 12h, 7d, 2w)
+  --until T     calls before T
+  --model M     models whose name holds M, in any case
+  --host H      calls of this host only (opencode, claude-code, mcp, cli...)
+  --tool T      calls of this tool only: read, edit, grep, apply, patch or write
+  --csv         one line per model and host, as CSV
+  --json        everything as one JSON object, per day too
+  --html FILE   also write FILE: one self-contained page with plots (success and
+                refusal rates per model over time, tokens per successful edit per
+                view); it loads nothing and sends nothing
+  --telemetry-dir DIR
+                the record's folder (default: $HASHLINE_TELEMETRY_DIR, else
+                $XDG_STATE_HOME/hashline/telemetry or the platform's place for local state)
 
 ${common()}`,
 })

@@ -1,6 +1,6 @@
 // Types of `hashline/ai`.
 import type { Tool } from "ai"
-import type { HashlineOptions } from "../index.js"
+import type { HashlineToolsOptions } from "./tools-types.d.mts"
 
 export type HashlineAiTools = {
   read: Tool<unknown, string>
@@ -12,4 +12,4 @@ export type HashlineAiTools = {
  * read, edit and grep for the AI SDK's `generateText` / `streamText`, over one
  * engine rooted at `options.root` (default: the working directory).
  */
-export declare function createTools(options?: HashlineOptions): HashlineAiTools
+export declare function createTools(options?: HashlineToolsOptions): HashlineAiTools

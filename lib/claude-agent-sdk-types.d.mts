@@ -1,6 +1,6 @@
 // Types of `hashline/claude-agent-sdk`.
 import type { McpSdkServerConfigWithInstance } from "@anthropic-ai/claude-agent-sdk"
-import type { HashlineOptions } from "../index.js"
+import type { HashlineToolsOptions } from "./tools-types.d.mts"
 
 /** The MCP server's name: the model sees `mcp__hashline__read`, `…__edit`, `…__grep`. */
 export declare const SERVER_NAME: "hashline"
@@ -13,10 +13,10 @@ export declare const DISALLOWED_TOOLS: string[]
  * The in-process MCP server with read, edit and grep (always loaded), over one
  * engine rooted at `options.root` (default: the working directory).
  */
-export declare function createServer(options?: HashlineOptions): McpSdkServerConfigWithInstance
+export declare function createServer(options?: HashlineToolsOptions): McpSdkServerConfigWithInstance
 
 /** `{ mcpServers, allowedTools, disallowedTools }` for `query()`'s options. */
-export declare function hashlineOptions(options?: HashlineOptions): {
+export declare function hashlineOptions(options?: HashlineToolsOptions): {
   mcpServers: { hashline: McpSdkServerConfigWithInstance }
   allowedTools: string[]
   disallowedTools: string[]

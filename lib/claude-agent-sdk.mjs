@@ -5,7 +5,9 @@
 // everywhere else. Its tools are always loaded, so Claude Code's tool search
 // does not hide them behind a search. A failed call is an MCP error result
 // whose text is the engine's (the repair text for the model); the call's
-// abort signal reaches the engine, which stops before it writes.
+// abort signal reaches the engine, which stops before it writes. A call
+// carries its tool use's id but not the model: `hashlineOptions({ model })`
+// names it for the telemetry record.
 import { createSdkMcpServer, tool } from "@anthropic-ai/claude-agent-sdk"
 import { z } from "zod"
 import { errorText } from "./errors.mjs"
@@ -13,7 +15,7 @@ import { HOSTS } from "./hosts.mjs"
 import { createTools as createPlainTools, hostTools } from "./tools.mjs"
 
 /**
- * @typedef {import("../index.js").HashlineOptions} HashlineOptions
+ * @typedef {import("./tools-types.d.mts").HashlineToolsOptions} HashlineToolsOptions
  * @typedef {import("./tools-types.d.mts").HashlineTool} HashlineTool
  */
 
@@ -34,9 +36,11 @@ export const DISALLOWED_TOOLS = [...HOST.turnsOff]
 /** @param {HashlineTool} plain */
 function wrap(plain) {
   return tool(plain.name, plain.description, plain.zodSchema(z), async (args, extra) => {
-    const signal = /** @type {{ signal?: AbortSignal } | undefined} */ (extra)?.signal
+    const { signal, _meta } = /** @type {{ signal?: AbortSignal, _meta?: Record<string, unknown> } | undefined} */ (extra) ?? {}
+    const id = _meta?.["claudecode/toolUseId"]
+    const callId = typeof id === "string" && id !== "" ? id : undefined
     try {
-      return { content: [{ type: "text", text: await plain.execute(args, { signal }) }] }
+      return { content: [{ type: "text", text: await plain.execute(args, { signal, callId }) }] }
     } catch (err) {
       return { content: [{ type: "text", text: errorText(err) }], isError: true }
     }
@@ -46,14 +50,14 @@ function wrap(plain) {
 /**
  * The in-process MCP server for `options.mcpServers`, its tools over one
  * engine rooted at `options.root` (default: the working directory).
- * @param {HashlineOptions} [options] as for `new Hashline(options)`
+ * @param {HashlineToolsOptions} [options] as for `createTools` of hashline/tools
  */
 export function createServer(options = {}) {
   return createSdkMcpServer({
     name: SERVER_NAME,
     version: "1.0.0",
     alwaysLoad: true,
-    tools: hostTools(HOST, createPlainTools(options)).map(wrap),
+    tools: hostTools(HOST, createPlainTools({ host: "claude-agent-sdk", ...options })).map(wrap),
   })
 }
 
@@ -61,7 +65,7 @@ export function createServer(options = {}) {
  * The part of `query()`'s options that gives the model hashline's tools in
  * place of Claude Code's edit tools: `query({ prompt, options: {
  * ...hashlineOptions({ root }), ...yours } })`.
- * @param {HashlineOptions} [options] as for `new Hashline(options)`
+ * @param {HashlineToolsOptions} [options] as for `createTools` of hashline/tools
  */
 export function hashlineOptions(options = {}) {
   return { mcpServers: { [SERVER_NAME]: createServer(options) }, allowedTools: [...TOOL_NAMES], disallowedTools: [...DISALLOWED_TOOLS] }

@@ -1,6 +1,6 @@
 // Types of `hashline/langchain`.
 import type { DynamicStructuredTool } from "@langchain/core/tools"
-import type { HashlineOptions } from "../index.js"
+import type { HashlineToolsOptions } from "./tools-types.d.mts"
 
 /** read, edit and grep, in that order, as LangChain structured tools. */
 export type HashlineLangchainTools = [read: DynamicStructuredTool, edit: DynamicStructuredTool, grep: DynamicStructuredTool]
@@ -10,4 +10,4 @@ export type HashlineLangchainTools = [read: DynamicStructuredTool, edit: Dynamic
  * chat model's `bindTools`, over one engine rooted at `options.root`
  * (default: the working directory).
  */
-export declare function createTools(options?: HashlineOptions): HashlineLangchainTools
+export declare function createTools(options?: HashlineToolsOptions): HashlineLangchainTools

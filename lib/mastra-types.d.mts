@@ -1,6 +1,6 @@
 // Types of `hashline/mastra`.
 import type { Tool } from "@mastra/core/tools"
-import type { HashlineOptions } from "../index.js"
+import type { HashlineToolsOptions } from "./tools-types.d.mts"
 
 export type HashlineMastraTools = {
   read: Tool<unknown, string>
@@ -12,4 +12,4 @@ export type HashlineMastraTools = {
  * read, edit and grep for a Mastra `new Agent({ tools })`, over one engine
  * rooted at `options.root` (default: the working directory).
  */
-export declare function createTools(options?: HashlineOptions): HashlineMastraTools
+export declare function createTools(options?: HashlineToolsOptions): HashlineMastraTools

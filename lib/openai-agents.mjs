@@ -5,14 +5,16 @@
 // would have to become nullable). The SDK's default answer to a tool error is
 // a fixed "An error occurred" text; here the model gets the error's message,
 // the engine's repair text. The run's `signal` reaches the engine, which stops
-// a call before it writes anything, and the SDK ends the run on it.
+// a call before it writes anything, and the SDK ends the run on it. The SDK
+// gives a tool the call's id but not the model: `createTools({ model })`
+// names it for the telemetry record.
 import { tool } from "@openai/agents"
 import { errorText } from "./errors.mjs"
 import { HOSTS } from "./hosts.mjs"
 import { createTools as createPlainTools, hostTools } from "./tools.mjs"
 
 /**
- * @typedef {import("../index.js").HashlineOptions} HashlineOptions
+ * @typedef {import("./tools-types.d.mts").HashlineToolsOptions} HashlineToolsOptions
  * @typedef {import("./tools-types.d.mts").HashlineTool} HashlineTool
  */
 
@@ -23,7 +25,7 @@ function wrap(plain) {
     description: plain.description,
     parameters: /** @type {any} */ ({ ...plain.inputSchema, additionalProperties: true }),
     strict: false,
-    execute: (input, _context, details) => plain.execute(input, { signal: details?.signal }),
+    execute: (input, _context, details) => plain.execute(input, { signal: details?.signal, callId: details?.toolCall?.callId }),
     errorFunction: (_context, error) => errorText(error),
   })
 }
@@ -31,9 +33,9 @@ function wrap(plain) {
 /**
  * `[read, edit, grep]` for `new Agent({ tools })`, over one engine rooted at
  * `options.root` (default: the working directory).
- * @param {HashlineOptions} [options] as for `new Hashline(options)`
+ * @param {HashlineToolsOptions} [options] as for `createTools` of hashline/tools
  * @returns {import("./openai-agents-types.d.mts").HashlineOpenAIAgentsTools}
  */
 export function createTools(options = {}) {
-  return /** @type {import("./openai-agents-types.d.mts").HashlineOpenAIAgentsTools} */ (hostTools(HOSTS["openai-agents"], createPlainTools(options)).map(wrap))
+  return /** @type {import("./openai-agents-types.d.mts").HashlineOpenAIAgentsTools} */ (hostTools(HOSTS["openai-agents"], createPlainTools({ host: "openai-agents", ...options })).map(wrap))
 }

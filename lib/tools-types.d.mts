@@ -27,6 +27,34 @@ export interface HashlineToolAnnotations {
   openWorldHint: boolean
 }
 
+/** What a user sets for the models whose id holds the key, in any case. */
+export interface HashlineModelSetting {
+  /** The view a read by this model shows: `"full"` for a model that mistypes lean refs. */
+  view?: "lean" | "full"
+}
+
+/** The options of the tools: the engine's, and settings per model. */
+export interface HashlineToolsOptions extends HashlineOptions {
+  /**
+   * Settings by a part of a model's id (the longest part that matches wins),
+   * for the model of each call, else the session's `model`; default:
+   * HASHLINE_MODELS as JSON. `{ "kimi": { "view": "full" } }`.
+   */
+  models?: Record<string, HashlineModelSetting>
+}
+
+/** What a host passes with a call. */
+export interface HashlineCallOptions {
+  /** Stops the call before it writes anything (`CANCELLED`). */
+  signal?: AbortSignal
+  /** The model that made the call, for the local telemetry record. */
+  model?: string
+  /** The host's id of the tool call, for the local telemetry record. */
+  callId?: string
+  /** The host that made the call, where it is not the engine's `host` (an MCP server's client). */
+  host?: string
+}
+
 /** A tool in the form any agent framework can wrap. */
 export interface HashlineTool<Name extends HashlineToolName = HashlineToolName> {
   name: Name
@@ -46,9 +74,9 @@ export interface HashlineTool<Name extends HashlineToolName = HashlineToolName> 
    * written). An aborted `signal` stops the call before it writes: it
    * rejects with `CANCELLED` (`name` `AbortError`).
    */
-  call(args: unknown, options?: { signal?: AbortSignal }): Promise<{ text: string; result: HashlineToolResults[Name] }>
+  call(args: unknown, options?: HashlineCallOptions): Promise<{ text: string; result: HashlineToolResults[Name] }>
   /** `call`, resolving to the text for the model only. */
-  execute(args: unknown, options?: { signal?: AbortSignal }): Promise<string>
+  execute(args: unknown, options?: HashlineCallOptions): Promise<string>
 }
 
 export type HashlineTools = {
@@ -63,16 +91,16 @@ export type HashlineTools = {
  * resolve against `options.root` (default: the working directory); paths
  * outside it are refused.
  */
-export declare function createToolList(options?: HashlineOptions): HashlineTool[]
+export declare function createToolList(options?: HashlineToolsOptions): HashlineTool[]
 
 /** The tools of `createToolList`, by name. */
-export declare function createTools(options?: HashlineOptions): HashlineTools
+export declare function createTools(options?: HashlineToolsOptions): HashlineTools
 
 /**
  * The tools over an engine the host opened itself, asked for at each call
  * (so a host can list the tools before it has one).
  */
-export declare function toolsOver(engine: () => Hashline): HashlineTool[]
+export declare function toolsOver(engine: () => Hashline, settingOf?: (model: string | undefined) => HashlineModelSetting): HashlineTool[]
 
 /**
  * A tool's description and JSON schema with the file argument named `name`

@@ -9,10 +9,15 @@
 //     inputSchema,   the arguments as JSON Schema (a fresh copy per list)
 //     zodSchema(z),  the same arguments as a zod shape, for hosts that take zod
 //     annotations,   { readOnlyHint, destructiveHint, idempotentHint, openWorldHint }
-//     call(args, { signal }),    resolves to { text, result }: the text for the
-//                                model and the engine's result object
-//     execute(args, { signal }), resolves to the text for the model
+//     call(args, { signal, model, callId }),    resolves to { text, result }:
+//                                the text for the model and the engine's result
+//     execute(args, { signal, model, callId }), resolves to the text for the model
 //   }
+//
+// `model` and `callId`, where the host knows them, name the model that made
+// the call and the host's id of it in the local telemetry record
+// (docs/telemetry.md); a host names itself by the engine's `host` option,
+// or per call by `host` where one engine serves several (the MCP server).
 //
 // `call` and `execute` check the host's part of the arguments, then run the
 // engine off the event loop (its async forms); an aborted `signal` stops a
@@ -26,6 +31,7 @@
 import { parseApplyArguments, parseEditArguments, parseGrepArguments, parseReadArguments, toFilePath } from "./arguments.cjs"
 import { APPLY_SCHEMA, EDIT_DESCRIPTION, EDIT_SCHEMA, GREP_SCHEMA, READ_SCHEMA, zodShape } from "./definitions.mjs"
 import { openEngine } from "./engine.cjs"
+import { modelSettings } from "./hosts.mjs"
 import { APPLY_DESCRIPTION, GREP_DESCRIPTION, READ_DESCRIPTION } from "./texts.cjs"
 
 /**
@@ -36,11 +42,19 @@ import { APPLY_DESCRIPTION, GREP_DESCRIPTION, READ_DESCRIPTION } from "./texts.c
  * @typedef {import("./tools-types.d.mts").HashlineTools} HashlineTools
  * @typedef {import("./tools-types.d.mts").ObjectSchema} ObjectSchema
  * @typedef {import("./hosts.mjs").Host} Host
+ * @typedef {import("./tools-types.d.mts").HashlineToolsOptions} HashlineToolsOptions
+ * @typedef {(model: string | undefined) => import("./hosts.mjs").ModelSetting} SettingOf
  */
 
 // Every hint stated, since a client assumes the riskiest value of one left
 // out. Nothing leaves the root, so no tool reaches an open world; an edit
 // replaces lines, and the same edit sent twice is refused the second time.
+/**
+ * The engine's options for one call: its signal, and who made it.
+ * @param {import("./tools-types.d.mts").HashlineCallOptions} [options]
+ */
+const callOptions = (options) => ({ signal: options?.signal, model: options?.model, callId: options?.callId, host: options?.host })
+
 const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false }
 const WRITES = { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false }
 
@@ -57,13 +71,33 @@ function tool(tool) {
 }
 
 /**
+ * The per-model settings of a host's options (`models`), else of the
+ * environment's HASHLINE_MODELS, and the session's model, as the function
+ * the tools ask at each call; and the options left for the engine.
+ * Throws INVALID_REQUEST for a setting that is not one.
+ * @template {{ models?: unknown, model?: string }} T
+ * @param {T} options
+ * @param {Record<string, string | undefined>} [env]
+ * @returns {{ settingOf: SettingOf, engineOptions: Omit<T, "models"> }}
+ */
+export function settingsOf(options, env = process.env) {
+  const { models, ...engineOptions } = options
+  const given = models ?? env.HASHLINE_MODELS
+  const settings = modelSettings(given, models !== undefined ? "options.models" : "HASHLINE_MODELS")
+  return { settingOf: (model) => settings(model ?? options.model), engineOptions }
+}
+
+/**
  * The tools over an engine the host opened itself: `engine` is called at
  * each call, so a host can list the tools before the engine can be had (the
  * MCP server without its binary) and let each call fail with the reason.
+ * `settingOf` gives the user's setting for the model of a call: a read by
+ * a model set to a view shows that view.
  * @param {() => Hashline} engine
+ * @param {SettingOf} [settingOf]
  * @returns {HashlineTool[]}
  */
-export function toolsOver(engine) {
+export function toolsOver(engine, settingOf = () => ({})) {
   return [
     tool({
       name: "read",
@@ -73,7 +107,8 @@ export function toolsOver(engine) {
       annotations: READ_ONLY,
       async call(args, options) {
         const { filePath, ...range } = parseReadArguments(args)
-        const result = await engine().readAsync(filePath, { ...range, signal: options?.signal })
+        const { view } = settingOf(options?.model)
+        const result = await engine().readAsync(filePath, { ...range, ...callOptions(options), ...(view ? { view } : {}) })
         return { text: result.text, result }
       },
     }),
@@ -85,7 +120,7 @@ export function toolsOver(engine) {
       annotations: WRITES,
       async call(args, options) {
         const { filePath, request } = parseEditArguments(args)
-        const result = await engine().editAsync(filePath, request, { signal: options?.signal })
+        const result = await engine().editAsync(filePath, request, callOptions(options))
         return { text: result.output, result }
       },
     }),
@@ -97,7 +132,7 @@ export function toolsOver(engine) {
       annotations: READ_ONLY,
       async call(args, options) {
         const { pattern, options: search } = parseGrepArguments(args)
-        const result = await engine().searchAsync(pattern, { ...search, signal: options?.signal })
+        const result = await engine().searchAsync(pattern, { ...search, ...callOptions(options) })
         return { text: result.text, result }
       },
     }),
@@ -109,7 +144,7 @@ export function toolsOver(engine) {
       annotations: WRITES,
       async call(args, options) {
         const batch = parseApplyArguments(args)
-        const result = await engine().applyBatchAsync(batch, { signal: options?.signal })
+        const result = await engine().applyBatchAsync(batch, callOptions(options))
         return { text: result.output, result }
       },
     }),
@@ -121,18 +156,20 @@ export function toolsOver(engine) {
  * show is known to edit. Relative paths resolve against `root` (default:
  * the working directory), and paths that lead outside it are refused.
  * `view` ("lean", the default, or "full"; else HASHLINE_VIEW) is how refs
- * are shown; refs of both styles are accepted.
- * @param {HashlineOptions} [options] as for `new Hashline(options)`
+ * are shown; refs of both styles are accepted. `models` (else
+ * HASHLINE_MODELS) sets a view per model: `{ "kimi": { "view": "full" } }`.
+ * @param {HashlineToolsOptions} [options] as for `new Hashline(options)`, and `models`
  * @returns {HashlineTool[]}
  */
 export function createToolList(options = {}) {
-  const engine = openEngine(options)
-  return toolsOver(() => engine)
+  const { settingOf, engineOptions } = settingsOf(options)
+  const engine = openEngine(engineOptions)
+  return toolsOver(() => engine, settingOf)
 }
 
 /**
  * The same tools as `createToolList`, by name.
- * @param {HashlineOptions} [options] as for `new Hashline(options)`
+ * @param {HashlineToolsOptions} [options] as for `createToolList`
  * @returns {HashlineTools}
  */
 export function createTools(options = {}) {

@@ -20,6 +20,14 @@ export interface ServerOptions {
    * structured content in place of the text, such as Claude Code.
    */
   textOnly?: boolean
+  /** The host, as the local telemetry record names it (default: the client's, from its `clientInfo`; see docs/telemetry.md). */
+  host?: string
+  /** Settings by a part of a model's id, for the calls whose model the host names (default: HASHLINE_MODELS as JSON). `{ "kimi": { "view": "full" } }`. */
+  models?: Record<string, { view?: "lean" | "full" }>
+  /** Keep the local telemetry record of the calls (default true, unless HASHLINE_TELEMETRY is 0; see docs/telemetry.md). */
+  telemetry?: boolean
+  /** The record's folder (default: HASHLINE_TELEMETRY_DIR, else the user's local state folder). */
+  telemetryDir?: string
 }
 
 /** An MCP server with the read, edit, grep and apply tools, not yet connected. */

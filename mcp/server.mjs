@@ -13,7 +13,7 @@ import { openEngine } from "../lib/engine.cjs"
 import { errorInfo } from "../lib/errors.mjs"
 import { HOSTS } from "../lib/hosts.mjs"
 import { PLAIN_INSTRUCTION } from "../lib/texts.cjs"
-import { hostTools, toolsOver } from "../lib/tools.mjs"
+import { hostTools, settingsOf, toolsOver } from "../lib/tools.mjs"
 import { OUTPUT_SCHEMAS, applyContent, editContent, errorContent, grepContent, readContent } from "./results.mjs"
 import { Gate } from "./gate.mjs"
 import { LineTransport, MAX_IN_FLIGHT } from "./transport.mjs"
@@ -37,6 +37,63 @@ const STRUCTURED = {
   apply: applyContent,
 }
 
+/**
+ * The host a client is, as the telemetry record names it: the row of
+ * lib/hosts.mjs whose MCP client has this name, else `mcp:` and the name
+ * the client gave, else `mcp`.
+ * @param {{ name?: unknown } | undefined} client `initialize`'s `clientInfo`
+ */
+export function hostOfClient(client) {
+  const name = typeof client?.name === "string" ? client.name : ""
+  if (name === "") return "mcp"
+  for (const [host, row] of Object.entries(HOSTS)) {
+    const known = "mcp" in row ? row.mcp?.client : undefined
+    if (known && (known.endsWith("-") ? name.startsWith(known) : name === known)) return host
+  }
+  return `mcp:${name}`
+}
+
+/**
+ * Who made a call, from its `_meta`: the model where the host puts it there
+ * (Codex, in `x-codex-turn-metadata`; no other host names it) and the
+ * host's id of the call (Codex's `callId`, Claude Code's
+ * `claudecode/toolUseId`). What a client sends is only taken as a bounded
+ * string.
+ * @param {unknown} meta
+ * @returns {{ model?: string, callId?: string }}
+ */
+export function callerOf(meta) {
+  if (!meta || typeof meta !== "object") return {}
+  const m = /** @type {Record<string, unknown>} */ (meta)
+  const label = (/** @type {unknown} */ v) => (typeof v === "string" && v !== "" && v.length <= 200 ? v : undefined)
+  let turn = m["x-codex-turn-metadata"]
+  if (typeof turn === "string" && turn.length <= 1 << 16) {
+    try {
+      turn = JSON.parse(turn)
+    } catch {
+      turn = undefined
+    }
+  }
+  const model = turn && typeof turn === "object" ? label(/** @type {Record<string, unknown>} */ (turn).model) : undefined
+  const callId = label(m.callId) ?? label(m["claudecode/toolUseId"])
+  return { ...(model ? { model } : {}), ...(callId ? { callId } : {}) }
+}
+
+/**
+ * Writes the records of the calls made so far, before the server answers:
+ * a host may end this process the moment it has its last answer (Codex
+ * does, before the record's writer would have appended it), and a record
+ * still queued then is lost. The host waits on no write: the server runs
+ * in a process of its own.
+ */
+function flushRecord() {
+  try {
+    /** @type {typeof import("../index.js")} */ (require("../lib/native.cjs")).flushTelemetry()
+  } catch {
+    // Without the native module no call was recorded.
+  }
+}
+
 // Claude Code defers MCP tools behind a tool search unless they carry this:
 // an edit tool found only on request would leave the model with its own.
 const ALWAYS_LOAD = { "anthropic/alwaysLoad": true }
@@ -56,8 +113,9 @@ function tools(options) {
   let loaded
   /** @type {unknown} */
   let unavailable
+  const { settingOf, engineOptions } = settingsOf(options)
   try {
-    loaded = openEngine({ ...options, allowOutsideRoot: false })
+    loaded = openEngine({ host: "mcp", ...engineOptions, allowOutsideRoot: false })
   } catch (err) {
     // Without its binary the server still answers initialize and lists its
     // tools, and every call says why it failed: a host that saw the server
@@ -69,7 +127,7 @@ function tools(options) {
     if (!loaded) throw unavailable
     return loaded
   }
-  return hostTools(HOSTS.mcp, Object.fromEntries(toolsOver(engine).map((t) => [t.name, t])))
+  return hostTools(HOSTS.mcp, Object.fromEntries(toolsOver(engine, settingOf).map((t) => [t.name, t])))
 }
 
 /**
@@ -112,7 +170,8 @@ export function createServer(options = {}) {
       return { content: [{ type: "text", text: `Unknown tool ${request.params.name}. The tools are ${list.map((t) => t.name).join(", ")}.` }], isError: true }
     }
     try {
-      const { text, result } = await calls.run(extra.signal, () => found.call(request.params.arguments ?? {}, { signal: extra.signal }))
+      const who = { ...callerOf(request.params._meta), host: options.host ?? hostOfClient(server.getClientVersion()) }
+      const { text, result } = await calls.run(extra.signal, () => found.call(request.params.arguments ?? {}, { signal: extra.signal, ...who })).finally(flushRecord)
       const structured = STRUCTURED[/** @type {keyof typeof STRUCTURED} */ (found.name)](/** @type {any} */ (result))
       return { content: [{ type: "text", text }], ...(textOnly ? {} : { structuredContent: structured }) }
     } catch (err) {

@@ -11,6 +11,7 @@ import { toDiagnostics } from "./diagnostics.mjs"
 import { askOutside, realLocation } from "./access.mjs"
 import { engineFor, insideProject, projectRoot, toPosix } from "./engine.mjs"
 import { editFlow, settleFile } from "./flow.mjs"
+import { callerOf } from "./model.mjs"
 
 /**
  * @typedef {import("@opencode-ai/plugin").ToolContext} ToolContext
@@ -58,10 +59,11 @@ export async function execute(args, ctx, formatting) {
   // The engine works off OpenCode's thread, and the call's abort stops it
   // before anything is written.
   const signal = ctx.abort
+  const caller = callerOf(ctx)
   return editFlow(ctx, {
     outside,
     leadsOutside: () => askOutside(ctx, realLocation(file)),
-    plan: (outside) => engine.planAsync(file, request, { allowOutsideRoot: outside, signal }),
+    plan: (outside) => engine.planAsync(file, request, { allowOutsideRoot: outside, signal, ...caller }),
     permission: (planned) => ({ permission: "edit", patterns: [title], always: ["*"], metadata: { filepath: file, diff: planned.diff } }),
     commit: (planned) => engine.commitAsync(planned, { signal }),
     async finish(written, outside) {

@@ -93,39 +93,46 @@ export function engineFor(place) {
   return engineIn(place, configured)
 }
 
-/** @type {{ view?: unknown, syntax?: unknown }} */
+/**
+ * @typedef {{ host?: string, view?: unknown, syntax?: unknown, telemetry?: unknown }} EngineChoices
+ */
+
+/** @type {EngineChoices} */
 let configured = {}
 
 /**
- * The options the plugin's engines are made with: the view they render in
- * (the plugin option `view`, else HASHLINE_VIEW, else lean) and what an
- * edit that breaks a file's parse gets (`syntax`, else HASHLINE_SYNTAX,
- * else a warning); the binding judges both when an engine is made. Engines
- * made before keep theirs.
- * @param {{ view?: unknown, syntax?: unknown }} options
+ * The options the plugin's engines are made with: the host they serve
+ * (`opencode`, or `opencode-2`, for the telemetry record), the view they
+ * render in (the plugin option `view`, else HASHLINE_VIEW, else lean), what
+ * an edit that breaks a file's parse gets (`syntax`, else HASHLINE_SYNTAX,
+ * else a warning) and whether the local telemetry record is kept
+ * (`telemetry: false` turns it off, as HASHLINE_TELEMETRY=0 does); the
+ * binding judges them when an engine is made. Engines made before keep
+ * theirs.
+ * @param {EngineChoices} options
  */
 export function configureEngines(options) {
   configured = options
 }
 
 /**
- * Starts the plugin: its engines' options (`view` and `syntax`, from its
- * options in OpenCode's configuration), the native module, and the
- * project's engine, made now so that an option the binding refuses turns
- * hashline off with the reason before any tool is offered. Throws that
- * reason.
- * @param {{ view?: unknown, syntax?: unknown }} options
+ * Starts the plugin: its engines' options (the host, and `view`, `syntax`
+ * and `telemetry` from its options in OpenCode's configuration), the
+ * native module, and the project's engine, made now so that an option the
+ * binding refuses turns hashline off with the reason before any tool is
+ * offered. Throws that reason.
+ * @param {EngineChoices} options
  * @param {Place} place
  */
 export function startEngines(options, place) {
-  configureEngines({ view: options.view, syntax: options.syntax })
+  configureEngines({ host: options.host, view: options.view, syntax: options.syntax, telemetry: options.telemetry })
   nativeModule()
   engineFor(place)
 }
 
 /**
  * @param {Place} place
- * @param {{ view?: unknown, syntax?: unknown }} options
+ * @param {EngineChoices} options
  * @returns {HashlineInstance}
  */
 function engineIn(place, options) {

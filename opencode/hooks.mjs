@@ -28,13 +28,24 @@ export function sharedHooks(place, host) {
   const cleanedWrites = new Map()
   /** The edit tool of each session's model, as the requests show it. @type {Map<string, EditKind>} */
   const kinds = new Map()
+  /** Each session's model, as the requests show it, for the telemetry record. @type {Map<string, string>} */
+  const models = new Map()
+
+  /**
+   * Who made a call of the host's own tools: its session's model and the
+   * host's id of the call.
+   * @param {string | undefined} sessionID
+   * @param {string | undefined} callID
+   */
+  const caller = (sessionID, callID) => ({ model: sessionID ? models.get(sessionID) : undefined, callId: callID || undefined })
 
   /**
    * Refs for lines another tool displayed, from the engine that edits use.
    * OpenCode only shows files outside the project once access was granted.
-   * @type {Tagger}
+   * @param {{ model?: string, callId?: string }} who
+   * @returns {Tagger}
    */
-  const tag = (file, lines) => engineFor(place).tagAsync(path.resolve(place.directory, file), lines, { allowOutsideRoot: true })
+  const tagFor = (who) => (file, lines) => engineFor(place).tagAsync(path.resolve(place.directory, file), lines, { allowOutsideRoot: true, ...who })
 
   return {
     /**
@@ -46,8 +57,9 @@ export function sharedHooks(place, host) {
      * saying how to tell; any other failure leaves the write as it is.
      * @param {string} callID
      * @param {unknown} args
+     * @param {string} [sessionID]
      */
-    beforeWrite(callID, args) {
+    beforeWrite(callID, args, sessionID) {
       if (!args || typeof args !== "object" || Array.isArray(args)) return
       const input = /** @type {Record<string, unknown>} */ (args)
       if (typeof input.content !== "string") return
@@ -58,7 +70,7 @@ export function sharedHooks(place, host) {
       if (literal || typeof target !== "string") return
       let cleaned
       try {
-        cleaned = engineFor(place).stripViewPrefixes(path.resolve(place.directory, target), input.content, { allowOutsideRoot: true })
+        cleaned = engineFor(place).stripViewPrefixes(path.resolve(place.directory, target), input.content, { allowOutsideRoot: true, ...caller(sessionID, callID) })
       } catch (err) {
         if (errorCode(err) === "AMBIGUOUS_ECHO") throw new Error(err instanceof Error ? err.message : String(err))
         return
@@ -90,9 +102,11 @@ export function sharedHooks(place, host) {
      * @param {string} tool
      * @param {string} sessionID
      * @param {string} output
+     * @param {string} [callID]
      */
-    async tagged(tool, sessionID, output) {
+    async tagged(tool, sessionID, output, callID) {
       if (!tagsReads(kinds.get(sessionID) ?? "edit")) return undefined
+      const tag = tagFor(caller(sessionID, callID))
       try {
         if (tool === "read") return await host.tagRead(output, tag)
         if (tool === "grep") return await tagGrepOutput(output, tag)
@@ -103,12 +117,23 @@ export function sharedHooks(place, host) {
     },
 
     /**
-     * The edit tool a session's model has, as its request shows it.
+     * The edit tool a session's model has, and the model's id, as its
+     * request shows them.
      * @param {string} sessionID
      * @param {EditKind} kind
+     * @param {string} [model]
      */
-    chose(sessionID, kind) {
+    chose(sessionID, kind, model) {
       kinds.set(sessionID, kind)
+      if (model) models.set(sessionID, model)
+    },
+
+    /**
+     * The model of a session, as its requests showed it.
+     * @param {string} sessionID
+     */
+    modelOf(sessionID) {
+      return models.get(sessionID)
     },
   }
 }

@@ -31,6 +31,22 @@ export function modelIdOf(model) {
 }
 
 /**
+ * Who made a call of one of the plugin's own tools, for the telemetry
+ * record: the model that made it (`ctx.extra.model`, which OpenCode 1.18
+ * passes to a plugin's tools but does not declare, so read with care) and
+ * OpenCode's id of the call.
+ * @param {unknown} ctx
+ * @returns {{ model?: string, callId?: string }}
+ */
+export function callerOf(ctx) {
+  if (!ctx || typeof ctx !== "object") return {}
+  const c = /** @type {{ extra?: { model?: unknown }, callID?: unknown }} */ (ctx)
+  const model = modelIdOf(c.extra?.model)
+  const callId = typeof c.callID === "string" && c.callID !== "" ? c.callID : undefined
+  return { ...(model ? { model } : {}), ...(callId ? { callId } : {}) }
+}
+
+/**
  * Whether read and grep output shows refs to a model with this tool. A model
  * with `edit` cites them. A model with `apply_patch` copies context lines: on
  * the edit-format benchmark (eval/editbench/REPORT.md), hunks citing a ref

@@ -10,6 +10,7 @@ import { AFTER_WRITE, PATCH_DESCRIPTION, PATCH_FIELDS } from "../lib/texts.cjs"
 import { toDiagnostics } from "./diagnostics.mjs"
 import { engineFor, insideProject, nativeModule, projectRoot, toPosix } from "./engine.mjs"
 import { editFlow, settleFile } from "./flow.mjs"
+import { callerOf } from "./model.mjs"
 import { askOutside, engineCall, realLocation } from "./access.mjs"
 
 /**
@@ -87,12 +88,13 @@ export async function execute(args, ctx, formatting) {
   // The engine works off OpenCode's thread, and the call's abort stops it
   // before anything is written.
   const signal = ctx.abort
+  const caller = callerOf(ctx)
   return editFlow(ctx, {
     outside,
     leadsOutside: async () => {
       for (const file of named) await askOutside(ctx, realLocation(file))
     },
-    plan: (outside) => engine.planPatchAsync(patchText, { directory, allowOutsideRoot: outside, literal, signal }),
+    plan: (outside) => engine.planPatchAsync(patchText, { directory, allowOutsideRoot: outside, literal, signal, ...caller }),
     permission: (planned) => {
       const relative = planned.files.map((f) => toPosix(path.relative(root, f.absolutePath)))
       return {

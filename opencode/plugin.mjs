@@ -89,7 +89,7 @@ async function server(input, options) {
     // in opencode.json, else HASHLINE_VIEW, HASHLINE_SYNTAX and
     // HASHLINE_FORMATTER_TIMEOUT_MS.
     timeoutMs = formatterTimeoutOption(options?.formatterTimeout)
-    startEngines({ view: options?.view, syntax: options?.syntax }, place)
+    startEngines({ host: "opencode", view: options?.view, syntax: options?.syntax, telemetry: options?.telemetry }, place)
   } catch (err) {
     // Tools that could only fail would replace OpenCode's working edit.
     logUnavailable(input, err)
@@ -105,12 +105,12 @@ async function server(input, options) {
     tool: { [HOST.tools.edit]: createEditTool(formatting), [HOST.tools.patch]: createPatchTool(formatting) },
 
     "tool.execute.before": async (info, output) => {
-      if (info.tool === "write") shared.beforeWrite(info.callID, output.args)
+      if (info.tool === "write") shared.beforeWrite(info.callID, output.args, info.sessionID)
     },
 
     "tool.execute.after": async (info, output) => {
       if (!output || typeof output.output !== "string") return
-      const changed = info.tool === "write" ? shared.afterWrite(info.callID, output.output) : await shared.tagged(info.tool, info.sessionID, output.output)
+      const changed = info.tool === "write" ? shared.afterWrite(info.callID, output.output) : await shared.tagged(info.tool, info.sessionID, output.output, info.callID)
       if (changed !== undefined) output.output = changed
     },
 
@@ -118,7 +118,7 @@ async function server(input, options) {
       const id = modelIdOf(info.model)
       const kind = id ? editKindOf(id) : "edit"
       // The id the provider knows the model by decides, as in OpenCode.
-      if (info.sessionID) shared.chose(info.sessionID, kind)
+      if (info.sessionID) shared.chose(info.sessionID, kind, id)
       if (!Array.isArray(output.system)) return
       if (output.system.some((part) => typeof part === "string" && part.includes(MARKER))) return
       try {

@@ -75,17 +75,21 @@ const PATCH_INPUT = {
 /**
  * What the OpenCode 1 edit flow needs of its call context, from OpenCode 2's.
  * OpenCode 2 asks the tool-level `edit` permission before a call; it gives a
- * plugin no prompt for paths outside the project, so those are refused.
+ * plugin no prompt for paths outside the project, so those are refused. The
+ * model is its session's, as the `context` hook showed it, where OpenCode 1
+ * gives the call's own (`extra.model`).
  * @param {string} directory
  * @param {V2ToolContext} context
+ * @param {string | undefined} model
  */
-function callContext(directory, context) {
+function callContext(directory, context, model) {
   return /** @type {any} */ ({
     directory,
     worktree: directory,
     sessionID: context.sessionID,
     messageID: context.messageID,
     callID: context.id,
+    extra: model ? { model: { id: model } } : undefined,
     abort: context.signal ?? new AbortController().signal,
     /** @param {{ permission: string, metadata?: { filepath?: string } }} request */
     ask: async (request) => {
@@ -117,7 +121,7 @@ export async function setup(ctx) {
   const directory = path.resolve(ctx.location?.directory ?? process.cwd())
   const place = { directory, worktree: directory }
   try {
-    startEngines({ view: options.view, syntax: options.syntax }, place)
+    startEngines({ host: "opencode-2", view: options.view, syntax: options.syntax, telemetry: options.telemetry }, place)
   } catch (err) {
     console.warn(`hashline is off, OpenCode's own tools stay: ${err instanceof Error ? err.message : String(err)}`)
     return
@@ -131,7 +135,7 @@ export async function setup(ctx) {
       description: EDIT.description,
       input: EDIT.inputSchema,
       options: { codemode: false, permission: "edit" },
-      execute: async (input, context) => toResult(await executeEdit(toFilePath(input, HOST.fileArgument), callContext(directory, context))),
+      execute: async (input, context) => toResult(await executeEdit(toFilePath(input, HOST.fileArgument), callContext(directory, context, shared.modelOf(context.sessionID)))),
     },
     {
       name: HOST.tools.patch,
@@ -139,7 +143,7 @@ export async function setup(ctx) {
       input: PATCH_INPUT,
       options: { codemode: false, permission: "edit" },
       freeform: { input: "patchText", name: "apply_patch" },
-      execute: async (input, context) => toResult(await executePatch(input, callContext(directory, context))),
+      execute: async (input, context) => toResult(await executePatch(input, callContext(directory, context, shared.modelOf(context.sessionID)))),
     },
   ]
   await ctx.tool.transform((editor) => {
@@ -147,13 +151,13 @@ export async function setup(ctx) {
   })
 
   await ctx.tool.hook("execute.before", (event) => {
-    if (event.tool === "write") shared.beforeWrite(event.id, event.input)
+    if (event.tool === "write") shared.beforeWrite(event.id, event.input, event.sessionID)
   })
 
   await ctx.tool.hook("execute.after", async (event) => {
     if (event.status !== "completed" || typeof event.result?.content !== "string") return
     const content = event.result.content
-    const changed = event.tool === "write" ? shared.afterWrite(event.id, content) : await shared.tagged(event.tool, event.sessionID, content)
+    const changed = event.tool === "write" ? shared.afterWrite(event.id, content) : await shared.tagged(event.tool, event.sessionID, content, event.id)
     if (changed !== undefined) event.result = { ...event.result, content: changed }
   })
 
@@ -162,7 +166,7 @@ export async function setup(ctx) {
   if (typeof ctx.session?.hook === "function") {
     await ctx.session.hook("context", (event) => {
       const id = event?.model?.id
-      if (typeof id === "string" && event.sessionID) shared.chose(event.sessionID, editKindOf(id))
+      if (typeof id === "string" && event.sessionID) shared.chose(event.sessionID, editKindOf(id), id)
     })
   }
 }

@@ -13,7 +13,7 @@ import { createTools, hostTools } from "../lib/tools.mjs"
 
 /**
  * @typedef {import("../lib/tools-types.d.mts").HashlineTool} HashlineTool
- * @typedef {{ cwd: string }} Context
+ * @typedef {{ cwd: string, model?: { id?: unknown } }} Context
  * @typedef {{ registerTool(tool: Record<string, unknown>): void }} ExtensionApi
  */
 
@@ -39,6 +39,13 @@ function preparePath(args) {
   return { ...rest, path: typeof given === "string" && given.startsWith("@") ? given.slice(1) : given }
 }
 
+/**
+ * The id of the model pi runs the session with (`ctx.model`, read at the
+ * call), for the telemetry record.
+ * @param {Context} ctx
+ */
+const modelOf = (ctx) => (typeof ctx.model?.id === "string" && ctx.model.id !== "" ? ctx.model.id : undefined)
+
 /** @param {string} text */
 const result = (text) => ({ content: [{ type: "text", text }], details: {} })
 
@@ -53,7 +60,7 @@ export default function hashline(pi) {
    */
   const toolsIn = (cwd) => {
     let found = engines.get(cwd)
-    if (!found) engines.set(cwd, (found = Object.fromEntries(hostTools(HOST, createTools({ root: cwd })).map((t) => [t.name, t]))))
+    if (!found) engines.set(cwd, (found = Object.fromEntries(hostTools(HOST, createTools({ root: cwd, host: "pi" })).map((t) => [t.name, t]))))
     return found
   }
 
@@ -69,19 +76,20 @@ export default function hashline(pi) {
       // read and edit name a file; grep's path is the folder it searches.
       ...(name === "grep" ? {} : { prepareArguments: preparePath }),
       /**
-       * @param {string} _id
+       * @param {string} id
        * @param {Record<string, unknown>} params
        * @param {AbortSignal | undefined} signal
        * @param {unknown} _update
        * @param {Context} ctx
        */
-      async execute(_id, params, signal, _update, ctx) {
+      async execute(id, params, signal, _update, ctx) {
         const tool = toolsIn(ctx.cwd)[name]
-        if (name !== "edit") return result(await tool.execute(params, { signal }))
+        const options = { signal, model: modelOf(ctx), callId: id }
+        if (name !== "edit") return result(await tool.execute(params, options))
         // Queued with pi's own edits and writes of the same file, which run
         // in parallel otherwise.
         const file = path.resolve(ctx.cwd, String(params[HOST.fileArgument]))
-        return withFileMutationQueue(file, async () => result(await tool.execute(params, { signal })))
+        return withFileMutationQueue(file, async () => result(await tool.execute(params, options)))
       },
     })
   }

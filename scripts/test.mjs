@@ -14,7 +14,12 @@ import path from "node:path"
 import { SHARED_REGISTRY, THIRD_PARTY, startPublished } from "../__test__/support/published.mjs"
 import { ROOT, buildRelease, toolsEnv, toolsReady } from "./tools.mjs"
 
-const env = toolsEnv()
+// No test records into the user's telemetry folder (docs/telemetry.md): the
+// cargo tests, ava and every process they start record into a scratch
+// folder, removed at the end (ava's processes each make their own too).
+const telemetry = fs.mkdtempSync(path.join(os.tmpdir(), "hashline-test-telemetry-"))
+process.on("exit", () => fs.rmSync(telemetry, { recursive: true, force: true }))
+const env = { ...toolsEnv(), HASHLINE_TELEMETRY_DIR: telemetry }
 /** @param {string} name */
 const bin = (name) => path.join(ROOT, "node_modules", ".bin", process.platform === "win32" ? `${name}.cmd` : name)
 

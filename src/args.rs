@@ -11,6 +11,11 @@ use plain::{data, is_absent, take_exception, Reader};
 
 /// The edit request.
 pub fn request(env: &Env, value: Option<Unknown>) -> hashline::Result<Request> {
+    Request::from_value(&request_value(env, value)?)
+}
+
+/// The request as plain data, as the model sent it.
+pub fn request_value(env: &Env, value: Option<Unknown>) -> hashline::Result<Value> {
     let missing = || {
         Error::invalid_request(
             "The request must be an object with `operations` (or `oldString` and `newString`); none was given.",
@@ -24,7 +29,7 @@ pub fn request(env: &Env, value: Option<Unknown>) -> hashline::Result<Request> {
     }
     let value = value.ok_or_else(missing)?;
     let read = Reader::new(env, None).value(value.raw(), 0)?;
-    Request::from_value(&read.unwrap_or(Value::Null))
+    Ok(read.unwrap_or(Value::Null))
 }
 
 /// A batch of edits, read whole as plain data for the engine to check.

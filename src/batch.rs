@@ -5,8 +5,10 @@ use crate::args;
 use crate::error::guard;
 use crate::options::CallOptions;
 use crate::plan::Held;
+use crate::recorder::{record_now, Pending, Probe, Recorded};
 use crate::session::{BindingEditResult, Hashline};
 use crate::task::{Call, Running, Signal};
+use hashline::telemetry::{Record, Tool};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use std::sync::Arc;
@@ -38,6 +40,15 @@ pub struct BindingBatchResult {
     pub files: Vec<BindingEditResult>,
 }
 
+impl Recorded for BindingBatchResult {
+    fn observe(&self, record: &mut Record) {
+        for file in &self.files {
+            file.observe(record);
+        }
+        record.tokens.result = hashline::telemetry::estimate_tokens_bounded(&self.output);
+    }
+}
+
 impl From<&hashline::BatchResult> for BindingBatchResult {
     fn from(r: &hashline::BatchResult) -> Self {
         BindingBatchResult {
@@ -51,6 +62,16 @@ impl From<&hashline::BatchResult> for BindingBatchResult {
 #[napi]
 pub struct BatchPlan {
     inner: Held<hashline::BatchPlan>,
+    /// The record of the call that made it, finished by its commit.
+    pending: Pending,
+}
+
+impl Recorded for BatchPlan {
+    fn observe(&self, _: &mut Record) {}
+
+    fn settle(&self, probe: Probe) {
+        self.pending.keep(probe);
+    }
 }
 
 #[napi]
@@ -68,22 +89,26 @@ impl BatchPlan {
 }
 
 /// A batch's result as a JS value, made while no file is written yet: if
-/// the conversion fails, the batch fails with every file as it was.
+/// the conversion fails, the batch fails with every file as it was. What
+/// it hands over fills `record`, if the call is recorded.
 fn result_to_js<'env>(
     env: &'env Env,
     result: &hashline::BatchResult,
+    record: Option<&mut Record>,
 ) -> hashline::Result<Unknown<'env>> {
-    BindingBatchResult::from(result)
-        .into_unknown(env)
-        .map_err(|e| {
-            hashline::Error::new(
-                hashline::ErrorCode::Internal,
-                format!(
-                    "The result of the batch could not be handed over ({}); nothing was written.",
-                    e.reason
-                ),
-            )
-        })
+    let result = BindingBatchResult::from(result);
+    if let Some(record) = record {
+        result.observe(record);
+    }
+    result.into_unknown(env).map_err(|e| {
+        hashline::Error::new(
+            hashline::ErrorCode::Internal,
+            format!(
+                "The result of the batch could not be handed over ({}); nothing was written.",
+                e.reason
+            ),
+        )
+    })
 }
 
 #[napi]
@@ -120,7 +145,11 @@ impl Hashline {
         guard(env, || {
             let signal = Signal::of_options(env, options.as_ref())?;
             let batch = args::batch(env, batch)?;
-            let outside = CallOptions::outside(env, options)?;
+            let (outside, meta) = CallOptions::of(env, options)?;
+            let probe = self
+                .recorder
+                .probe(Tool::Apply, meta)
+                .map(|p| p.batch(&batch));
             let hl = Arc::clone(&self.inner);
             Ok(Call::new(signal, move |_| {
                 Ok(BatchPlan {
@@ -131,8 +160,10 @@ impl Hashline {
                             ..Default::default()
                         },
                     )?),
+                    pending: Pending::default(),
                 })
-            }))
+            })
+            .recorded(probe))
         })
     }
 
@@ -149,9 +180,11 @@ impl Hashline {
                 Some(plan),
                 "commitBatch() takes a plan that planBatch() returned",
             )?;
-            plan.inner.write(|plan| {
-                self.inner
-                    .commit_batch_then(plan, |result| result_to_js(env, result))
+            record_now(plan.pending.take(), |record| {
+                plan.inner.write(|plan| {
+                    self.inner
+                        .commit_batch_then(plan, |result| result_to_js(env, result, record))
+                })
             })
         })
     }
@@ -166,15 +199,21 @@ impl Hashline {
     ) -> Result<Unknown<'env>> {
         guard(env, || {
             let batch = args::batch(env, batch)?;
-            let outside = CallOptions::outside(env, options)?;
-            self.inner.apply_batch_then(
-                &batch,
-                &hashline::CallOptions {
-                    allow_outside: outside,
-                    ..Default::default()
-                },
-                |result| result_to_js(env, result),
-            )
+            let (outside, meta) = CallOptions::of(env, options)?;
+            let probe = self
+                .recorder
+                .probe(Tool::Apply, meta)
+                .map(|p| p.batch(&batch));
+            record_now(probe, |record| {
+                self.inner.apply_batch_then(
+                    &batch,
+                    &hashline::CallOptions {
+                        allow_outside: outside,
+                        ..Default::default()
+                    },
+                    |result| result_to_js(env, result, record),
+                )
+            })
         })
     }
 
@@ -198,6 +237,7 @@ impl Hashline {
                 Some(plan),
                 "commitBatchAsync() takes a plan that planBatch() or planBatchAsync() returned",
             )?;
+            let probe = plan.pending.take();
             let plan = plan.inner.share();
             let hl = Arc::clone(&self.inner);
             Ok(Call::new(signal, move |cancel: &hashline::Cancel| {
@@ -207,7 +247,8 @@ impl Hashline {
                         Ok(BindingBatchResult::from(result))
                     })
                 })
-            }))
+            })
+            .recorded(probe))
         })?
         .spawn(&env)
     }
@@ -225,7 +266,11 @@ impl Hashline {
         guard(&env, || {
             let signal = Signal::of_options(&env, options.as_ref())?;
             let batch = args::batch(&env, batch)?;
-            let outside = CallOptions::outside(&env, options)?;
+            let (outside, meta) = CallOptions::of(&env, options)?;
+            let probe = self
+                .recorder
+                .probe(Tool::Apply, meta)
+                .map(|p| p.batch(&batch));
             let hl = Arc::clone(&self.inner);
             Ok(Call::new(signal, move |cancel: &hashline::Cancel| {
                 hl.apply_batch_then(
@@ -239,7 +284,8 @@ impl Hashline {
                         Ok(BindingBatchResult::from(result))
                     },
                 )
-            }))
+            })
+            .recorded(probe))
         })?
         .spawn(&env)
     }

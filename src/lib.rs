@@ -6,7 +6,8 @@
 //! (`request`), patches (`patch`), batches of edits across files (`batch`),
 //! search (`search`), the store folder (`store`), problems (`check`), strings
 //! handed to JS (`js_string`), array results (`list`), plans held across
-//! calls (`plan`), calls run off the JS thread (`task`).
+//! calls (`plan`), calls run off the JS thread (`task`), the record of the
+//! calls models make (`recorder`) and reading it back (`telemetry`).
 //! The modules are public so that the items napi exports to JS count as
 //! used in every build of this crate, tests included.
 
@@ -20,8 +21,10 @@ pub mod list;
 pub mod options;
 pub mod patch;
 pub mod plan;
+pub mod recorder;
 pub mod request;
 pub mod search;
 pub mod session;
 pub mod store;
 pub mod task;
+pub mod telemetry;

@@ -6,6 +6,7 @@
 //! gives it.
 
 use crate::args::Fields;
+use crate::recorder::CallMeta;
 use hashline::Error;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
@@ -124,6 +125,19 @@ options! {
         #[doc = " `SYNTAX_ERROR`, \"off\" does not parse."]
         #[napi(ts_type = "'warn' | 'reject' | 'off'")]
         pub syntax: Option<String>,
+        #[doc = " The host the session serves, as the telemetry record names it"]
+        #[doc = " (`opencode`, `mcp`, `cli`…)."]
+        pub host: Option<String>,
+        #[doc = " The model that makes the session's calls, where the host knows it;"]
+        #[doc = " a call's own `model` option names the model of that call."]
+        pub model: Option<String>,
+        #[doc = " Keep the local telemetry record of this session's calls (default"]
+        #[doc = " true, unless the environment variable HASHLINE_TELEMETRY is 0, false,"]
+        #[doc = " off or no). Nothing is sent anywhere: see docs/telemetry.md."]
+        pub telemetry: Option<bool>,
+        #[doc = " The record's folder (default: HASHLINE_TELEMETRY_DIR, else"]
+        #[doc = " $XDG_STATE_HOME/hashline/telemetry or the platform's place for local state)."]
+        pub telemetry_dir: Option<String>,
     }
 
 
@@ -137,12 +151,26 @@ options! {
         #[doc = " \"lean\" or \"full\" (default: the session's)."]
         #[napi(ts_type = "'lean' | 'full'")]
         pub view: Option<String>,
+        #[doc = " The model that made the call, for the telemetry record."]
+        pub model: Option<String>,
+        #[doc = " The host's id of the tool call, for the telemetry record."]
+        pub call_id: Option<String>,
+        #[doc = " The host that made the call, for the telemetry record, where it"]
+        #[doc = " differs from the session's (an MCP server's client)."]
+        pub host: Option<String>,
     }
 
 
     #[napi(object)]
     pub struct CallOptions {
         pub allow_outside_root: Option<bool>,
+        #[doc = " The model that made the call, for the telemetry record."]
+        pub model: Option<String>,
+        #[doc = " The host's id of the tool call, for the telemetry record."]
+        pub call_id: Option<String>,
+        #[doc = " The host that made the call, for the telemetry record, where it"]
+        #[doc = " differs from the session's (an MCP server's client)."]
+        pub host: Option<String>,
     }
 
 
@@ -176,6 +204,13 @@ options! {
         pub allow_outside_root: Option<bool>,
         #[doc = " Write the hunks' lines exactly as sent: no view prefix is removed."]
         pub literal: Option<bool>,
+        #[doc = " The model that made the call, for the telemetry record."]
+        pub model: Option<String>,
+        #[doc = " The host's id of the tool call, for the telemetry record."]
+        pub call_id: Option<String>,
+        #[doc = " The host that made the call, for the telemetry record, where it"]
+        #[doc = " differs from the session's (an MCP server's client)."]
+        pub host: Option<String>,
     }
 
     #[napi(object)]
@@ -208,15 +243,45 @@ options! {
         pub max_results: Option<f64>,
         #[doc = " Lines shown before and after each hit (default 0)."]
         pub context: Option<f64>,
+        #[doc = " The model that made the call, for the telemetry record."]
+        pub model: Option<String>,
+        #[doc = " The host's id of the tool call, for the telemetry record."]
+        pub call_id: Option<String>,
+        #[doc = " The host that made the call, for the telemetry record, where it"]
+        #[doc = " differs from the session's (an MCP server's client)."]
+        pub host: Option<String>,
+    }
+
+    #[napi(object, js_name = "TelemetryStatsOptions")]
+    pub struct StatsOptions {
+        #[doc = " The record's folder (default: as a session finds it)."]
+        pub dir: Option<String>,
+        #[doc = " Calls from this time on, in milliseconds since the epoch."]
+        pub since: Option<f64>,
+        #[doc = " Calls before this time."]
+        pub until: Option<f64>,
+        #[doc = " Models whose name holds this, in any case."]
+        pub model: Option<String>,
+        #[doc = " This host only."]
+        pub host: Option<String>,
+        #[doc = " This tool only."]
+        #[napi(ts_type = "'read' | 'edit' | 'grep' | 'apply' | 'patch' | 'write'")]
+        pub tool: Option<String>,
     }
 }
 
 impl CallOptions {
-    /// Whether the call may reach outside the root.
-    pub fn outside(env: &Env, value: Option<Unknown>) -> hashline::Result<bool> {
-        Ok(CallOptions::read(env, value)?
-            .allow_outside_root
-            .unwrap_or(false))
+    /// Whether the call may reach outside the root, and who made it.
+    pub(crate) fn of(env: &Env, value: Option<Unknown>) -> hashline::Result<(bool, CallMeta)> {
+        let o = CallOptions::read(env, value)?;
+        Ok((
+            o.allow_outside_root.unwrap_or(false),
+            CallMeta {
+                model: o.model,
+                call_id: o.call_id,
+                host: o.host,
+            },
+        ))
     }
 }
 

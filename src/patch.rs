@@ -6,8 +6,10 @@ use crate::check::{problems, BindingProblem};
 use crate::error::guard;
 use crate::options::{PatchOptions, ReformattedOptions};
 use crate::plan::Held;
+use crate::recorder::{record_now, CallMeta, Pending, Probe, Recorded};
 use crate::session::{BindingEditResult, Hashline};
 use crate::task::{Call, Running, Signal};
+use hashline::telemetry::{Record, Tool};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use std::path::PathBuf;
@@ -91,10 +93,43 @@ pub struct BindingPatchResult {
     pub files: Vec<PatchFile>,
 }
 
+impl Recorded for BindingPatchResult {
+    fn observe(&self, record: &mut Record) {
+        record.outcome = hashline::telemetry::Outcome::Applied;
+        record.ops = self
+            .files
+            .iter()
+            .map(|f| {
+                std::borrow::Cow::Borrowed(match f.kind {
+                    FileKind::Add => "add_file",
+                    FileKind::Update => "update_file",
+                    FileKind::Delete => "delete_file",
+                    FileKind::Move => "move_file",
+                })
+            })
+            .collect();
+        for file in &self.files {
+            record.lines.added += u64::from(file.additions);
+            record.lines.removed += u64::from(file.deletions);
+        }
+        record.tokens.result = hashline::telemetry::estimate_tokens_bounded(&self.output);
+    }
+}
+
 /// A patch checked against every file it names, nothing written yet.
 #[napi]
 pub struct PatchPlan {
     inner: Held<hashline::PatchPlan>,
+    /// The record of the call that made it, finished by its commit.
+    pending: Pending,
+}
+
+impl Recorded for PatchPlan {
+    fn observe(&self, _: &mut Record) {}
+
+    fn settle(&self, probe: Probe) {
+        self.pending.keep(probe);
+    }
 }
 
 #[napi]
@@ -165,6 +200,16 @@ impl Hashline {
                 "the patch text, *** Begin Patch … *** End Patch",
             )?;
             let options = PatchOptions::read(env, options)?;
+            let meta = CallMeta {
+                model: options.model,
+                call_id: options.call_id,
+                host: options.host,
+            };
+            let probe = self.recorder.probe(Tool::Patch, meta).map(|probe| {
+                let mut probe = probe.patch(&text);
+                probe.record().literal = options.literal == Some(true);
+                probe
+            });
             let options = hashline::PatchOptions {
                 directory: options.directory.map(PathBuf::from),
                 allow_outside: options.allow_outside_root.unwrap_or(false),
@@ -176,8 +221,10 @@ impl Hashline {
                 cancel.check()?;
                 Ok(PatchPlan {
                     inner: Held::new(plan),
+                    pending: Pending::default(),
                 })
-            }))
+            })
+            .recorded(probe))
         })
     }
 
@@ -194,11 +241,14 @@ impl Hashline {
                 Some(plan),
                 "commitPatch() takes a plan that planPatch() returned",
             )?;
-            plan.inner.write(|plan| {
-                self.inner.commit_patch_then(plan, |result| {
-                    BindingPatchResult::from(result)
-                        .into_unknown(env)
-                        .map_err(|e| {
+            record_now(plan.pending.take(), |record| {
+                plan.inner.write(|plan| {
+                    self.inner.commit_patch_then(plan, |result| {
+                        let result = BindingPatchResult::from(result);
+                        if let Some(record) = record {
+                            result.observe(record);
+                        }
+                        result.into_unknown(env).map_err(|e| {
                             hashline::Error::new(
                                 hashline::ErrorCode::Internal,
                                 format!(
@@ -207,6 +257,7 @@ impl Hashline {
                                 ),
                             )
                         })
+                    })
                 })
             })
         })
@@ -232,6 +283,7 @@ impl Hashline {
                 Some(plan),
                 "commitPatchAsync() takes a plan that planPatch() or planPatchAsync() returned",
             )?;
+            let probe = plan.pending.take();
             let plan = plan.inner.share();
             let hl = Arc::clone(&self.inner);
             Ok(Call::new(signal, move |cancel: &hashline::Cancel| {
@@ -241,7 +293,8 @@ impl Hashline {
                         Ok(BindingPatchResult::from(result))
                     })
                 })
-            }))
+            })
+            .recorded(probe))
         })?
         .spawn(&env)
     }

@@ -5,8 +5,11 @@ use crate::args::{count, required_string};
 use crate::error::guard;
 use crate::list::List;
 use crate::options::BindingSearchOptions;
+use crate::recorder::{self, CallMeta, Recorded};
 use crate::session::Hashline;
 use crate::task::{Call, Running, Signal};
+use hashline::telemetry::{Record, Tool};
+use hashline::Value;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use std::sync::Arc;
@@ -132,6 +135,33 @@ impl Hashline {
             let pattern =
                 required_string(env, pattern, "pattern", "a regular expression, as a string")?;
             let o = BindingSearchOptions::read(env, options)?;
+            let probe = self
+                .probe(
+                    Tool::Grep,
+                    CallMeta {
+                        model: o.model.clone(),
+                        call_id: o.call_id.clone(),
+                        host: o.host.clone(),
+                    },
+                )
+                .map(|probe| {
+                    let mut fields = vec![("pattern", recorder::text(&pattern))];
+                    for (key, list) in [
+                        ("path", &o.path),
+                        ("include", &o.include),
+                        ("exclude", &o.exclude),
+                    ] {
+                        if let Some(Either::B(items)) = list {
+                            if !items.is_empty() {
+                                fields.push((
+                                    key,
+                                    Value::Array(items.iter().map(|i| recorder::text(i)).collect()),
+                                ));
+                            }
+                        }
+                    }
+                    probe.arguments(fields)
+                });
             let mut search = hashline::SearchOptions::new(pattern);
             search.paths = list(o.path);
             search.include = list(o.include);
@@ -150,8 +180,17 @@ impl Hashline {
             let hl = Arc::clone(&self.inner);
             Ok(Call::new(signal, move |cancel: &hashline::Cancel| {
                 Ok(result(hl.search_with(&search, cancel)?))
-            }))
+            })
+            .recorded(probe))
         })
+    }
+}
+
+impl Recorded for SearchResult {
+    fn observe(&self, record: &mut Record) {
+        record.lines.shown = u64::from(self.shown);
+        record.files = u64::from(self.files);
+        record.tokens.result = hashline::telemetry::estimate_tokens_bounded(&self.text);
     }
 }
 

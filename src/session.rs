@@ -8,8 +8,10 @@ use crate::js_string::Text;
 use crate::list::List;
 use crate::options::{self, CallOptions, HashlineOptions, ReadOptions};
 use crate::plan::Held;
+use crate::recorder::{self, record_now, CallMeta, Pending, Recorded, Recorder};
 use crate::task::{Call, Running, Signal};
-use hashline::ErrorCode;
+use hashline::telemetry::{Outcome, Record, Tool};
+use hashline::{ErrorCode, Value};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use std::sync::Arc;
@@ -43,6 +45,24 @@ pub struct BindingEditResult {
     pub deletions: u32,
     /// What the edit broke that was not broken before, on the lines it wrote.
     pub problems: Vec<check::BindingProblem>,
+    /// How the edit came to be: stale refs recovered, copies the clean-up
+    /// removed.
+    #[napi(ts_type = "EditOutcome")]
+    pub outcome: BindingEditOutcome,
+}
+
+/// How an edit came to be what it is: what the stale-ref policy and the
+/// clean-up did (`docs/format.md` §6, §7).
+#[napi(object, js_name = "EditOutcome")]
+pub struct BindingEditOutcome {
+    /// The refs were of an older version, proven to name lines still in
+    /// the file (stale refs recovered).
+    pub remapped: bool,
+    /// Content lines the clean-up changed or left out as copied output of
+    /// the engine (view prefixes, a view's header, a line a view cut).
+    pub prefixes_removed: u32,
+    /// Boundary echoes the clean-up dropped.
+    pub echoes_dropped: u32,
 }
 
 impl From<&hashline::EditResult> for BindingEditResult {
@@ -57,7 +77,48 @@ impl From<&hashline::EditResult> for BindingEditResult {
             additions: r.additions as u32,
             deletions: r.deletions as u32,
             problems: check::problems(&r.problems),
+            outcome: BindingEditOutcome {
+                remapped: r.outcome.remapped,
+                prefixes_removed: r.outcome.prefixes_removed as u32,
+                echoes_dropped: r.outcome.echoes_dropped as u32,
+            },
         }
+    }
+}
+
+impl Recorded for BindingEditResult {
+    fn observe(&self, record: &mut Record) {
+        record.outcome = Outcome::Applied;
+        record.remapped |= self.outcome.remapped;
+        record.cleaned.prefixes += u64::from(self.outcome.prefixes_removed);
+        record.cleaned.echoes += u64::from(self.outcome.echoes_dropped);
+        record.lines.added += u64::from(self.additions);
+        record.lines.removed += u64::from(self.deletions);
+        record.tokens.result = hashline::telemetry::estimate_tokens_bounded(&self.output);
+    }
+}
+
+impl Recorded for ReadView {
+    fn observe(&self, record: &mut Record) {
+        let (first, last) = (self.start_line as usize, self.end_line as usize);
+        record.lines.file = u64::from(self.total_lines);
+        record.lines.shown = (last + 1).saturating_sub(first) as u64;
+        record.tokens.result =
+            hashline::telemetry::view_tokens(self.text.0.len(), first, last, record.view);
+    }
+}
+
+impl Recorded for TagResult {
+    fn observe(&self, record: &mut Record) {
+        record.lines.file = u64::from(self.total_lines);
+        record.lines.shown = self.refs.0.iter().filter(|r| r.is_some()).count() as u64;
+    }
+}
+
+impl Recorded for StripResult {
+    fn observe(&self, record: &mut Record) {
+        record.cleaned.prefixes = u64::from(self.stripped);
+        record.resent = self.resent;
     }
 }
 
@@ -70,6 +131,9 @@ pub struct StripResult {
     pub stripped: u32,
     /// What the clean-up did, to tell the model with the write's result.
     pub note: Option<String>,
+    /// The same content was refused for this file before and is handed
+    /// back as sent: sent again, it is meant as it is.
+    pub resent: bool,
 }
 
 #[napi(object, object_from_js = false)]
@@ -89,6 +153,16 @@ const COMMIT_TAKES: &str = "commit() takes a plan that plan() returned";
 #[napi]
 pub struct EditPlan {
     pub(crate) inner: Held<hashline::EditPlan>,
+    /// The record of the call that made it, finished by its commit.
+    pub(crate) pending: Pending,
+}
+
+impl Recorded for EditPlan {
+    fn observe(&self, _: &mut Record) {}
+
+    fn settle(&self, probe: recorder::Probe) {
+        self.pending.keep(probe);
+    }
 }
 
 #[napi]
@@ -135,6 +209,8 @@ impl EditPlan {
 pub struct Hashline {
     /// Shared with the calls running on the thread pool.
     pub(crate) inner: Arc<hashline::Hashline>,
+    /// Who makes the session's calls, and where they are recorded.
+    pub(crate) recorder: Recorder,
 }
 
 #[napi]
@@ -175,8 +251,22 @@ impl Hashline {
             if let Some(ms) = args::count(o.lock_timeout_ms, "options.lockTimeoutMs", 0.0)? {
                 opts.lock_timeout = std::time::Duration::from_millis(ms as u64);
             }
+            let view = opts.view;
+            let inner = hashline::Hashline::new(opts)?;
+            let recorder = Recorder::new(
+                &env,
+                recorder::TelemetryOptions {
+                    host: o.host,
+                    model: o.model,
+                    telemetry: o.telemetry,
+                    telemetry_dir: o.telemetry_dir,
+                },
+                inner.root(),
+                view,
+            )?;
             Ok(Hashline {
-                inner: Arc::new(hashline::Hashline::new(opts)?),
+                inner: Arc::new(inner),
+                recorder,
             })
         })
     }
@@ -231,6 +321,23 @@ impl Hashline {
                 allow_outside: outside,
                 view: style,
             };
+            let probe = self
+                .probe(
+                    Tool::Read,
+                    CallMeta {
+                        model: o.model,
+                        call_id: o.call_id,
+                        host: o.host,
+                    },
+                )
+                .map(|probe| {
+                    let numbers = [("offset", offset), ("limit", limit)];
+                    let mut fields = vec![("filePath", recorder::text(&path))];
+                    fields.extend(numbers.iter().filter_map(|(k, n)| {
+                        Some((*k, Value::Number(n.as_ref().copied()? as f64)))
+                    }));
+                    probe.path(&path).view(style).arguments(fields)
+                });
             let hl = Arc::clone(&self.inner);
             Ok(Call::new(signal, move |_| {
                 let read = hl.read_with(&path, &read_options)?;
@@ -242,7 +349,8 @@ impl Hashline {
                     start_line: read.view.start_line as u32,
                     end_line: read.view.end_line as u32,
                 })
-            }))
+            })
+            .recorded(probe))
         })
     }
 
@@ -282,7 +390,17 @@ impl Hashline {
             let signal = Signal::of_options(env, options.as_ref())?;
             let path = args::path(env, Some(path))?;
             let shown = args::shown_lines(env, Some(lines))?;
-            let outside = CallOptions::outside(env, options)?;
+            let (outside, meta) = CallOptions::of(env, options)?;
+            let probe = self.recorder.probe(Tool::Read, meta).map(|probe| {
+                let mut probe = probe
+                    .path(&path)
+                    .arguments(vec![("filePath", recorder::text(&path))]);
+                // The host's view, with the refs the plugin adds.
+                let bytes = shown.iter().map(|s| s.text.len() + 1).sum();
+                probe.record().tokens.result =
+                    hashline::telemetry::view_lines_tokens(bytes, shown.len(), probe.record().view);
+                probe
+            });
             let hl = Arc::clone(&self.inner);
             Ok(Call::new(signal, move |_| {
                 let tagged = hl.tag_with(
@@ -298,7 +416,8 @@ impl Hashline {
                     total_lines: tagged.total_lines as u32,
                     refs: tagged.refs.into(),
                 })
-            }))
+            })
+            .recorded(probe))
         })
     }
 
@@ -319,19 +438,33 @@ impl Hashline {
         guard(&env, || {
             let path = args::path(&env, Some(path))?;
             let text = args::required_string(&env, Some(text), "text", "the text, as a string")?;
-            let outside = CallOptions::outside(&env, options)?;
-            let stripped = self.inner.strip_view_prefixes_with(
-                &path,
-                &text,
-                &hashline::CallOptions {
-                    allow_outside: outside,
-                    ..Default::default()
-                },
-            )?;
-            Ok(StripResult {
-                text: stripped.text,
-                stripped: stripped.stripped as u32,
-                note: stripped.note,
+            let (outside, meta) = CallOptions::of(&env, options)?;
+            let probe = self.recorder.probe(Tool::Write, meta).map(|probe| {
+                let fields = vec![
+                    ("filePath", recorder::text(&path)),
+                    ("content", recorder::text(&text)),
+                ];
+                probe.path(&path).arguments(fields)
+            });
+            record_now(probe, |record| {
+                let stripped = self.inner.strip_view_prefixes_with(
+                    &path,
+                    &text,
+                    &hashline::CallOptions {
+                        allow_outside: outside,
+                        ..Default::default()
+                    },
+                )?;
+                let result = StripResult {
+                    text: stripped.text,
+                    stripped: stripped.stripped as u32,
+                    note: stripped.note,
+                    resent: stripped.resent,
+                };
+                if let Some(record) = record {
+                    result.observe(record);
+                }
+                Ok(result)
             })
         })
     }
@@ -371,8 +504,10 @@ impl Hashline {
         guard(env, || {
             let signal = Signal::of_options(env, options.as_ref())?;
             let path = args::path(env, path)?;
-            let request = args::request(env, request)?;
-            let outside = CallOptions::outside(env, options)?;
+            let value = args::request_value(env, request)?;
+            let request = hashline::Request::from_value(&value)?;
+            let (outside, meta) = CallOptions::of(env, options)?;
+            let probe = self.probe_edit(meta, &path, &request, &value);
             let hl = Arc::clone(&self.inner);
             Ok(Call::new(signal, move |_| {
                 Ok(EditPlan {
@@ -384,8 +519,10 @@ impl Hashline {
                             ..Default::default()
                         },
                     )?),
+                    pending: Pending::default(),
                 })
-            }))
+            })
+            .recorded(probe))
         })
     }
 
@@ -398,9 +535,11 @@ impl Hashline {
     ) -> Result<Unknown<'env>> {
         guard(env, || {
             let plan = args::instance::<EditPlan>(env, Some(plan), COMMIT_TAKES)?;
-            plan.inner.write(|plan| {
-                self.inner
-                    .commit_then(plan, |result| result_to_js(env, result))
+            record_now(plan.pending.take(), |record| {
+                plan.inner.write(|plan| {
+                    self.inner
+                        .commit_then(plan, |result| result_to_js(env, result, record))
+                })
             })
         })
     }
@@ -419,9 +558,9 @@ impl Hashline {
     ) -> Result<AsyncTask<Running<BindingEditResult>>> {
         guard(&env, || {
             let signal = Signal::of_options(&env, options.as_ref())?;
-            let plan = args::instance::<EditPlan>(&env, Some(plan), COMMIT_TAKES)?
-                .inner
-                .share();
+            let plan = args::instance::<EditPlan>(&env, Some(plan), COMMIT_TAKES)?;
+            let probe = plan.pending.take();
+            let plan = plan.inner.share();
             let hl = Arc::clone(&self.inner);
             Ok(Call::new(signal, move |cancel: &hashline::Cancel| {
                 plan.write(|plan| {
@@ -430,7 +569,8 @@ impl Hashline {
                         Ok(BindingEditResult::from(result))
                     })
                 })
-            }))
+            })
+            .recorded(probe))
         })?
         .spawn(&env)
     }
@@ -446,17 +586,21 @@ impl Hashline {
     ) -> Result<Unknown<'env>> {
         guard(env, || {
             let path = args::path(env, path)?;
-            let request = args::request(env, request)?;
-            let outside = CallOptions::outside(env, options)?;
-            self.inner.edit_then(
-                &path,
-                &request,
-                &hashline::CallOptions {
-                    allow_outside: outside,
-                    ..Default::default()
-                },
-                |result| result_to_js(env, result),
-            )
+            let value = args::request_value(env, request)?;
+            let request = hashline::Request::from_value(&value)?;
+            let (outside, meta) = CallOptions::of(env, options)?;
+            let probe = self.probe_edit(meta, &path, &request, &value);
+            record_now(probe, |record| {
+                self.inner.edit_then(
+                    &path,
+                    &request,
+                    &hashline::CallOptions {
+                        allow_outside: outside,
+                        ..Default::default()
+                    },
+                    |result| result_to_js(env, result, record),
+                )
+            })
         })
     }
 
@@ -474,8 +618,10 @@ impl Hashline {
         guard(&env, || {
             let signal = Signal::of_options(&env, options.as_ref())?;
             let path = args::path(&env, path)?;
-            let request = args::request(&env, request)?;
-            let outside = CallOptions::outside(&env, options)?;
+            let value = args::request_value(&env, request)?;
+            let request = hashline::Request::from_value(&value)?;
+            let (outside, meta) = CallOptions::of(&env, options)?;
+            let probe = self.probe_edit(meta, &path, &request, &value);
             let hl = Arc::clone(&self.inner);
             Ok(Call::new(signal, move |cancel: &hashline::Cancel| {
                 hl.edit_then(
@@ -490,28 +636,55 @@ impl Hashline {
                         Ok(BindingEditResult::from(result))
                     },
                 )
-            }))
+            })
+            .recorded(probe))
         })?
         .spawn(&env)
     }
 }
 
+impl Hashline {
+    /// A probe for a call of `tool` by the model and host `meta` names (or
+    /// the session's), or `None` when the record is off.
+    pub(crate) fn probe(&self, tool: Tool, meta: CallMeta) -> Option<recorder::Probe> {
+        self.recorder.probe(tool, meta)
+    }
+
+    /// A probe for an edit of `path` by `request`, as the model sent it
+    /// (`value`).
+    fn probe_edit(
+        &self,
+        meta: CallMeta,
+        path: &str,
+        request: &hashline::Request,
+        value: &Value,
+    ) -> Option<recorder::Probe> {
+        let probe = self.recorder.probe(Tool::Edit, meta)?;
+        Some(probe.path(path).request(request, value))
+    }
+}
+
 /// An edit's result as a JS value, made while the file is still unwritten:
-/// if the conversion fails, the edit fails with the file as it was.
+/// if the conversion fails, the edit fails with the file as it was. What
+/// it hands over fills `record`, if the call is recorded.
 pub(crate) fn result_to_js<'env>(
     env: &'env Env,
     result: &hashline::EditResult,
+    record: Option<&mut Record>,
 ) -> hashline::Result<Unknown<'env>> {
-    BindingEditResult::from(result)
-        .into_unknown(env)
-        .map_err(|e| {
-            hashline::Error::new(
-                ErrorCode::Internal,
-                format!(
-                    "The result of the edit could not be handed over ({}); nothing was written.",
-                    e.reason
-                ),
-            )
-            .with_path(&result.path)
-        })
+    let result = BindingEditResult::from(result);
+    if let Some(record) = record {
+        result.observe(record);
+    }
+    let path = result.path.clone();
+    result.into_unknown(env).map_err(|e| {
+        hashline::Error::new(
+            ErrorCode::Internal,
+            format!(
+                "The result of the edit could not be handed over ({}); nothing was written.",
+                e.reason
+            ),
+        )
+        .with_path(&path)
+    })
 }

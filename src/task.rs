@@ -6,6 +6,11 @@
 //! method), so the host's event loop keeps answering meanwhile. A method
 //! added later gets its asynchronous form by ending in `.spawn(&env)`.
 //!
+//! A call a model made is recorded (`telemetry`): its probe, made when its
+//! arguments are read, times the engine's work here, on whichever thread
+//! runs it, and is finished with its result, so that every host's calls
+//! pass through one place to be recorded.
+//!
 //! An `AbortSignal` (option `signal`) cancels the call's `hashline::Cancel`:
 //! the engine looks at it where stopping leaves nothing half done (before
 //! the call starts, between files, as the last step before a write), and
@@ -18,6 +23,7 @@
 //! before the call, and keeps an entry per call on the signal.
 
 use crate::error::{caught, to_js_error};
+use crate::recorder::{timed, Probe, Recorded, Recording};
 use hashline::{Cancel, Error};
 use napi::bindgen_prelude::*;
 use napi::sys;
@@ -31,6 +37,7 @@ type Work<T> = Box<dyn FnOnce(&Cancel) -> hashline::Result<T> + Send>;
 pub struct Call<'env, T> {
     work: Work<T>,
     signal: Option<Signal<'env>>,
+    probe: Option<Recording<T>>,
 }
 
 impl<'env, T: Send + 'static> Call<'env, T> {
@@ -42,6 +49,19 @@ impl<'env, T: Send + 'static> Call<'env, T> {
         Call {
             work: Box::new(work),
             signal,
+            probe: None,
+        }
+    }
+
+    /// This call, recorded by `probe` (none: not recorded).
+    pub(crate) fn recorded(self, probe: Option<Probe>) -> Call<'env, T>
+    where
+        T: Recorded,
+    {
+        let finish = Probe::finish::<T> as fn(Probe, &hashline::Result<T>);
+        Call {
+            probe: probe.map(|probe| (probe, finish)),
+            ..self
         }
     }
 
@@ -57,7 +77,7 @@ impl<'env, T: Send + 'static> Call<'env, T> {
                 }
             }
             cancel.check()?;
-            (self.work)(&cancel)
+            timed(self.probe, || (self.work)(&cancel))
         })
         .map_err(|err| to_js_error(env, err))
     }
@@ -79,16 +99,18 @@ impl<'env, T: Send + 'static> Call<'env, T> {
             work: Some(self.work),
             cancel,
             listener,
+            probe: self.probe,
         }))
     }
 }
 
-/// A call on the pool: its work until it runs, its token, and the
-/// listener to remove from the signal once it settles.
+/// A call on the pool: its work until it runs, its token, the listener to
+/// remove from the signal once it settles, and its probe.
 pub struct Running<T> {
     work: Option<Work<T>>,
     cancel: Cancel,
     listener: Option<Listener>,
+    probe: Option<Recording<T>>,
 }
 
 impl<T: ToNapiValue + TypeName + Send + 'static> Task for Running<T> {
@@ -97,11 +119,12 @@ impl<T: ToNapiValue + TypeName + Send + 'static> Task for Running<T> {
 
     fn compute(&mut self) -> Result<Self::Output> {
         let work = self.work.take();
+        let probe = self.probe.take();
         let cancel = self.cancel.clone();
         Ok(caught(move || {
             cancel.check()?;
             match work {
-                Some(work) => work(&cancel),
+                Some(work) => timed(probe, || work(&cancel)),
                 None => Err(Error::new(
                     hashline::ErrorCode::Internal,
                     "An asynchronous call ran twice.",

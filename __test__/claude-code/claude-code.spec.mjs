@@ -15,6 +15,7 @@ import os from "node:os"
 import path from "node:path"
 import { getEncoding } from "js-tiktoken"
 import { offeredTools, startScriptedServer } from "../e2e/server.mjs"
+import { recorded, statsTable } from "../helpers.mjs"
 import { node22 } from "../support/node22.mjs"
 import { publishPackages, REPO } from "../support/published.mjs"
 
@@ -163,8 +164,9 @@ function onceConnected(steps) {
  * @param {string} name
  * @param {Record<string, string>} files
  * @param {(root: string) => Step[]} script
+ * @param {Record<string, string>} [env] more of Claude Code's environment
  */
-async function play(t, claude, name, files, script) {
+async function play(t, claude, name, files, script, env = {}) {
   const root = path.join(work, `${name}-${claude.version}`)
   fs.mkdirSync(root)
   for (const [file, content] of Object.entries(files)) fs.writeFileSync(path.join(root, file), content)
@@ -173,7 +175,7 @@ async function play(t, claude, name, files, script) {
   const allowed = ["read", "edit", "grep"].map((tool) => PREFIX + tool).join(",")
   const run = await runClaude(claude, ["-p", "Make the change.", "--output-format", "stream-json", "--verbose", "--model", "claude-sonnet-4-5", "--allowedTools", allowed], {
     cwd: root,
-    env: { ...envs.get(claude.version), ANTHROPIC_BASE_URL: server.origin },
+    env: { ...envs.get(claude.version), ANTHROPIC_BASE_URL: server.origin, ...env },
   })
   t.is(run.code, 0, run.stderr)
   t.deepEqual(server.errors, [])
@@ -203,6 +205,7 @@ for (const claude of CLAUDES) {
   test.serial(`Claude Code ${claude.version}: read, an edit citing a ref, a stale ref refused then recovered, an Edit turned away towards hashline's edit, with the bytes on disk exact`, async (t) => {
     t.timeout(300_000)
     const original = "function total(items) {\n  let sum = 0\n  for (const x of items) sum += x\n  return sum\n}\n"
+    const telemetry = path.join(work, `telemetry-${claude.version}`)
     const { root, server, results } = await play(t, claude, "scenario", { "total.js": original }, (dir) => [
       () => ({ calls: [{ name: "read", args: { filePath: "total.js" } }] }),
       () => ({ calls: [{ name: "edit", args: { filePath: "total.js", operations: [{ op: "replace", ref: "{{ref:2}}", content: "  let sum = 0 // running total" }] } }] }),
@@ -214,7 +217,7 @@ for (const claude of CLAUDES) {
       () => ({ calls: [{ name: "Edit", args: { file_path: path.join(dir, "total.js"), old_string: "return sum", new_string: "return sum * 2" } }] }),
       () => ({ calls: [{ name: "grep", args: { pattern: "sum \\+=" } }] }),
       () => ({ text: "Done." }),
-    ])
+    ], { HASHLINE_TELEMETRY_DIR: telemetry })
 
     t.deepEqual(
       results.map((r) => [r.tool, r.isError]),
@@ -246,6 +249,22 @@ for (const claude of CLAUDES) {
     t.true(request.includes("call edit with operations that cite these refs"))
     t.true(request.includes(`change it with ${PREFIX}edit`))
     for (const entry of server.log) t.log(JSON.stringify({ method: entry.method, url: entry.url, turn: entry.turn, answered: entry.answered }))
+
+    // The record: hashline's five calls under the host its MCP client names,
+    // each with Claude Code's tool use id; Claude Code does not say which model made a call.
+    const records = recorded(telemetry)
+    t.deepEqual(
+      records.map((r) => [r.host, r.model, r.tool, r.outcome]),
+      [
+        ["claude-code", undefined, "read", "ok"],
+        ["claude-code", undefined, "edit", "applied"],
+        ["claude-code", undefined, "edit", "refused"],
+        ["claude-code", undefined, "edit", "applied"],
+        ["claude-code", undefined, "grep", "ok"],
+      ],
+    )
+    t.true(records.every((r) => /^toolu_/.test(r.callId ?? "")), JSON.stringify(records.map((r) => r.callId)))
+    t.log(`hashline stats of this session:\n${statsTable(telemetry)}`)
   })
 }
 

@@ -18,6 +18,7 @@ import os from "node:os"
 import path from "node:path"
 import { getEncoding } from "js-tiktoken"
 import { startScriptedServer } from "../e2e/server.mjs"
+import { recorded, statsTable } from "../helpers.mjs"
 import { node22 } from "../support/node22.mjs"
 import { publishPackages, REPO } from "../support/published.mjs"
 import { unlockedHost } from "../../scripts/tools.mjs"
@@ -246,6 +247,15 @@ test(`Codex ${CODEX.version}: installed as a plugin from the package's marketpla
   const offered = unknown.agentRequests[unknown.agentRequests.length - 1].tools ?? []
   t.false(offered.some((/** @type {any} */ tool) => tool.name === "apply_patch"))
   t.deepEqual(offered.find((/** @type {any} */ tool) => tool.name === "mcp__hashline")?.tools.map((/** @type {any} */ tool) => tool.name).sort(), ["apply", "edit", "grep", "read"])
+
+  // Codex starts the server with HOME alone of the environment, so the record
+  // is in HOME's state folder: each call under the host codex, with the model
+  // Codex put in the call's _meta and Codex's call id.
+  const telemetry = path.join(HOME, ".local", "state", "hashline", "telemetry")
+  const records = recorded(telemetry).filter((r) => r.host === "codex")
+  t.deepEqual([...new Set(records.map((r) => r.model))], ["gpt-5.5", "scripted"])
+  t.true(records.every((r) => typeof r.callId === "string" && r.callId !== ""))
+  t.log(`hashline stats of these sessions:\n${statsTable(telemetry)}`)
 })
 
 test(`Gemini CLI ${GEMINI.version}: installed as an extension from the package's folder, it reads and edits by ref through hashline, with replace and write_file not offered`, async (t) => {
@@ -253,7 +263,8 @@ test(`Gemini CLI ${GEMINI.version}: installed as an extension from the package's
   fs.mkdirSync(path.join(HOME, ".gemini"))
   // An API key sign-in (a base URL alone selects one headless mode refuses), and no usage statistics.
   fs.writeFileSync(path.join(HOME, ".gemini", "settings.json"), JSON.stringify({ security: { auth: { selectedType: "gemini-api-key" } }, privacy: { usageStatisticsEnabled: false }, general: { disableAutoUpdate: true } }))
-  const geminiEnv = { ...env, GEMINI_API_KEY: "scripted" }
+  const telemetry = path.join(work, "gemini-telemetry")
+  const geminiEnv = { ...env, GEMINI_API_KEY: "scripted", HASHLINE_TELEMETRY_DIR: telemetry }
   // Gemini CLI asks whether to trust the folder it installs from: the user says yes.
   await mustRun(process.execPath, [GEMINI.bin, "extensions", "install", path.join(PACKAGE, "gemini-cli"), "--consent"], { cwd: work, env: geminiEnv, input: "y\n" })
 
@@ -272,6 +283,12 @@ test(`Gemini CLI ${GEMINI.version}: installed as an extension from the package's
   const response = (last.contents ?? []).flatMap((c) => c.parts ?? []).find((/** @type {any} */ part) => part.functionResponse?.name === "mcp_hashline_read")?.functionResponse.response
   t.log(`Gemini CLI wraps the result: ${JSON.stringify(Object.keys(response ?? {}))}, ${JSON.stringify(String(response?.output).slice(0, 40))}`)
   await tokens(t, `Gemini CLI ${GEMINI.version}`, String(response?.output))
+
+  // The record names the host by its MCP client; Gemini CLI does not say which model made a call.
+  const records = recorded(telemetry)
+  t.true(records.length >= 2)
+  t.true(records.every((r) => r.host === "gemini-cli" && r.model === undefined), JSON.stringify(records.map((r) => [r.host, r.model])))
+  t.log(`hashline stats of this session:\n${statsTable(telemetry)}`)
 })
 
 const withNode22 = "node" in NODE22 ? test : test.skip
@@ -281,7 +298,8 @@ withNode22(`Qwen Code ${QWEN.version}: installed as an extension from the packag
   fs.mkdirSync(path.join(HOME, ".qwen"))
   // The settings of docs/hosts/qwen-code.md: Qwen Code's own edit tools denied, which takes them off the list.
   fs.writeFileSync(path.join(HOME, ".qwen", "settings.json"), JSON.stringify({ permissions: { deny: ["edit", "write_file"] } }))
-  const qwenEnv = { ...env, QWEN_USAGE_STATISTICS_ENABLED: "false" }
+  const telemetry = path.join(work, "qwen-telemetry")
+  const qwenEnv = { ...env, QWEN_USAGE_STATISTICS_ENABLED: "false", HASHLINE_TELEMETRY_DIR: telemetry }
   await mustRun(node, [QWEN.bin, "extensions", "install", path.join(PACKAGE, "qwen-code")], { cwd: work, env: qwenEnv, input: "y\n" })
 
   const root = project("qwen")
@@ -302,4 +320,10 @@ withNode22(`Qwen Code ${QWEN.version}: installed as an extension from the packag
   const delivered = typeof result?.content === "string" ? result.content : (result?.content ?? []).map((/** @type {{ text?: string }} */ c) => c.text ?? "").join("")
   const counts = await tokens(t, `Qwen Code ${QWEN.version}`, delivered)
   t.is(counts.delivered, counts.lean, "the model receives the lean text and nothing else")
+
+  // The record names the host by its MCP client (qwen-cli-mcp-client-hashline); Qwen Code does not say which model made a call.
+  const records = recorded(telemetry)
+  t.true(records.length >= 2)
+  t.true(records.every((r) => r.host === "qwen-code" && r.model === undefined), JSON.stringify(records.map((r) => [r.host, r.model])))
+  t.log(`hashline stats of this session:\n${statsTable(telemetry)}`)
 })

@@ -17,13 +17,14 @@ const PROJECT = { "src/app.ts": "export function total(items) {\n  if (!items) r
 
 /**
  * The environment of a run: none of the settings a user may have made, and
- * the store given.
+ * the store given; the telemetry record still goes to the test's scratch
+ * folder, never the user's.
  * @param {string} store
  */
 function environment(store) {
   /** @type {Record<string, string | undefined>} */
   const env = { ...process.env, HASHLINE_STORE: store }
-  for (const name of Object.keys(env)) if (name.startsWith("HASHLINE_") && name !== "HASHLINE_STORE") delete env[name]
+  for (const name of Object.keys(env)) if (name.startsWith("HASHLINE_") && name !== "HASHLINE_STORE" && name !== "HASHLINE_TELEMETRY_DIR") delete env[name]
   return env
 }
 

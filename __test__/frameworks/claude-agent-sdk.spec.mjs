@@ -13,7 +13,7 @@ import { query } from "@anthropic-ai/claude-agent-sdk"
 import { EDIT_DESCRIPTION } from "../../lib/definitions.mjs"
 import { DISALLOWED_TOOLS, TOOL_NAMES, hashlineOptions } from "../../lib/claude-agent-sdk.mjs"
 import { startScriptedServer } from "../e2e/server.mjs"
-import { holdFolderLock, scratch } from "../helpers.mjs"
+import { holdFolderLock, recorded, scratch, statsTable } from "../helpers.mjs"
 import { AFTER, BEFORE, FILE, checkResults, nextCall, until } from "./scenario.mjs"
 
 /**
@@ -44,6 +44,7 @@ const play = (ctx) => {
 test.serial("through the Claude Agent SDK a model reads, edits by a ref from the result, recovers from a stale ref, and the file has exactly the bytes it meant", async (t) => {
   t.timeout(300_000)
   const root = scratch(t)
+  const telemetry = path.join(scratch(t), "telemetry")
   fs.writeFileSync(path.join(root, FILE), BEFORE)
   const server = await startScriptedServer([play, play, play, play, play])
   t.teardown(() => server.close())
@@ -52,7 +53,7 @@ test.serial("through the Claude Agent SDK a model reads, edits by a ref from the
   const messages = []
   for await (const message of query({
     prompt: "Use a template literal in greet.js",
-    options: { ...hashlineOptions({ root }), cwd: root, env: claudeEnv(t, server.origin), model: "scripted", maxTurns: 8, settingSources: [] },
+    options: { ...hashlineOptions({ root, telemetryDir: telemetry, model: "scripted" }), cwd: root, env: claudeEnv(t, server.origin), model: "scripted", maxTurns: 8, settingSources: [] },
   })) {
     messages.push(message)
   }
@@ -65,6 +66,12 @@ test.serial("through the Claude Agent SDK a model reads, edits by a ref from the
   const last = server.agentRequests.at(-1)
   checkResults(t, /** @type {string[]} */ (last ? toolResults(last) : []))
   t.deepEqual(fs.readFileSync(path.join(root, FILE)), Buffer.from(AFTER))
+
+  // The record has the model the app named and each tool use's id (the scripted model numbers them toolu_N).
+  const records = recorded(telemetry)
+  t.true(records.length >= 4)
+  t.true(records.every((r) => r.host === "claude-agent-sdk" && r.model === "scripted" && /^toolu_\d+$/.test(r.callId ?? "")), JSON.stringify(records.map((r) => [r.host, r.model, r.callId])))
+  t.log(`hashline stats of this session:\n${statsTable(telemetry)}`)
 
   // Always loaded: offered in the first request, not behind the tool search.
   const offered = agentLog[0].tools ?? []

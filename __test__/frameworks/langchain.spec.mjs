@@ -12,7 +12,7 @@ import { fakeModel } from "@langchain/core/testing"
 import { createAgent } from "langchain"
 import { EDIT_DESCRIPTION, EDIT_SCHEMA } from "../../lib/definitions.mjs"
 import { createTools } from "../../lib/langchain.mjs"
-import { holdFolderLock, scratch } from "../helpers.mjs"
+import { holdFolderLock, recorded, scratch, statsTable } from "../helpers.mjs"
 import { AFTER, BEFORE, FILE, checkResults, logLine, nextCall, until } from "./scenario.mjs"
 
 /**
@@ -32,11 +32,14 @@ test("a LangChain agent reads, edits by a ref from the result, recovers from a s
     const results = toolResults(messages)
     const call = nextCall(results)
     log.push(logLine(log.length + 1, [], results.at(-1)))
-    return call ? new AIMessage({ content: "", tool_calls: [{ id: `call-${log.length}`, name: call.name, args: call.args, type: "tool_call" }] }) : new AIMessage("Done.")
+    // A provider's message names the model that answered, as the fake's does not.
+    const response_metadata = { model_name: "scripted-lc-1", model_provider: "fake" }
+    return call ? new AIMessage({ content: "", tool_calls: [{ id: `call-${log.length}`, name: call.name, args: call.args, type: "tool_call" }], response_metadata }) : new AIMessage("Done.")
   }
   for (let i = 0; i < 5; i++) model.respond(play)
 
-  const agent = createAgent({ model, tools: createTools({ root }) })
+  const telemetry = path.join(scratch(t), "telemetry")
+  const agent = createAgent({ model, tools: createTools({ root, telemetryDir: telemetry }) })
   const out = await agent.invoke({ messages: [{ role: "user", content: "Use a template literal in greet.js" }] })
   for (const line of log) t.log(line)
 
@@ -45,6 +48,15 @@ test("a LangChain agent reads, edits by a ref from the result, recovers from a s
   const refused = out.messages.filter((m) => ToolMessage.isInstance(m))[2]
   t.is(ToolMessage.isInstance(refused) ? refused.status : undefined, "error")
   t.deepEqual(fs.readFileSync(path.join(root, FILE)), Buffer.from(AFTER))
+
+  // The record has the model the agent's message named and each call's id.
+  const records = recorded(telemetry)
+  t.is(records.length, toolResults(out.messages).length)
+  t.deepEqual(
+    records.map((r) => [r.host, r.model, r.callId]),
+    records.map((_, i) => ["langchain", "scripted-lc-1", `call-${i + 1}`]),
+  )
+  t.log(`hashline stats of this session:\n${statsTable(telemetry)}`)
 })
 
 test("the tools LangChain offers the model are hashline's, with the shared description and JSON schema", async (t) => {

@@ -2,12 +2,14 @@
 // Run by mastra.spec.mjs on Node 22 (Mastra 1.x needs it): a Mastra agent
 // with hashline's tools and the AI SDK's mock language model playing the
 // scripted model. `node mastra-agent.mjs scenario ROOT` plays the shared
-// conversation and prints what happened as JSON; `abort ROOT` starts an edit
+// conversation with the agent registered in a Mastra instance (where a
+// tool can learn its agent's model) and prints what happened as JSON; `abort ROOT` starts an edit
 // while the test holds the folder's lock, aborts the agent's call once the
 // edit is under way, prints "aborted", and once told "released" on stdin
 // waits for the engine's call to settle and prints its outcome as JSON.
 import { createInterface } from "node:readline"
 import { Agent } from "@mastra/core/agent"
+import { Mastra } from "@mastra/core/mastra"
 import { MockLanguageModelV3 } from "ai/test"
 import { createTools } from "../../lib/mastra.mjs"
 import { FILE, logLine, nextCall, until } from "./scenario.mjs"
@@ -65,7 +67,8 @@ if (mode === "scenario") {
       return call ? toolCall(call.name, call.args, log.length) : done
     },
   })
-  const agent = new Agent({ id: "editor", name: "editor", instructions: "Edit files with hashline's tools.", model: asMastraModel(model), tools: createTools({ root }) })
+  const mastra = new Mastra({ agents: { editor: new Agent({ id: "editor", name: "editor", instructions: "Edit files with hashline's tools.", model: asMastraModel(model), tools: createTools({ root }) }) } })
+  const agent = mastra.getAgent("editor")
   const result = await agent.generate("Use a template literal in greet.js", { maxSteps: 8 })
   const last = model.doGenerateCalls.at(-1)
   const offered = /** @type {any[]} */ (model.doGenerateCalls[0].tools ?? [])

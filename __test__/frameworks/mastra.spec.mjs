@@ -10,7 +10,7 @@ import path from "node:path"
 import { createInterface } from "node:readline"
 import { fileURLToPath } from "node:url"
 import { EDIT_DESCRIPTION, EDIT_SCHEMA } from "../../lib/definitions.mjs"
-import { holdFolderLock, scratch } from "../helpers.mjs"
+import { holdFolderLock, recorded, scratch, statsTable } from "../helpers.mjs"
 import { node22 } from "../support/node22.mjs"
 import { AFTER, BEFORE, FILE, checkResults } from "./scenario.mjs"
 
@@ -33,7 +33,8 @@ const withNode22 = node ? test : test.skip
 withNode22(`a Mastra agent reads, edits by a ref from the result, recovers from a stale ref, and the file has exactly the bytes it meant${node ? "" : ` (skipped: ${"missing" in found ? found.missing : ""})`}`, (t) => {
   const root = scratch(t)
   fs.writeFileSync(path.join(root, FILE), BEFORE)
-  const out = spawnSync(/** @type {string} */ (node), [AGENT, "scenario", root], { encoding: "utf8", timeout: 120_000 })
+  const telemetry = path.join(scratch(t), "telemetry")
+  const out = spawnSync(/** @type {string} */ (node), [AGENT, "scenario", root], { encoding: "utf8", timeout: 120_000, env: { ...process.env, HASHLINE_TELEMETRY_DIR: telemetry } })
   t.is(out.status, 0, out.stderr)
   const report = JSON.parse(out.stdout.trim().split("\n").at(-1) ?? "")
   t.log(`Node ${spawnSync(/** @type {string} */ (node), ["-v"], { encoding: "utf8" }).stdout.trim()}, @mastra/core ${JSON.parse(fs.readFileSync(path.join(path.dirname(AGENT), "..", "..", "node_modules", "@mastra", "core", "package.json"), "utf8")).version}`)
@@ -53,6 +54,16 @@ withNode22(`a Mastra agent reads, edits by a ref from the result, recovers from 
   t.is(report.offered[1].description, EDIT_DESCRIPTION)
   // Mastra closes every object of a schema (additionalProperties: false); the rest is ours.
   t.deepEqual(withoutClosing(report.offered[1].inputSchema).properties, EDIT_SCHEMA.properties)
+
+  // The record has the registered agent's model and each call's id.
+  const records = recorded(telemetry)
+  t.is(records.length, report.results.length)
+  t.deepEqual([...new Set(records.map((r) => `${r.host} ${r.model}`))], ["mastra mock-model-id"])
+  t.deepEqual(
+    records.map((r) => r.callId),
+    records.map((_, i) => `call-${i + 1}`),
+  )
+  t.log(`hashline stats of this session:\n${statsTable(telemetry)}`)
 })
 
 withNode22("Mastra's abortSignal reaches the engine: an edit aborted while it waits for its folder's lock writes nothing", async (t) => {

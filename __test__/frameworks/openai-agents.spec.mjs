@@ -9,7 +9,7 @@ import path from "node:path"
 import { Agent, run, setTracingDisabled, Usage } from "@openai/agents"
 import { EDIT_DESCRIPTION, EDIT_SCHEMA } from "../../lib/definitions.mjs"
 import { createTools } from "../../lib/openai-agents.mjs"
-import { holdFolderLock, scratch } from "../helpers.mjs"
+import { holdFolderLock, recorded, scratch, statsTable } from "../helpers.mjs"
 import { AFTER, BEFORE, FILE, checkResults, logLine, nextCall, until } from "./scenario.mjs"
 
 // Nothing may try to reach a tracing endpoint.
@@ -73,7 +73,8 @@ test("an OpenAI Agents SDK run reads, edits by a ref from the result, recovers f
     const call = nextCall(toolResults(request))
     return call ? functionCall(call.name, call.args, turn) : message("Done.")
   })
-  const agent = new Agent({ name: "editor", instructions: "Edit files with hashline's tools.", model, tools: createTools({ root }) })
+  const telemetry = path.join(scratch(t), "telemetry")
+  const agent = new Agent({ name: "editor", instructions: "Edit files with hashline's tools.", model, tools: createTools({ root, telemetryDir: telemetry, model: "scripted-agents-1" }) })
 
   const result = await run(agent, "Use a template literal in greet.js", { maxTurns: 8 })
   requests.forEach((request, i) => t.log(logLine(i + 1, request.tools.map((tool) => tool.name), toolResults(request).at(-1))))
@@ -94,6 +95,15 @@ test("an OpenAI Agents SDK run reads, edits by a ref from the result, recovers f
   t.false(edit.strict)
   t.deepEqual(edit.parameters.properties, EDIT_SCHEMA.properties)
   t.deepEqual(edit.parameters.required, EDIT_SCHEMA.required)
+
+  // The record has the model the app named and each call's id.
+  const records = recorded(telemetry)
+  t.deepEqual(
+    records.map((r) => [r.host, r.model, r.callId]),
+    records.map((_, i) => ["openai-agents", "scripted-agents-1", `call-${i + 1}`]),
+  )
+  t.is(records.length, 4)
+  t.log(`hashline stats of this session:\n${statsTable(telemetry)}`)
 })
 
 test("the run's signal reaches the engine: a run aborted while an edit waits for its folder's lock writes nothing", async (t) => {

@@ -20,7 +20,7 @@ import path from "node:path"
 import plugin from "../../opencode/plugin.mjs"
 import { configureEngines, engineFor } from "../../opencode/engine.mjs"
 import { EDIT_DESCRIPTION } from "../../lib/definitions.mjs"
-import { holdFolderLock, scratch } from "../helpers.mjs"
+import { holdFolderLock, recorded, scratch } from "../helpers.mjs"
 import { AFTER, BEFORE, FILE, checkResults, logLine, nextCall } from "./scenario.mjs"
 
 process.env.HASHLINE_VIEW = "lean"
@@ -168,8 +168,12 @@ test("under OpenCode 2's contract a model reads through the built-in read, edits
   fs.writeFileSync(path.join(root, FILE), BEFORE)
   const h = host(root)
   await plugin.setup(h.ctx)
+  // The request that offers the tools names the session's model.
+  for (const hook of h.hooks.context) await hook({ sessionID: "session-1", model: { id: "v2-scripted-model" } })
   /** @type {string[]} */
   const results = []
+  /** @type {string[]} */
+  const called = []
   for (let step = 1; ; step++) {
     const next = nextCall(results)
     t.log(logLine(step, [...h.tools.keys()], results.at(-1)))
@@ -178,8 +182,15 @@ test("under OpenCode 2's contract a model reads through the built-in read, edits
     const { filePath, ...rest } = /** @type {Record<string, unknown>} */ (next.args)
     const outcome = await h.call(next.name, { path: filePath, ...rest })
     results.push(outcome.text)
+    called.push(next.name)
   }
   t.regex(results[0], /^Read file greet\.js, lines 1-3\nREV:[0-9A-F]{8}\n1[a-z]{2} function greet/)
+  // Each call, the built-in read the hook tagged included, is in the record with the session's model.
+  const records = recorded(String(process.env.HASHLINE_TELEMETRY_DIR)).filter((r) => r.model === "v2-scripted-model")
+  t.deepEqual(
+    records.map((r) => [r.host, r.tool, r.callId]),
+    called.map((name, i) => ["opencode-2", name, `call-${i + 1}`]),
+  )
   checkResults(t, results.map((text, i) => (i === 0 ? text.replace(/^Read file greet\.js, lines 1-3\nREV:([0-9A-F]{8})\n/, "greet.js REV:$1 lines 1-3 of 3\n") : text)))
   t.deepEqual(fs.readFileSync(path.join(root, FILE)), Buffer.from(AFTER))
 })

@@ -503,3 +503,57 @@ test("hashline mcp --text-only serves tools without output schemas and results w
   t.is(view.structuredContent, undefined)
   t.regex(view.content[0].text, /^a\.txt REV:[0-9A-F]{8} lines 1-1 of 1\n/)
 })
+
+test("the record names each call's host by the client that made it, and the model where the host sends it, as Codex does; a read by a model the user set to the full view shows it", async (t) => {
+  const { InMemoryTransport } = await import("@modelcontextprotocol/sdk/inMemory.js")
+  const root = scratch(t)
+  const dir = path.join(scratch(t), "telemetry")
+  fs.writeFileSync(path.join(root, "a.txt"), "one\n")
+  /**
+   * Reads a.txt as the client `name`, with `_meta` on the call.
+   * @param {string} name
+   * @param {Record<string, unknown>} [meta]
+   */
+  const readAs = async (name, meta) => {
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
+    const server = createServer({ root, telemetryDir: dir, view: "lean", models: { "gpt-5.5": { view: "full" } } })
+    await server.connect(serverSide)
+    const client = new Client({ name, version: "1.0.0" })
+    await client.connect(clientSide)
+    const result = await client.callTool({ name: "read", arguments: { filePath: "a.txt" }, ...(meta ? { _meta: meta } : {}) })
+    t.falsy(result.isError)
+    await client.close()
+    return /** @type {Array<{ text: string }>} */ (result.content).map((c) => c.text).join("")
+  }
+  // The user's setting for the model Codex names: the full view.
+  t.regex(await readAs("codex-mcp-client", { callId: "call_6", "x-codex-turn-metadata": { model: "gpt-5.5-codex" } }), /^1#[0-9A-F]{3}#[0-9A-F]{3}\|one$/m)
+  await readAs("codex-mcp-client", { callId: "call_7", "x-codex-turn-metadata": { session_id: "s", turn_id: "u", model: "gpt-5.5-codex" } })
+  t.regex(await readAs("claude-code", { "claudecode/toolUseId": "toolu_01" }), /^1[a-z]{2} one$/m)
+  await readAs("qwen-cli-mcp-client-hashline")
+  await readAs("an-editor", { "x-codex-turn-metadata": { model: 42 } })
+  const records = helpers.recorded(dir).map((r) => [r.host, r.model, r.callId])
+  t.deepEqual(records, [
+    ["codex", "gpt-5.5-codex", "call_6"],
+    ["codex", "gpt-5.5-codex", "call_7"],
+    ["claude-code", undefined, "toolu_01"],
+    ["qwen-code", undefined, undefined],
+    ["mcp:an-editor", undefined, undefined],
+  ])
+})
+
+test("hashline mcp has a call's record on disk when its answer arrives, under the host of the client that made it", async (t) => {
+  const root = scratch(t)
+  const dir = path.join(scratch(t), "telemetry")
+  fs.writeFileSync(path.join(root, "a.txt"), "one\n")
+  const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, "mcp", "--root", root], env: { PATH: String(process.env.PATH), HASHLINE_TELEMETRY_DIR: dir }, stderr: "pipe" })
+  const client = new Client({ name: "codex-mcp-client", version: "0.171.0" })
+  await client.connect(transport)
+  t.teardown(() => client.close())
+  for (let i = 1; i <= 3; i++) {
+    await client.callTool({ name: "read", arguments: { filePath: "a.txt" }, _meta: { callId: `call_${i}`, "x-codex-turn-metadata": { model: "gpt-5.5" } } })
+    // Read without flushing: the server wrote it before it answered.
+    const lines = fs.readFileSync(path.join(dir, "telemetry.jsonl"), "utf8").split("\n").filter(Boolean)
+    t.is(lines.length, i)
+    t.like(JSON.parse(lines[i - 1]), { host: "codex", model: "gpt-5.5", callId: `call_${i}`, tool: "read" })
+  }
+})

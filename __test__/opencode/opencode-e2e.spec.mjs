@@ -10,6 +10,7 @@ import { spawnSync } from "node:child_process"
 import { createRequire } from "node:module"
 import { makeProject, opencodeBinary, opencodeConfig, REPO_ROOT, runOpencode, toolParts } from "../e2e/opencode.mjs"
 import { startScriptedServer } from "../e2e/server.mjs"
+import { recorded, statsTable } from "../helpers.mjs"
 
 /**
  * @typedef {import("../e2e/server.mjs").Step} Step
@@ -163,6 +164,24 @@ scenario("a read shows refs and the REV, and an edit built from them lands", asy
     project.read("src/total.js").toString("utf8"),
     'function total(items) {\n  let sum = 0 // running total\n  for (const x of items) sum += x\n  if (sum < 0) throw new Error("negative")\n  return sum\n}\n',
   )
+
+  // The local record, where OpenCode's environment puts it: the read it
+  // tagged with the session's model, the edit with the model OpenCode
+  // gives the call (ctx.extra.model), each with OpenCode's id of the call.
+  const telemetry = path.join(project.home, "state", "hashline", "telemetry")
+  const records = recorded(telemetry)
+  t.deepEqual(
+    records.map((r) => [r.host, r.model, r.tool, r.outcome]),
+    [
+      ["opencode", "m", "read", "ok"],
+      ["opencode", "m", "edit", "applied"],
+    ],
+  )
+  t.deepEqual(
+    records.map((r) => r.callId),
+    [read.callID, edit.callID],
+  )
+  t.log(`hashline stats of this session:\n${statsTable(telemetry)}`)
 })
 
 scenario("edits from the first read's refs after lines moved land right or are rejected, never wrong", async (t) => {
@@ -404,6 +423,17 @@ scenario("a gpt-5 model patches two files with apply_patch; a stale hunk is reje
   )
   t.is(project.read("src/app.py").toString("utf8"), app.replace("/ len(items)", "/ max(len(items), 1)"))
   t.deepEqual(project.read("W.cs"), Buffer.from(cs.replace("int x = 1;", "int x = 2;"), "utf8"))
+
+  // The record: both patches, with the model OpenCode gave the calls; its
+  // plain reads, which the plugin leaves alone for this model, are not hashline's.
+  const records = recorded(path.join(project.home, "state", "hashline", "telemetry"))
+  t.deepEqual(
+    records.map((r) => [r.host, r.model, r.tool, r.outcome, r.callId, r.files]),
+    [
+      ["opencode", "gpt-5.2", "patch", "refused", stale.callID, 2],
+      ["opencode", "gpt-5.2", "patch", "applied", fixed.callID, 2],
+    ],
+  )
 })
 
 scenario("prettier formats the edited file, and the next edit cites the refs the result showed", async (t) => {

@@ -10,6 +10,7 @@ import os from "node:os"
 import path from "node:path"
 import { getEncoding } from "js-tiktoken"
 import { startScriptedServer } from "../e2e/server.mjs"
+import { recorded, statsTable } from "../helpers.mjs"
 import { publishPackages, REPO } from "../support/published.mjs"
 
 /**
@@ -68,8 +69,9 @@ async function project(name, files) {
  * @param {import("ava").ExecutionContext} t
  * @param {Awaited<ReturnType<typeof project>>} where
  * @param {Step[]} steps
+ * @param {Record<string, string>} [env] more of pi's environment
  */
-async function play(t, where, steps) {
+async function play(t, where, steps, env = {}) {
   const server = await startScriptedServer(steps)
   t.teardown(() => server.close())
   const provider = {
@@ -82,7 +84,7 @@ async function play(t, where, steps) {
   fs.writeFileSync(path.join(where.agent, "models.json"), JSON.stringify({ providers: { fake: provider } }, null, 2))
   const run = await runPi(["--no-session", "--provider", "fake", "--model", "scripted", "--mode", "json", "-p", "Make the change."], {
     cwd: where.root,
-    env: { ...where.env, PI_OFFLINE: "1" },
+    env: { ...where.env, PI_OFFLINE: "1", ...env },
   })
   t.is(run.code, 0, run.stderr)
   t.deepEqual(server.errors, [])
@@ -120,6 +122,7 @@ test.serial(`pi ${PI_VERSION}: read, an edit citing a ref, a stale ref refused t
   t.timeout(300_000)
   const original = "function total(items) {\n  let sum = 0\n  for (const x of items) sum += x\n  return sum\n}\n"
   const where = await project("scenario", { "total.js": original })
+  const telemetry = path.join(work, "scenario-telemetry")
   const { server, results } = await play(t, where, [
     () => ({ calls: [{ name: "read", args: { path: "total.js" } }] }),
     () => ({ calls: [{ name: "edit", args: { path: "total.js", operations: [{ op: "replace", ref: "{{ref:2}}", content: "  let sum = 0 // running total" }] } }] }),
@@ -136,7 +139,7 @@ test.serial(`pi ${PI_VERSION}: read, an edit citing a ref, a stale ref refused t
     }),
     () => ({ calls: [{ name: "grep", args: { pattern: "sum \\+=" } }] }),
     () => ({ text: "Done." }),
-  ])
+  ], { HASHLINE_TELEMETRY_DIR: telemetry })
 
   t.deepEqual(
     results.map((r) => [r.tool, r.isError]),
@@ -170,6 +173,28 @@ test.serial(`pi ${PI_VERSION}: read, an edit citing a ref, a stale ref refused t
   t.regex(system, /- read: Read a file; each line shows its ref/)
   t.regex(system, /- To change a file, call edit with operations that cite these refs/)
   for (const entry of server.log) t.log(JSON.stringify({ url: entry.url, turn: entry.turn, tools: entry.tools, answered: entry.answered }))
+
+  // Each call is in the local record with pi's model (ctx.model) and call
+  // id; the refused edit with its code, the stale ref it recovered after.
+  const records = recorded(telemetry)
+  t.deepEqual(
+    records.map((r) => [r.host, r.model, r.tool, r.outcome]),
+    [
+      ["pi", "scripted", "read", "ok"],
+      ["pi", "scripted", "edit", "applied"],
+      ["pi", "scripted", "edit", "refused"],
+      ["pi", "scripted", "edit", "applied"],
+      ["pi", "scripted", "edit", "applied"],
+      ["pi", "scripted", "edit", "applied"],
+      ["pi", "scripted", "grep", "ok"],
+    ],
+  )
+  t.true(records.every((r) => typeof r.callId === "string" && r.callId !== ""))
+  t.is(new Set(records.map((r) => r.callId)).size, records.length)
+  t.is(records[2].code, "HASH_MISMATCH")
+  const table = statsTable(telemetry)
+  t.regex(table, /^scripted +pi +7 +5 /m)
+  t.log(`hashline stats of this session:\n${table}`)
 })
 
 test.serial(`pi ${PI_VERSION}: a 200-line read reaches the model as the lean text, within 5% of its tokens`, async (t) => {

@@ -6,7 +6,7 @@ import test from "ava"
 import fs from "node:fs"
 import path from "node:path"
 import { z } from "zod"
-import { createToolList, createTools } from "../../lib/tools.mjs"
+import { createToolList, createTools, settingsOf } from "../../lib/tools.mjs"
 import { engineOptions, openEngine } from "../../lib/engine.cjs"
 import { errorInfo } from "../../lib/errors.mjs"
 import editTool, { DESCRIPTION } from "../../opencode/edit.mjs"
@@ -308,4 +308,40 @@ test("openEngine takes the store folder and its size from HASHLINE_STORE and HAS
   t.is(fromEnv.code, "INVALID_REQUEST")
   t.regex(fromEnv.message, /^HASHLINE_STORE_MAX_BYTES takes a number of bytes such as 500M, got "a lot"\.$/)
   t.regex(/** @type {any} */ (t.throws(() => openEngine({ root, storeMaxBytes: "lots" }, {}))).message, /^options\.storeMaxBytes takes a number of bytes/)
+})
+
+test("a read by a model the user set to the full view shows full refs, the longest part of its id deciding; other models get the session's view", async (t) => {
+  const root = project(t, { "a.txt": "one\ntwo\n" })
+  const models = { KIMI: { view: /** @type {const} */ ("full") }, "kimi-k2-mini": { view: /** @type {const} */ ("lean") } }
+  const tools = createTools({ root, view: "lean", models, telemetry: false })
+  const full = /^1#[0-9A-F]{3}#[0-9A-F]{3}\|one$/m
+  const lean = /^1[a-z]{2} one$/m
+  t.regex(await tools.read.execute({ filePath: "a.txt" }, { model: "moonshot/Kimi-K2" }), full)
+  t.regex(await tools.read.execute({ filePath: "a.txt" }, { model: "kimi-k2-mini" }), lean)
+  t.regex(await tools.read.execute({ filePath: "a.txt" }, { model: "gpt-5" }), lean)
+  t.regex(await tools.read.execute({ filePath: "a.txt" }), lean)
+  // The session's model, where a call names none.
+  const session = createTools({ root, view: "lean", models, model: "kimi-k2", telemetry: false })
+  t.regex(await session.read.execute({ filePath: "a.txt" }), full)
+  // HASHLINE_MODELS, where the host gives no setting.
+  t.deepEqual(settingsOf({}, { HASHLINE_MODELS: '{"deepseek": {"view": "full"}}' }).settingOf("DeepSeek-V4"), { view: "full" })
+  // An edit by the full refs lands as any other.
+  const shown = await tools.read.execute({ filePath: "a.txt" }, { model: "kimi-k2" })
+  await tools.edit.execute({ filePath: "a.txt", operations: [{ op: "replace", ref: refFor(shown, "two"), content: "TWO" }] }, { model: "kimi-k2" })
+  t.is(fs.readFileSync(path.join(root, "a.txt"), "utf8"), "one\nTWO\n")
+})
+
+test("a per-model setting that is not one is refused with INVALID_REQUEST naming where it came from, never ignored", (t) => {
+  const refused = (/** @type {unknown} */ models, /** @type {Record<string, string>} */ env = {}) => {
+    const err = t.throws(() => settingsOf(/** @type {any} */ ({ models }), env))
+    t.is(/** @type {any} */ (err)?.code, "INVALID_REQUEST")
+    return err?.message ?? ""
+  }
+  t.regex(refused({ kimi: { view: "wide" } }), /^options\.models: view \(for "kimi"\) takes "lean" or "full", not "wide"\.$/)
+  t.regex(refused({ kimi: { veiw: "full" } }), /"veiw" \(for "kimi"\) is no setting; the settings are view\./)
+  t.regex(refused({ kimi: "full" }), /the setting of "kimi" is not an object/)
+  t.regex(refused({ "": { view: "full" } }), /may not be empty/)
+  t.regex(refused(["kimi"]), /an object of settings/)
+  t.regex(refused(undefined, { HASHLINE_MODELS: "{kimi: full}" }), /^HASHLINE_MODELS: not JSON/)
+  t.throws(() => createTools({ root: scratch(t), models: /** @type {any} */ ({ kimi: { view: "wide" } }) }), { code: "INVALID_REQUEST" })
 })

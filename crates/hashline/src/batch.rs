@@ -70,6 +70,21 @@ struct Entry {
     request: Request,
 }
 
+/// The entries of a batch that read as entries, each its path as the batch
+/// names it and its request, for a host that describes a batch (its
+/// telemetry record) whether or not it could be planned; an entry that does
+/// not read is left out.
+pub fn batch_entries(batch: &Value) -> Vec<(String, Request)> {
+    match batch {
+        Value::Array(items) => items
+            .iter()
+            .filter_map(|item| entry(item).ok())
+            .map(|e| (e.path, e.request))
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
 /// The file an entry names, and its edit; errors say which entry.
 fn entry(value: &Value) -> std::result::Result<Entry, (Option<String>, Error)> {
     let Value::Object(fields) = value else {

@@ -49,6 +49,22 @@ pub struct EditInput<'a> {
     pub style: ViewStyle,
 }
 
+/// How an edit came to be what it is, as data for hosts that count
+/// outcomes: what the stale-ref policy and the clean-up did
+/// (`docs/format.md` §6, §7).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct EditOutcome {
+    /// The refs were of an older version, and proven to name lines still
+    /// in the file (stale refs recovered).
+    pub remapped: bool,
+    /// Content lines the clean-up changed or left out as proven copies of
+    /// the engine's output (view prefixes, a view's header, a line a view
+    /// cut).
+    pub prefixes_removed: usize,
+    /// Boundary echoes the clean-up dropped as proven copies.
+    pub echoes_dropped: usize,
+}
+
 /// A new version of a document, computed and described, not yet written.
 #[derive(Debug, Clone)]
 pub struct Edited {
@@ -64,6 +80,8 @@ pub struct Edited {
     pub map: LineMap,
     /// The stored version the refs were remapped from, if any.
     pub remapped_from: Option<String>,
+    /// What the stale-ref policy and the clean-up did.
+    pub outcome: EditOutcome,
     /// What the change broke that was not broken before.
     pub problems: Vec<Problem>,
     /// The new version's parse tree (or why it has none), when it was parsed.
@@ -77,6 +95,7 @@ pub(crate) struct Change {
     pub headline: String,
     pub notes: Vec<String>,
     pub remapped_from: Option<String>,
+    pub outcome: EditOutcome,
     pub relocated: Vec<Relocated>,
     /// The style the result shows lines and refs in.
     pub style: ViewStyle,
@@ -189,6 +208,7 @@ fn plan_change(input: &EditInput<'_>, request: &Request) -> Result<Prepared> {
     }
     let previous_rev = doc.rev().to_owned();
     let mut remapped_from = None;
+    let mut outcome = EditOutcome::default();
     let mut relocated = Vec::new();
     let (new, headline, notes): (NewText, String, Vec<String>) = match request {
         Request::Operations { operations, rev } => {
@@ -214,6 +234,11 @@ fn plan_change(input: &EditInput<'_>, request: &Request) -> Result<Prepared> {
             };
             let planned = plan(&ctx, operations, rev.as_deref())?;
             remapped_from = planned.from.clone();
+            outcome = EditOutcome {
+                remapped: planned.from.is_some(),
+                prefixes_removed: planned.prefixes_removed,
+                echoes_dropped: planned.echoes_dropped,
+            };
             relocated = planned.relocated;
             let ops = plural(planned.applied, "operation", "operations");
             let headline = if input.exists {
@@ -284,6 +309,7 @@ fn plan_change(input: &EditInput<'_>, request: &Request) -> Result<Prepared> {
             headline,
             notes,
             remapped_from,
+            outcome,
             relocated,
             style: input.style,
         },
@@ -355,6 +381,7 @@ pub(crate) fn finish(
         headline,
         notes,
         remapped_from,
+        outcome,
         relocated,
         style,
     } = change;
@@ -418,6 +445,7 @@ pub(crate) fn finish(
         problems,
         map,
         remapped_from,
+        outcome,
         tree,
     })
 }

@@ -185,6 +185,36 @@ pub struct ErrorDetails {
     /// The error of each entry of a batch that failed, by the entry's
     /// index (the message lists them all).
     pub entries: Vec<(usize, Error)>,
+    /// What an `AMBIGUOUS_ECHO` refusal doubted.
+    pub doubted: Option<Doubted>,
+}
+
+/// What content an `AMBIGUOUS_ECHO` refusal could neither prove copied nor
+/// rule out (`docs/format.md` §7), as data for a host that counts them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Doubted {
+    /// Output of the engine: view prefixes, a view's header, a line a view
+    /// cut.
+    Output,
+    /// A boundary echo: a repeat of the line next to where the content goes.
+    Boundary,
+}
+
+impl Doubted {
+    /// `output` or `boundary`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Doubted::Output => "output",
+            Doubted::Boundary => "boundary",
+        }
+    }
+
+    /// The kind `name` names.
+    pub fn parse(name: &str) -> Option<Doubted> {
+        [Doubted::Output, Doubted::Boundary]
+            .into_iter()
+            .find(|d| d.name() == name)
+    }
 }
 
 impl Error {
@@ -199,7 +229,14 @@ impl Error {
             shown: Vec::new(),
             problems: Vec::new(),
             entries: Vec::new(),
+            doubted: None,
         }))
+    }
+
+    /// What an `AMBIGUOUS_ECHO` refusal doubted.
+    pub fn with_doubted(mut self, doubted: Doubted) -> Self {
+        self.doubted = Some(doubted);
+        self
     }
 
     /// The path the error is about.

@@ -78,6 +78,7 @@ mod session;
 mod store;
 mod syntax;
 mod tags;
+pub mod telemetry;
 mod transaction;
 mod view;
 
@@ -86,11 +87,11 @@ pub mod internals;
 #[cfg(test)]
 mod tests;
 
-pub use batch::{BatchPlan, BatchResult};
+pub use batch::{batch_entries, BatchPlan, BatchResult};
 pub use cancel::Cancel;
 pub use document::Document;
-pub use edit::{apply_to_string, apply_to_text, Edited, TextEdit};
-pub use error::{excerpt, Error, ErrorClass, ErrorCode, Mismatch, Result};
+pub use edit::{apply_to_string, apply_to_text, EditOutcome, Edited, TextEdit};
+pub use error::{excerpt, Doubted, Error, ErrorClass, ErrorCode, Mismatch, Result};
 pub use hash::{anchor_hash, line_hash, pair_tag, rev, Tag};
 pub use patch::{paths as patch_paths, FileKind, FileResult, PatchOptions, PatchPlan, PatchResult};
 pub use problem::{Problem, Severity};

@@ -83,6 +83,10 @@ pub struct Planned {
     pub notes: Vec<String>,
     /// The stored version the refs were remapped from, if any.
     pub from: Option<String>,
+    /// Content lines the clean-up changed or left out as copied output.
+    pub prefixes_removed: usize,
+    /// Boundary echoes the clean-up dropped.
+    pub echoes_dropped: usize,
     /// Where the lines of each move and copy applied are now.
     pub(crate) relocated: Vec<Relocated>,
 }
@@ -191,9 +195,11 @@ pub fn plan(ctx: &PlanContext<'_>, operations: &[Operation], rev: Option<&str>) 
     // wrong in itself is told so first.
     judged.refuse_doubts(ctx.path)?;
     let mut cleaned = judged.cleaned;
-    if ctx.cleanup {
-        echoes::clean(ctx, &mut items, &mut notes, &mut cleaned)?;
-    }
+    let echoes_dropped = if ctx.cleanup {
+        echoes::clean(ctx, &mut items, &mut notes, &mut cleaned)?
+    } else {
+        0
+    };
     let (items, collapsed) = conflicts::collapse_identical(items);
     if collapsed > 0 {
         notes.push(format!(
@@ -214,6 +220,8 @@ pub fn plan(ctx: &PlanContext<'_>, operations: &[Operation], rev: Option<&str>) 
         applied,
         notes,
         from: located.from,
+        prefixes_removed: judged.removed,
+        echoes_dropped,
         relocated,
     })
 }

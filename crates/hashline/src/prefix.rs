@@ -28,7 +28,7 @@
 //! Specified in `docs/format.md` §7.
 
 use crate::document::Document;
-use crate::error::{excerpt, Error, ErrorCode};
+use crate::error::{excerpt, Doubted, Error, ErrorCode};
 use crate::hash::{anchor_hash, hashed_text, line_hash, Tag};
 use crate::hash::{fits_parity, pair_tag, PAIR_VALUES};
 use crate::reference::{Ref, RefTag};
@@ -807,7 +807,9 @@ pub(crate) fn ambiguous(path: &str, contents: &[(String, Vec<Doubt>)], literal: 
         message,
         "Nothing was removed. If these are prefixes or other text copied from what the engine showed, send the content again without them (a line a view cut cannot be sent whole: leave it out of the lines replaced); if the text is meant as it is, {literal}."
     );
-    Error::new(ErrorCode::AmbiguousEcho, message).with_path(path)
+    Error::new(ErrorCode::AmbiguousEcho, message)
+        .with_path(path)
+        .with_doubted(Doubted::Output)
 }
 
 /// Why a line is in doubt, as a message says it after the line.

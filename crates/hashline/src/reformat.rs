@@ -134,6 +134,7 @@ impl Hashline {
             additions: summary.additions,
             deletions: summary.deletions,
             problems: introduced.problems,
+            outcome: Default::default(),
         }))
     }
 }

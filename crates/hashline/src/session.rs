@@ -4,7 +4,7 @@
 
 use crate::cancel::Cancel;
 use crate::document::Document;
-use crate::edit::{prepare, EditInput, Edited};
+use crate::edit::{prepare, EditInput, EditOutcome, Edited};
 use crate::error::{Error, ErrorCode, Result};
 use crate::file::{load, load_for_view, Base, Found, Loaded, Root, Target, DEFAULT_MAX_FILE_BYTES};
 use crate::lock::{locked, DEFAULT_LOCK_TIMEOUT};
@@ -168,6 +168,8 @@ pub struct EditResult {
     pub deletions: usize,
     /// What the edit broke that was not broken before, on the lines it wrote.
     pub problems: Vec<Problem>,
+    /// What the stale-ref policy and the clean-up did.
+    pub outcome: EditOutcome,
 }
 
 /// An edit computed but not written; `commit` writes it if the file is
@@ -249,6 +251,9 @@ pub struct Stripped {
     pub stripped: usize,
     /// What the clean-up did, when it did anything.
     pub note: Option<String>,
+    /// The same content was refused for this file before, and is now
+    /// handed back as sent: sent again, it is meant as it is.
+    pub resent: bool,
 }
 
 /// A panic while a lock was held leaves data that is still consistent

@@ -11,8 +11,24 @@ mod line_endings;
 mod model;
 mod moves;
 mod no_guess;
+mod outcomes;
 mod recovery;
 mod splicing;
 mod stored_versions;
 mod transactions;
 mod views_unchanged;
+
+use crate::request::{OpKind, Operation, Request};
+
+/// A request that replaces the line `reference` names with `content`.
+pub(crate) fn replace(reference: &str, content: &str) -> Request {
+    Request::Operations {
+        operations: vec![Operation::new(
+            OpKind::Replace,
+            Some(reference),
+            None,
+            content,
+        )],
+        rev: None,
+    }
+}

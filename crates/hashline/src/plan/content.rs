@@ -5,7 +5,7 @@
 
 use super::{block, ends, lines, PlanContext};
 use crate::error::Result;
-use crate::prefix::{self, Doubt, Place, Prefix, Verdict};
+use crate::prefix::{self, Doubt, Fix, Place, Prefix, Verdict};
 use crate::request::{Cites, Operation};
 
 /// Each operation's content as it will be written, and what judging it
@@ -18,6 +18,8 @@ pub(super) struct Judged {
     pub edges: Vec<[Option<Prefix>; 2]>,
     /// A note for each operation whose content lost proven copies.
     pub cleaned: Vec<String>,
+    /// Content lines changed or left out as proven copies.
+    pub removed: usize,
     /// The content that may hold copies nothing proves, by operation.
     doubtful: Vec<(String, Vec<Doubt>)>,
 }
@@ -29,6 +31,7 @@ pub(super) fn judge(ctx: &PlanContext<'_>, operations: &[Operation]) -> Judged {
         contents: Vec::with_capacity(operations.len()),
         edges: Vec::with_capacity(operations.len()),
         cleaned: Vec::new(),
+        removed: 0,
         doubtful: Vec::new(),
     };
     for (i, op) in operations.iter().enumerate() {
@@ -45,6 +48,7 @@ pub(super) fn judge(ctx: &PlanContext<'_>, operations: &[Operation]) -> Judged {
         match verdict {
             Verdict::Literal => judged.contents.push(op.content.clone()),
             Verdict::Clean(fixes) => {
+                judged.removed += fixes.iter().filter(|f| **f != Fix::Keep).count();
                 judged
                     .cleaned
                     .push(prefix::describe(&format!("operation {}", i + 1), &fixes));

@@ -5,7 +5,7 @@
 use super::{Item, PlanContext};
 use crate::cleanup::{without, Boundary, Echo, Echoes};
 use crate::document::Document;
-use crate::error::{Error, ErrorCode, Result};
+use crate::error::{Doubted, Error, ErrorCode, Result};
 use crate::prefix::Prefix;
 use crate::reference::Ref;
 use crate::syntax::EchoJudge;
@@ -13,13 +13,14 @@ use std::fmt::Write as _;
 use std::ops::Range;
 
 /// Drops the proven echoes from the items' content, each with a note (also
-/// in `cleaned`); `AMBIGUOUS_ECHO` for any in doubt.
+/// in `cleaned`), and says how many it dropped; `AMBIGUOUS_ECHO` for any in
+/// doubt.
 pub(super) fn clean(
     ctx: &PlanContext<'_>,
     items: &mut [Item],
     notes: &mut Vec<String>,
     cleaned: &mut Vec<String>,
-) -> Result<()> {
+) -> Result<usize> {
     // A parse proves a reading of one operation's boundary only when no
     // other operation changes the file: each is parsed against the text
     // as it is, so a repeat another operation gives its meaning (a rule
@@ -52,10 +53,12 @@ pub(super) fn clean(
         })
         .collect();
     let mut doubtful = String::new();
+    let mut dropped = 0;
     for (item, (boundary, named)) in items.iter_mut().zip(judged) {
         match boundary {
             Boundary::Kept => {}
             Boundary::Dropped(echoes) => {
+                dropped += echoes.len();
                 let note = describe_drop(item, &echoes, &named);
                 item.lines = without(&item.lines, &echoes);
                 cleaned.push(note.clone());
@@ -71,9 +74,10 @@ pub(super) fn clean(
                 "Edit rejected, nothing written: content repeats a line next to where it goes, and the engine cannot tell whether the repeat was copied by mistake:\n{doubtful}Nothing was removed. If a repeated line was copied by mistake, send the operation again without it; if both copies are meant, send it again with \"literal\": true on the operation, and its content is written exactly as sent."
             ),
         )
-        .with_path(ctx.path));
+        .with_path(ctx.path)
+        .with_doubted(Doubted::Boundary));
     }
-    Ok(())
+    Ok(dropped)
 }
 
 /// The boundaries of an item whose content line carried, proven a copy,

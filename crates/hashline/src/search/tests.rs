@@ -2,8 +2,8 @@
 //! cancellation.
 
 use super::*;
-use crate::request::{OpKind, Operation, Request};
 use crate::session::Options;
+use crate::tests::replace;
 use std::fs;
 
 type Tune = fn(&mut SearchOptions);
@@ -32,18 +32,6 @@ fn paths(result: &SearchResult) -> Vec<&str> {
     let mut paths: Vec<&str> = result.hits.iter().map(|h| h.path.as_str()).collect();
     paths.dedup();
     paths
-}
-
-fn replace(reference: &str, content: &str) -> Request {
-    Request::Operations {
-        operations: vec![Operation::new(
-            OpKind::Replace,
-            Some(reference),
-            None,
-            content,
-        )],
-        rev: None,
-    }
 }
 
 #[test]

@@ -132,6 +132,7 @@ impl Hashline {
                 additions: edited.summary.additions,
                 deletions: edited.summary.deletions,
                 problems: edited.problems,
+                outcome: edited.outcome,
             },
             shown: edited.summary.shown,
             map: Arc::new(edited.map),

@@ -116,6 +116,7 @@ impl Hashline {
                 text: text.to_owned(),
                 stripped: 0,
                 note: None,
+                resent: false,
             });
         }
         let key = (target.real.clone(), Sha1::digest(text.as_bytes()).into());
@@ -127,6 +128,7 @@ impl Hashline {
                     text: text.to_owned(),
                     stripped: 0,
                     note: None,
+                    resent: true,
                 });
             }
         }
@@ -151,6 +153,7 @@ impl Hashline {
                 text,
                 stripped,
                 note,
+                resent: false,
             }),
             Err(err) => {
                 let mut refused = lock(&self.refused);

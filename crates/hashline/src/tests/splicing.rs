@@ -152,6 +152,7 @@ proptest! {
             headline: "Applied".into(),
             notes: Vec::new(),
             remapped_from: None,
+            outcome: Default::default(),
             relocated: Vec::new(),
             style: ViewStyle::Full,
         };
