@@ -1,28 +1,59 @@
 //! Text handed back to JS. A large text (a view, an edited file) is given
 //! to the engine as an external string: V8 reads the Rust buffer in place
 //! instead of decoding a UTF-8 copy of it, which is most of the cost of
-//! returning a multi-megabyte view. ASCII goes as Latin-1, as it is; other
-//! text is transcoded to UTF-16 first (V8 would hold it as UTF-16 anyway).
-//! Small texts, and any host without external strings, get the ordinary
-//! UTF-8 copy.
+//! returning a multi-megabyte view. ASCII goes as Latin-1, as it is, and a
+//! document's text is lent in place, the document kept alive until V8
+//! drops the string; other text whose characters all fit Latin-1 (most
+//! European text) is converted to Latin-1, and the rest to UTF-16 (V8
+//! would hold either so anyway). Small texts, and any host without
+//! external strings, get the ordinary UTF-8 copy.
 
+use hashline::Document;
 use napi::bindgen_prelude::*;
 use napi::sys;
 use std::ffi::c_void;
-use std::mem::ManuallyDrop;
 use std::ptr;
 use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::Arc;
 
 /// Below this a copy costs less than the external string's bookkeeping
 /// (a finalizer, and a GC object holding the buffer alive).
 const EXTERNAL_MIN_BYTES: usize = 64 << 10;
 
 /// A string result: `string` in JS.
-pub struct Text(pub String);
+pub struct Text(Owner);
+
+/// What holds a string's bytes while V8 reads them.
+enum Owner {
+    Utf8(String),
+    /// A document whose canonical text is its file's text.
+    Document(Arc<Document>),
+    Latin1(Vec<u8>),
+    Utf16(Vec<u16>),
+}
+
+impl Owner {
+    fn text(&self) -> &str {
+        match self {
+            Owner::Utf8(text) => text,
+            Owner::Document(doc) => doc.text(),
+            Owner::Latin1(_) | Owner::Utf16(_) => unreachable!("converted text is never read back"),
+        }
+    }
+}
 
 impl From<String> for Text {
     fn from(text: String) -> Text {
-        Text(text)
+        Text(Owner::Utf8(text))
+    }
+}
+
+impl Text {
+    /// The text of `doc`, a document whose bytes are its canonical text
+    /// (`Document::bytes_are_canonical`), lent without a copy.
+    pub fn of_document(doc: Arc<Document>) -> Text {
+        debug_assert!(doc.bytes_are_canonical());
+        Text(Owner::Document(doc))
     }
 }
 
@@ -38,103 +69,69 @@ impl TypeName for Text {
 
 impl ToNapiValue for Text {
     unsafe fn to_napi_value(env: sys::napi_env, val: Self) -> Result<sys::napi_value> {
-        let text = val.0;
+        let owner = val.0;
+        let text = owner.text();
         if text.len() < EXTERNAL_MIN_BYTES || !external_strings() {
             // SAFETY: the caller's `env` is live for this call.
-            return unsafe { String::to_napi_value(env, text) };
+            return unsafe { <&str>::to_napi_value(env, text) };
         }
-        if text.is_ascii() {
-            // SAFETY: as above; ASCII bytes are Latin-1.
-            return match unsafe { external(env, text.into_bytes(), latin1) } {
-                Ok(value) => Ok(value),
-                Err(bytes) => {
-                    refused();
-                    // SAFETY: the bytes came from a `String`, unchanged.
-                    let text = unsafe { String::from_utf8_unchecked(bytes) };
-                    // SAFETY: the caller's `env` is live for this call.
-                    unsafe { String::to_napi_value(env, text) }
-                }
-            };
-        }
-        // A UTF-16 text has at most as many units as its UTF-8 has bytes.
-        let mut units = vec![0u16; text.len()];
-        let written = encoding_rs::mem::convert_str_to_utf16(&text, &mut units);
-        units.truncate(written);
-        drop(text);
+        let owner = if encoding_rs::mem::is_ascii(text.as_bytes()) {
+            // ASCII bytes are Latin-1.
+            owner
+        } else if encoding_rs::mem::is_str_latin1(text) {
+            Owner::Latin1(encoding_rs::mem::encode_latin1_lossy(text).into_owned())
+        } else {
+            // A UTF-16 text has at most as many units as its UTF-8 has bytes.
+            let mut units = vec![0u16; text.len()];
+            let written = encoding_rs::mem::convert_str_to_utf16(text, &mut units);
+            units.truncate(written);
+            Owner::Utf16(units)
+        };
         // SAFETY: as above.
-        match unsafe { external(env, units, utf16) } {
+        match unsafe { external(env, owner) } {
             Ok(value) => Ok(value),
-            Err(units) => {
+            Err(owner) => {
                 refused();
-                let mut value = ptr::null_mut();
-                // SAFETY: `units` holds `units.len()` UTF-16 units.
-                check_status!(unsafe {
-                    sys::napi_create_string_utf16(
-                        env,
-                        units.as_ptr(),
-                        units.len() as isize,
-                        &mut value,
-                    )
-                })?;
-                Ok(value)
+                // SAFETY: as above.
+                unsafe { copied(env, &owner) }
             }
         }
     }
+}
+
+/// A copy of the string `owner` holds, made by the host.
+unsafe fn copied(env: sys::napi_env, owner: &Owner) -> Result<sys::napi_value> {
+    let mut value = ptr::null_mut();
+    // SAFETY: each buffer holds its `len()` units, and `env` is live.
+    check_status!(unsafe {
+        match owner {
+            Owner::Utf8(_) | Owner::Document(_) => {
+                let text = owner.text();
+                sys::napi_create_string_utf8(
+                    env,
+                    text.as_ptr().cast(),
+                    text.len() as isize,
+                    &mut value,
+                )
+            }
+            Owner::Latin1(bytes) => sys::napi_create_string_latin1(
+                env,
+                bytes.as_ptr().cast(),
+                bytes.len() as isize,
+                &mut value,
+            ),
+            Owner::Utf16(units) => {
+                sys::napi_create_string_utf16(env, units.as_ptr(), units.len() as isize, &mut value)
+            }
+        }
+    })?;
+    Ok(value)
 }
 
 /// A host that has the functions but refuses them once will refuse them
 /// again: stop trying.
 fn refused() {
     EXTERNAL.store(NO, Ordering::Relaxed);
-}
-
-/// One of napi's `node_api_create_external_string_*` functions.
-type Create<T> = unsafe fn(
-    sys::napi_env,
-    *const T,
-    isize,
-    sys::node_api_basic_finalize,
-    *mut c_void,
-    *mut sys::napi_value,
-    *mut bool,
-) -> sys::napi_status;
-
-unsafe fn latin1(
-    env: sys::napi_env,
-    data: *const u8,
-    len: isize,
-    finalize: sys::node_api_basic_finalize,
-    hint: *mut c_void,
-    value: *mut sys::napi_value,
-    copied: *mut bool,
-) -> sys::napi_status {
-    // SAFETY: the caller's contract is this function's.
-    unsafe {
-        sys::node_api_create_external_string_latin1(
-            env,
-            data.cast(),
-            len,
-            finalize,
-            hint,
-            value,
-            copied,
-        )
-    }
-}
-
-unsafe fn utf16(
-    env: sys::napi_env,
-    data: *const u16,
-    len: isize,
-    finalize: sys::node_api_basic_finalize,
-    hint: *mut c_void,
-    value: *mut sys::napi_value,
-    copied: *mut bool,
-) -> sys::napi_status {
-    // SAFETY: the caller's contract is this function's.
-    unsafe {
-        sys::node_api_create_external_string_utf16(env, data, len, finalize, hint, value, copied)
-    }
 }
 
 const UNKNOWN: u8 = 0;
@@ -177,52 +174,69 @@ fn host_exports(_: &std::ffi::CStr) -> bool {
     true
 }
 
-/// An external string over `data`, which V8 then owns until it drops the
-/// string (or at once, if it chose to copy it); the data back if the host
-/// refused.
+/// An external string over the text `owner` holds, which V8 then owns
+/// until it drops the string (or at once, if it chose to copy it); the
+/// owner back if the host refused.
 ///
 /// Hand-written over napi-sys rather than napi's `JsStringLatin1::from_data`
 /// and `JsStringUtf16::from_data`, which drop the buffer when the call
 /// fails, leaving nothing to fall back to without copying every large text
-/// first.
-unsafe fn external<T>(
+/// first, and which cannot lend a buffer something else owns.
+unsafe fn external(
     env: sys::napi_env,
-    data: Vec<T>,
-    create: Create<T>,
-) -> std::result::Result<sys::napi_value, Vec<T>> {
-    let mut data = ManuallyDrop::new(data);
-    let (ptr, len, cap) = (data.as_mut_ptr(), data.len(), data.capacity());
-    let hint = Box::into_raw(Box::new((len, cap)));
+    owner: Owner,
+) -> std::result::Result<sys::napi_value, Owner> {
+    let owner = Box::new(owner);
+    let hint: *mut Owner = Box::into_raw(owner);
     let mut value = ptr::null_mut();
     let mut copied = false;
-    // SAFETY: `ptr` holds `len` initialised units that stay valid until
-    // `release::<T>` runs; on success the finalizer owns them and the hint.
+    // SAFETY: the owner's buffer holds its initialised units and stays
+    // valid, unmoved, until `release` drops the owner; on success the
+    // finalizer owns it.
     let status = unsafe {
-        create(
-            env,
-            ptr,
-            len as isize,
-            Some(release::<T>),
-            hint.cast(),
-            &mut value,
-            &mut copied,
-        )
+        match &*hint {
+            Owner::Latin1(bytes) => sys::node_api_create_external_string_latin1(
+                env,
+                bytes.as_ptr().cast_mut().cast(),
+                bytes.len() as isize,
+                Some(release),
+                hint.cast(),
+                &mut value,
+                &mut copied,
+            ),
+            Owner::Utf16(units) => sys::node_api_create_external_string_utf16(
+                env,
+                units.as_ptr(),
+                units.len() as isize,
+                Some(release),
+                hint.cast(),
+                &mut value,
+                &mut copied,
+            ),
+            // ASCII text, given as Latin-1.
+            owner @ (Owner::Utf8(_) | Owner::Document(_)) => {
+                let text = owner.text();
+                sys::node_api_create_external_string_latin1(
+                    env,
+                    text.as_ptr().cast_mut().cast(),
+                    text.len() as isize,
+                    Some(release),
+                    hint.cast(),
+                    &mut value,
+                    &mut copied,
+                )
+            }
+        }
     };
     if status == sys::Status::napi_ok {
         return Ok(value);
     }
-    // SAFETY: on failure the finalizer never runs: both are still ours.
-    unsafe {
-        drop(Box::from_raw(hint));
-        Err(ManuallyDrop::into_inner(data))
-    }
+    // SAFETY: on failure the finalizer never runs: the owner is still ours.
+    Err(*unsafe { Box::from_raw(hint) })
 }
 
-unsafe extern "C" fn release<T>(_: sys::node_api_basic_env, data: *mut c_void, hint: *mut c_void) {
-    // SAFETY: `hint` and `data` are what `external` handed over, released
-    // once, here.
-    unsafe {
-        let (len, cap) = *Box::from_raw(hint.cast::<(usize, usize)>());
-        drop(Vec::from_raw_parts(data.cast::<T>(), len, cap));
-    }
+unsafe extern "C" fn release(_: sys::node_api_basic_env, _: *mut c_void, hint: *mut c_void) {
+    // SAFETY: `hint` is the owner `external` handed over, released once,
+    // here.
+    drop(unsafe { Box::from_raw(hint.cast::<Owner>()) });
 }

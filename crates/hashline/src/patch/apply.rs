@@ -521,7 +521,6 @@ impl Hashline {
         let anchors: Vec<Option<usize>> = if refs.iter().any(Option::is_some) {
             let ctx = PlanContext {
                 doc,
-                rev: doc.rev(),
                 path: &target.display,
                 history,
                 others: &[],

@@ -6,8 +6,10 @@
 use crate::before::{Before, Taken};
 use crate::document::{Document, Splice, BOM};
 use crate::edit::{finish, Change, Old};
+use crate::request::{OpKind, Operation, Request};
 use crate::syntax::SyntaxCheck;
 use crate::view::ViewStyle;
+use crate::{apply_to_string, apply_to_text, Ref};
 use proptest::prelude::*;
 use std::ops::Range;
 
@@ -98,6 +100,28 @@ fn changes(splices: &[Splice]) -> Vec<(Range<usize>, Range<usize>)> {
         .collect()
 }
 
+/// Operations that make `splices` of `doc`, citing its lines by full refs.
+fn operations(doc: &Document, splices: &[Splice]) -> Vec<Operation> {
+    let r = |i: usize| Ref::of_line(doc, i).to_string();
+    splices
+        .iter()
+        .filter(|s| !(s.range.is_empty() && s.lines.is_empty()))
+        .map(|s| {
+            let content = s.lines.join("\n");
+            let through = (s.range.len() > 1).then(|| r(s.range.end - 1));
+            let (kind, at) = match (s.range.is_empty(), s.lines.is_empty()) {
+                (false, true) => (OpKind::Delete, Some(r(s.range.start))),
+                (false, false) => (OpKind::Replace, Some(r(s.range.start))),
+                (true, _) if s.range.start < doc.line_count() => {
+                    (OpKind::InsertBefore, Some(r(s.range.start)))
+                }
+                (true, _) => (OpKind::Append, None),
+            };
+            Operation::new(kind, at.as_deref(), through.as_deref(), &content)
+        })
+        .collect()
+}
+
 /// A file of `files`, and edits of it.
 fn edited(files: BoxedStrategy<Vec<u8>>) -> impl Strategy<Value = (Vec<u8>, Vec<Splice>)> {
     files.prop_flat_map(|bytes| {
@@ -126,6 +150,9 @@ proptest! {
         let mut new = old.clone();
         let taken = Taken::of(&old, changes(&splices));
         new.splice_in_place(&splices, None).unwrap();
+        // The old REV was not known when the lines were taken: it is hashed
+        // from the new document and the lines taken out.
+        prop_assert_eq!(taken.rev(&new), crate::hash::rev(old.text()));
         let spliced = old.spliced(&splices).unwrap();
         prop_assert_eq!(&new, &spliced);
         prop_assert_eq!(new.rev(), spliced.rev());
@@ -171,6 +198,33 @@ proptest! {
             }
             (Err(a), Err(b)) => prop_assert_eq!(a.code, b.code),
             (a, b) => prop_assert!(false, "{:?} against {:?}", a.map(|e| e.summary), b.map(|e| e.summary)),
+        }
+    }
+
+    #[test]
+    fn an_edit_of_text_described_when_asked_reads_as_one_described_at_once(
+        (bytes, splices) in edited(prop_oneof![lf_file(), file()].boxed()),
+        summary_first in any::<bool>(),
+    ) {
+        let text = String::from_utf8(bytes).unwrap();
+        let doc = Document::from_text(&text);
+        let request = Request::Operations { operations: operations(&doc, &splices), rev: None };
+        let eager = apply_to_text(&text, &request, false);
+        let lazy = apply_to_string(text.clone(), "text", &request, false, SyntaxCheck::Off);
+        match (eager, lazy) {
+            (Ok((out, edited)), Ok(lazy)) => {
+                prop_assert_eq!(&out, &lazy.text());
+                if summary_first {
+                    prop_assert_eq!(&edited.summary, lazy.summary());
+                }
+                prop_assert_eq!(&edited.previous_rev, lazy.previous_rev());
+                prop_assert_eq!(&edited.rev, lazy.rev());
+                prop_assert_eq!(&edited.summary, lazy.summary());
+                prop_assert_eq!(&edited.summary.headline, lazy.headline());
+                prop_assert_eq!(&edited.problems[..], lazy.problems());
+            }
+            (Err(a), Err(b)) => prop_assert_eq!((a.code, &a.message), (b.code, &b.message)),
+            (a, b) => prop_assert!(false, "{:?} against {:?}", a.map(|e| e.0), b.map(|e| e.text().into_owned())),
         }
     }
 
