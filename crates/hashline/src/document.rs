@@ -8,6 +8,7 @@
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::known::Known;
+use crate::remap::LineMap;
 use memchr::{memchr, memchr2, memchr_iter};
 use std::borrow::Cow;
 use std::ops::Range;
@@ -334,6 +335,15 @@ impl Document {
     /// for a version the store keeps.
     pub(crate) fn keep_tags(&self) {
         self.known.keep(self.line_count());
+    }
+
+    /// Keeps the digests of the lines views hash from now on, starting
+    /// with those of `old` that a change kept: `map` says where the
+    /// change put each line it kept.
+    pub(crate) fn keep_tags_from(&self, old: &Document, map: &LineMap) {
+        self.keep_tags();
+        self.known
+            .carry(&old.known, map.runs(), old.line_count(), self.line_count());
     }
 
     /// The digests of lines hashed already, if they are kept.

@@ -120,6 +120,12 @@ impl Hashline {
         let mut diff = edited.summary.diff;
         bound(&mut output, "output");
         bound(&mut diff, "diff");
+        // A version whose lines views hashed passes the digests of the
+        // lines the edit kept to the new one, so that a view after the edit
+        // hashes only what it changed.
+        if let Some(old) = old.as_deref().filter(|old| old.known().kept()) {
+            edited.doc.keep_tags_from(old, &edited.map);
+        }
         Ok(EditPlan {
             owner: self.id,
             result: EditResult {

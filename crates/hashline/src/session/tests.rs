@@ -46,6 +46,56 @@ fn a_view_takes_a_stored_version_only_when_it_holds_the_same_file() {
 }
 
 #[test]
+fn a_view_after_edits_takes_the_digests_the_edits_kept_and_shows_the_file_as_it_is() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("f.txt");
+    let lines: String = (0..3000).map(|i| format!("line {}\n", i % 50)).collect();
+    fs::write(&file, &lines).unwrap();
+    let mut options = Options::new(dir.path());
+    options.view = ViewStyle::Full;
+    let hl = Hashline::new(options).unwrap();
+    let all = ReadOptions {
+        limit: Some(usize::MAX),
+        ..Default::default()
+    };
+    let mut view = hl.read_with("f.txt", &all).unwrap().view.text;
+    // Edits at the first line, in the middle and at the last line, each
+    // cited from the view before it; line 1024 is the last of a batch of
+    // 512 lines hashed together, its neighbour the first of the next.
+    for (line, content) in [
+        (1, "first"),
+        (1024, "middle"),
+        (2000, "two\nlines"),
+        (3001, "last"),
+    ] {
+        let reference = view.lines().nth(line).unwrap().split('|').next().unwrap();
+        let request = Request::Operations {
+            operations: vec![Operation::new(
+                OpKind::Replace,
+                Some(reference),
+                None,
+                content,
+            )],
+            rev: None,
+        };
+        hl.edit("f.txt", &request).unwrap();
+        view = hl.read_with("f.txt", &all).unwrap().view.text;
+        let text = fs::read_to_string(&file).unwrap();
+        let fresh = crate::format_view_with(
+            text,
+            "f.txt",
+            &crate::FormatViewOptions {
+                limit: Some(usize::MAX),
+                view: ViewStyle::Full,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        assert_eq!(view, fresh.text, "after the edit of line {line}");
+    }
+}
+
+#[test]
 fn a_plan_is_committed_only_by_the_session_that_made_it() {
     let dir = tempfile::tempdir().unwrap();
     fs::write(dir.path().join("f.txt"), "a\n").unwrap();

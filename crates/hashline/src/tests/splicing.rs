@@ -6,8 +6,10 @@
 use crate::before::{Before, Taken};
 use crate::document::{Document, Splice, BOM};
 use crate::edit::{finish, Change, Old};
+use crate::remap::LineMap;
 use crate::request::{OpKind, Operation, Request};
 use crate::syntax::SyntaxCheck;
+use crate::tags::each_line;
 use crate::view::ViewStyle;
 use crate::{apply_to_string, apply_to_text, Ref};
 use proptest::prelude::*;
@@ -226,6 +228,45 @@ proptest! {
             (Err(a), Err(b)) => prop_assert_eq!((a.code, &a.message), (b.code, &b.message)),
             (a, b) => prop_assert!(false, "{:?} against {:?}", a.map(|e| e.0), b.map(|e| e.text().into_owned())),
         }
+    }
+
+    #[test]
+    fn the_digests_an_edit_carries_over_are_the_new_versions_own(
+        (bytes, splices) in edited(prop_oneof![lf_file(), file()].boxed()),
+        full_view_first in any::<bool>(),
+    ) {
+        let words = |doc: &Document, anchors: bool| {
+            let mut out = Vec::new();
+            each_line(doc, 0..doc.line_count(), anchors, |i, w| {
+                out.push((i, w.line, anchors.then(|| w.anchor())));
+            });
+            out
+        };
+        let old = Document::from_bytes(&bytes).unwrap();
+        old.keep_tags();
+        words(&old, full_view_first);
+        let new = old.spliced(&splices).unwrap();
+        let map = LineMap::from_changes(old.line_count(), changes(&splices));
+        new.keep_tags_from(&old, &map);
+        // The lines inside a run of kept lines are taken over, not hashed,
+        // and every word taken over is the new version's own.
+        for &(_, n, len) in map.runs() {
+            for i in n + 1..(n + len).saturating_sub(1) {
+                prop_assert!(new.known().get(i, full_view_first).is_some(), "line {i}");
+            }
+        }
+        let fresh = old.spliced(&splices).unwrap();
+        let own = words(&fresh, true);
+        for (i, line, anchor) in &own {
+            if let Some(w) = new.known().get(*i, false) {
+                prop_assert_eq!(w.line, *line, "line {}", i);
+            }
+            if let Some(w) = new.known().get(*i, true) {
+                prop_assert_eq!(Some(w.anchor()), *anchor, "line {}", i);
+            }
+        }
+        prop_assert_eq!(words(&new, true), own);
+        prop_assert_eq!(words(&new, false), words(&fresh, false));
     }
 
     #[test]
