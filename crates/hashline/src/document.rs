@@ -8,7 +8,6 @@
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::known::Known;
-use crate::remap::LineMap;
 use memchr::{memchr, memchr2, memchr_iter};
 use std::borrow::Cow;
 use std::ops::Range;
@@ -338,12 +337,12 @@ impl Document {
     }
 
     /// Keeps the digests of the lines views hash from now on, starting
-    /// with those of `old` that a change kept: `map` says where the
-    /// change put each line it kept.
-    pub(crate) fn keep_tags_from(&self, old: &Document, map: &LineMap) {
+    /// with those of `old` that a change kept: `runs` (a `LineMap`'s, as
+    /// `(old_start, new_start, len)`) say where the change put them.
+    pub(crate) fn keep_tags_from(&self, old: &Document, runs: &[(usize, usize, usize)]) {
         self.keep_tags();
         self.known
-            .carry(&old.known, map.runs(), old.line_count(), self.line_count());
+            .carry(&old.known, runs, old.line_count(), self.line_count());
     }
 
     /// The digests of lines hashed already, if they are kept.

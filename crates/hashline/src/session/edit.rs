@@ -124,7 +124,7 @@ impl Hashline {
         // lines the edit kept to the new one, so that a view after the edit
         // hashes only what it changed.
         if let Some(old) = old.as_deref().filter(|old| old.known().kept()) {
-            edited.doc.keep_tags_from(old, &edited.map);
+            edited.doc.keep_tags_from(old, edited.map.runs());
         }
         Ok(EditPlan {
             owner: self.id,

@@ -247,7 +247,7 @@ proptest! {
         words(&old, full_view_first);
         let new = old.spliced(&splices).unwrap();
         let map = LineMap::from_changes(old.line_count(), changes(&splices));
-        new.keep_tags_from(&old, &map);
+        new.keep_tags_from(&old, map.runs());
         // The lines inside a run of kept lines are taken over, not hashed,
         // and every word taken over is the new version's own.
         for &(_, n, len) in map.runs() {
