@@ -56,6 +56,9 @@ pub(crate) struct Taken {
     pub(crate) line_count: usize,
     pub(crate) final_newline: bool,
     pub(crate) text_len: usize,
+    /// The old version's bytes were its canonical text (no BOM, only LF
+    /// endings), which the new document and the parts rebuild.
+    pub(crate) canonical: bool,
 }
 
 /// One changed region: the old lines it replaced, where they were, and
@@ -115,6 +118,7 @@ impl Taken {
             line_count: doc.line_count(),
             final_newline: doc.final_newline(),
             text_len: doc.text().len(),
+            canonical: doc.bytes_are_canonical(),
         }
     }
 
@@ -130,12 +134,20 @@ impl Taken {
         hex::encode_upper(&sha.finalize()[..4])
     }
 
+    /// The old version's canonical text, read through `new`.
+    pub(crate) fn old_text(&self, new: &Document) -> String {
+        let mut text = Vec::with_capacity(self.text_len);
+        self.each_run(new, |run| text.extend_from_slice(run));
+        // Runs of whole lines of two texts, each of whole UTF-8 lines.
+        String::from_utf8(text).expect("the old text is whole UTF-8 lines")
+    }
+
     /// The old version's canonical text, in order, as runs of bytes: the
     /// lines kept, from `new`, and the lines each part took out. A run of
     /// kept lines has the same bytes in both texts but for its last line
     /// break: a line last in one text and not in the other may lack it in
     /// that one (in a file without a final newline).
-    fn each_run<'a>(&'a self, new: &'a Document, mut each: impl FnMut(&'a [u8])) {
+    pub(crate) fn each_run<'a>(&'a self, new: &'a Document, mut each: impl FnMut(&'a [u8])) {
         let (mut old_at, mut new_line) = (0, 0);
         for part in &self.parts {
             kept_run(new, new_line, part.old_bytes.start - old_at, &mut each);

@@ -350,6 +350,11 @@ impl Document {
         &self.known
     }
 
+    /// Fills in the REV, known already.
+    pub(crate) fn know_rev(&self, rev: &str) {
+        let _ = self.rev.set(rev.to_owned());
+    }
+
     /// Fills in the REV from a SHA-1 of the file's bytes, when those are
     /// the canonical text (otherwise the digest is of something else).
     pub fn know_rev_from_digest(&self, digest: &[u8; 20]) {

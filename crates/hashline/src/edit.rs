@@ -17,7 +17,7 @@ use crate::remap::LineMap;
 use crate::replace::{create, replace};
 use crate::report::{hunks, success, window, Hunk, SuccessInput, Summary};
 use crate::request::Request;
-use crate::store::Version;
+use crate::store::{StoredDoc, Version};
 use crate::syntax::{KeptTree, Parsed, SyntaxCheck};
 use crate::view::ViewStyle;
 
@@ -70,6 +70,30 @@ pub struct Edited {
     pub problems: Vec<Problem>,
     /// The new version's parse tree (or why it has none), when it was parsed.
     pub(crate) tree: Option<KeptTree>,
+    /// The version the edit replaced, when the edit was given it.
+    pub(crate) replaced: Option<OldVersion>,
+}
+
+/// The version an edit replaced, as the edit holds it: what the splice of
+/// its buffer took out, or the whole document.
+#[derive(Debug, Clone)]
+pub(crate) enum OldVersion {
+    Taken(Taken),
+    Whole(Document),
+}
+
+impl OldVersion {
+    /// The version as a store keeps it, `new` the version the edit made
+    /// and `rev` its REV; none for a version spliced whose bytes were not
+    /// its canonical text, which the lines taken out cannot rebuild.
+    pub(crate) fn stored(self, new: &Arc<Document>, rev: &str) -> Option<StoredDoc> {
+        match self {
+            OldVersion::Taken(taken) => taken
+                .canonical
+                .then(|| StoredDoc::edited(Arc::clone(new), taken, rev)),
+            OldVersion::Whole(doc) => Some(StoredDoc::from(Arc::new(doc))),
+        }
+    }
 }
 
 /// What a change did, to be described with the version it made: the
@@ -508,6 +532,11 @@ fn describe_now(old: Old<'_>, path: &str, new_doc: Document, checked: Checked) -
         problems,
         tree,
     } = checked;
+    let replaced = match old {
+        Old::Taken(taken) => Some(OldVersion::Taken(taken)),
+        Old::Given(doc) => Some(OldVersion::Whole(doc)),
+        Old::Whole(_) => None,
+    };
     let map = LineMap::from_changes(
         old_lines,
         change.hunks.iter().map(|h| (h.old.clone(), h.new.clone())),
@@ -521,6 +550,7 @@ fn describe_now(old: Old<'_>, path: &str, new_doc: Document, checked: Checked) -
         map,
         remapped_from: change.remapped_from,
         tree,
+        replaced,
     }
 }
 
@@ -723,7 +753,10 @@ fn edit_text(
     syntax: SyntaxCheck,
 ) -> Result<Edited> {
     let input = EditInput::text(&doc, path, cleanup, syntax);
-    prepare(&input, request)?.apply(doc)
+    let mut edited = prepare(&input, request)?.apply(doc)?;
+    // No store keeps the text replaced.
+    edited.replaced = None;
+    Ok(edited)
 }
 
 #[cfg(test)]

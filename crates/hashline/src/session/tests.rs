@@ -96,6 +96,83 @@ fn a_view_after_edits_takes_the_digests_the_edits_kept_and_shows_the_file_as_it_
 }
 
 #[test]
+fn refs_to_a_version_no_view_of_the_session_showed_remap_after_an_edit_of_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("f.txt");
+    let text: String = (0..40).map(|i| format!("line {i}\n")).collect();
+    fs::write(&file, &text).unwrap();
+    let mut options = Options::new(dir.path());
+    options.seen_guard = false;
+    let hl = Hashline::new(options).unwrap();
+    // Refs of the text as a host showed it, not through this session.
+    let doc = crate::Document::from_text(&text);
+    let replace = |line: usize, content: &str| Request::Operations {
+        operations: vec![Operation::new(
+            OpKind::Replace,
+            Some(&Ref::of_line(&doc, line).to_string()),
+            None,
+            content,
+        )],
+        rev: None,
+    };
+    hl.edit("f.txt", &replace(2, "two\nlines")).unwrap();
+    hl.edit("f.txt", &replace(30, "thirty")).unwrap();
+    let lines: Vec<String> = fs::read_to_string(&file)
+        .unwrap()
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    assert_eq!(
+        (lines.len(), &lines[2][..], &lines[31][..]),
+        (41, "two", "thirty")
+    );
+    assert_eq!(lines[30], "line 29");
+}
+
+#[test]
+fn a_version_kept_as_the_edit_that_replaced_it_is_written_whole_to_the_store_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = tempfile::tempdir().unwrap();
+    let file = dir.path().join("f.txt");
+    let text: String = (0..40).map(|i| format!("line {i}\n")).collect();
+    fs::write(&file, &text).unwrap();
+    let session = || {
+        let mut options = Options::new(dir.path());
+        options.seen_guard = false;
+        options.store_dir = Some(store.path().to_owned());
+        Hashline::new(options).unwrap()
+    };
+    let doc = crate::Document::from_text(&text);
+    let replace = |line: usize, content: &str| Request::Operations {
+        operations: vec![Operation::new(
+            OpKind::Replace,
+            Some(&Ref::of_line(&doc, line).to_string()),
+            None,
+            content,
+        )],
+        rev: None,
+    };
+    session().edit("f.txt", &replace(2, "two\nlines")).unwrap();
+    // The store folder holds the text edited, byte for byte.
+    let kept: Vec<Vec<u8>> = fs::read_dir(store.path())
+        .unwrap()
+        .map(|e| fs::read(e.unwrap().path()).unwrap())
+        .collect();
+    assert!(kept.contains(&text.clone().into_bytes()));
+    // A later process remaps a ref to it.
+    session().edit("f.txt", &replace(30, "thirty")).unwrap();
+    let lines: Vec<String> = fs::read_to_string(&file)
+        .unwrap()
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    assert_eq!(
+        (lines.len(), &lines[2][..], &lines[31][..]),
+        (41, "two", "thirty")
+    );
+}
+
+#[test]
 fn a_plan_is_committed_only_by_the_session_that_made_it() {
     let dir = tempfile::tempdir().unwrap();
     fs::write(dir.path().join("f.txt"), "a\n").unwrap();

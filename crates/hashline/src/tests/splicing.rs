@@ -8,12 +8,14 @@ use crate::document::{Document, Splice, BOM};
 use crate::edit::{finish, Change, Old};
 use crate::remap::LineMap;
 use crate::request::{OpKind, Operation, Request};
+use crate::store::StoredDoc;
 use crate::syntax::SyntaxCheck;
 use crate::tags::each_line;
 use crate::view::ViewStyle;
 use crate::{apply_to_string, apply_to_text, Ref};
 use proptest::prelude::*;
 use std::ops::Range;
+use std::sync::Arc;
 
 /// File bytes of every kind: a BOM or not, LF, CRLF, lone CR and mixed
 /// endings, empty lines, lines starting with U+FEFF, a final newline or
@@ -155,6 +157,20 @@ proptest! {
         // The old REV was not known when the lines were taken: it is hashed
         // from the new document and the lines taken out.
         prop_assert_eq!(taken.rev(&new), crate::hash::rev(old.text()));
+        // A store keeps such an old version as the new one and the lines
+        // taken, and makes it whole the same document.
+        if old.bytes_are_canonical() {
+            let stored = StoredDoc::edited(Arc::new(new.clone()), taken.clone(), old.rev());
+            prop_assert_eq!((stored.text_len(), stored.line_count()), (old.text().len(), old.line_count()));
+            // Its text is written, and compared with a file read, before it
+            // is made whole.
+            prop_assert_eq!(stored.text_runs().concat(), old.text().as_bytes());
+            prop_assert!(stored.same_file(&old));
+            prop_assert!(!stored.same_file(&new) || new.same_file(&old));
+            prop_assert!(stored.built().is_none());
+            prop_assert_eq!(&**stored.whole(), &old);
+            prop_assert_eq!(stored.rev(), old.rev());
+        }
         let spliced = old.spliced(&splices).unwrap();
         prop_assert_eq!(&new, &spliced);
         prop_assert_eq!(new.rev(), spliced.rev());
