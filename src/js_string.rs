@@ -75,11 +75,11 @@ impl ToNapiValue for Text {
             // SAFETY: the caller's `env` is live for this call.
             return unsafe { <&str>::to_napi_value(env, text) };
         }
-        let owner = if encoding_rs::mem::is_ascii(text.as_bytes()) {
+        let owner = if text.is_ascii() {
             // ASCII bytes are Latin-1.
             owner
-        } else if encoding_rs::mem::is_str_latin1(text) {
-            Owner::Latin1(encoding_rs::mem::encode_latin1_lossy(text).into_owned())
+        } else if is_latin1(text) {
+            Owner::Latin1(to_latin1(text))
         } else {
             // A UTF-16 text has at most as many units as its UTF-8 has bytes.
             let mut units = vec![0u16; text.len()];
@@ -97,6 +97,45 @@ impl ToNapiValue for Text {
             }
         }
     }
+}
+
+// The checks and the Latin-1 conversion are written here rather than
+// taken from `encoding_rs::mem`, whose loops go a word at a time on stable
+// Rust (its SIMD needs a nightly feature): std's `is_ascii` and a maximum
+// over the bytes are vectorised, and for 225 KB of source with a few
+// accented lines the three passes took 21 µs here against 56 µs.
+
+/// Whether every character of `text` is at most U+00FF: in UTF-8, no byte
+/// is a lead byte above 0xC3 (0xC4 and up lead U+0100 and beyond).
+fn is_latin1(text: &str) -> bool {
+    text.bytes().fold(0, u8::max) < 0xC4
+}
+
+/// `text`, whose characters are all Latin-1 (`is_latin1`), as Latin-1.
+fn to_latin1(text: &str) -> Vec<u8> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut at = 0;
+    while at < bytes.len() {
+        let end = (at + 32).min(bytes.len());
+        if bytes[at..end].is_ascii() {
+            out.extend_from_slice(&bytes[at..end]);
+            at = end;
+            continue;
+        }
+        while at < end {
+            let lead = bytes[at];
+            if lead < 0x80 {
+                out.push(lead);
+                at += 1;
+            } else {
+                // A two-byte sequence, 0xC2 or 0xC3 and a continuation.
+                out.push((lead & 0x1F) << 6 | (bytes[at + 1] & 0x3F));
+                at += 2;
+            }
+        }
+    }
+    out
 }
 
 /// A copy of the string `owner` holds, made by the host.
@@ -239,4 +278,37 @@ unsafe extern "C" fn release(_: sys::node_api_basic_env, _: *mut c_void, hint: *
     // SAFETY: `hint` is the owner `external` handed over, released once,
     // here.
     drop(unsafe { Box::from_raw(hint.cast::<Owner>()) });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    proptest::proptest! {
+        #[test]
+        fn latin1_is_told_and_converted_as_encoding_rs_does(
+            chars in proptest::collection::vec(
+                proptest::prop_oneof![
+                    proptest::char::range('\0', '\u{7F}'),
+                    proptest::char::range('\u{80}', '\u{FF}'),
+                    proptest::char::range('\u{100}', '\u{10FFFF}'),
+                ],
+                0..200,
+            )
+        ) {
+            let text: String = chars.iter().collect();
+            // The same characters less those past U+00FF: Latin-1 text of
+            // every length.
+            let latin1: String = chars.iter().filter(|&&c| c <= '\u{FF}').collect();
+            for text in [text, latin1] {
+                proptest::prop_assert_eq!(is_latin1(&text), encoding_rs::mem::is_str_latin1(&text));
+                if is_latin1(&text) {
+                    proptest::prop_assert_eq!(
+                        to_latin1(&text),
+                        encoding_rs::mem::encode_latin1_lossy(&text).into_owned()
+                    );
+                }
+            }
+        }
+    }
 }
