@@ -6,7 +6,9 @@
 //! drops the string; other text whose characters all fit Latin-1 (most
 //! European text) is converted to Latin-1, and the rest to UTF-16 (V8
 //! would hold either so anyway). Small texts, and any host without
-//! external strings, get the ordinary UTF-8 copy.
+//! external strings, get a copy: as Latin-1 where the text fits it, since
+//! the host decodes UTF-8 holding other than ASCII a character at a time,
+//! and as UTF-8 otherwise.
 
 use hashline::Document;
 use napi::bindgen_prelude::*;
@@ -71,15 +73,15 @@ impl ToNapiValue for Text {
     unsafe fn to_napi_value(env: sys::napi_env, val: Self) -> Result<sys::napi_value> {
         let owner = val.0;
         let text = owner.text();
-        if text.len() < EXTERNAL_MIN_BYTES || !external_strings() {
-            // SAFETY: the caller's `env` is live for this call.
-            return unsafe { <&str>::to_napi_value(env, text) };
-        }
+        let lent = text.len() >= EXTERNAL_MIN_BYTES && external_strings();
         let owner = if text.is_ascii() {
             // ASCII bytes are Latin-1.
             owner
         } else if is_latin1(text) {
             Owner::Latin1(to_latin1(text))
+        } else if !lent {
+            // SAFETY: the caller's `env` is live for this call.
+            return unsafe { <&str>::to_napi_value(env, text) };
         } else {
             // A UTF-16 text has at most as many units as its UTF-8 has bytes.
             let mut units = vec![0u16; text.len()];
@@ -87,6 +89,13 @@ impl ToNapiValue for Text {
             units.truncate(written);
             Owner::Utf16(units)
         };
+        // A text copied is handed over as Latin-1 too: the host copies
+        // the bytes as they are, where from UTF-8 it decodes them one
+        // character at a time once one is not ASCII.
+        if !lent {
+            // SAFETY: the caller's `env` is live for this call.
+            return unsafe { copied(env, &owner) };
+        }
         // SAFETY: as above.
         match unsafe { external(env, owner) } {
             Ok(value) => Ok(value),
@@ -138,15 +147,17 @@ fn to_latin1(text: &str) -> Vec<u8> {
     out
 }
 
-/// A copy of the string `owner` holds, made by the host.
+/// A copy of the string `owner` holds, made by the host; text left in
+/// UTF-8 is ASCII.
 unsafe fn copied(env: sys::napi_env, owner: &Owner) -> Result<sys::napi_value> {
     let mut value = ptr::null_mut();
     // SAFETY: each buffer holds its `len()` units, and `env` is live.
     check_status!(unsafe {
         match owner {
+            // Only ASCII text is left in UTF-8: its bytes are Latin-1.
             Owner::Utf8(_) | Owner::Document(_) => {
                 let text = owner.text();
-                sys::napi_create_string_utf8(
+                sys::napi_create_string_latin1(
                     env,
                     text.as_ptr().cast(),
                     text.len() as isize,
