@@ -42,6 +42,22 @@ impl Owner {
             Owner::Latin1(_) | Owner::Utf16(_) => unreachable!("converted text is never read back"),
         }
     }
+
+    /// The string's units as handed over: Latin-1 made so, text left in
+    /// UTF-8 (ASCII by then, so Latin-1 as it is), or UTF-16.
+    fn units(&self) -> Units<'_> {
+        match self {
+            Owner::Latin1(bytes) => Units::One(bytes),
+            Owner::Utf16(units) => Units::Two(units),
+            Owner::Utf8(_) | Owner::Document(_) => Units::One(self.text().as_bytes()),
+        }
+    }
+}
+
+/// A string's units: one byte (Latin-1) or two (UTF-16) a unit.
+enum Units<'a> {
+    One(&'a [u8]),
+    Two(&'a [u16]),
 }
 
 impl From<String> for Text {
@@ -153,24 +169,14 @@ unsafe fn copied(env: sys::napi_env, owner: &Owner) -> Result<sys::napi_value> {
     let mut value = ptr::null_mut();
     // SAFETY: each buffer holds its `len()` units, and `env` is live.
     check_status!(unsafe {
-        match owner {
-            // Only ASCII text is left in UTF-8: its bytes are Latin-1.
-            Owner::Utf8(_) | Owner::Document(_) => {
-                let text = owner.text();
-                sys::napi_create_string_latin1(
-                    env,
-                    text.as_ptr().cast(),
-                    text.len() as isize,
-                    &mut value,
-                )
-            }
-            Owner::Latin1(bytes) => sys::napi_create_string_latin1(
+        match owner.units() {
+            Units::One(bytes) => sys::napi_create_string_latin1(
                 env,
                 bytes.as_ptr().cast(),
                 bytes.len() as isize,
                 &mut value,
             ),
-            Owner::Utf16(units) => {
+            Units::Two(units) => {
                 sys::napi_create_string_utf16(env, units.as_ptr(), units.len() as isize, &mut value)
             }
         }
@@ -244,8 +250,8 @@ unsafe fn external(
     // valid, unmoved, until `release` drops the owner; on success the
     // finalizer owns it.
     let status = unsafe {
-        match &*hint {
-            Owner::Latin1(bytes) => sys::node_api_create_external_string_latin1(
+        match (*hint).units() {
+            Units::One(bytes) => sys::node_api_create_external_string_latin1(
                 env,
                 bytes.as_ptr().cast_mut().cast(),
                 bytes.len() as isize,
@@ -254,7 +260,7 @@ unsafe fn external(
                 &mut value,
                 &mut copied,
             ),
-            Owner::Utf16(units) => sys::node_api_create_external_string_utf16(
+            Units::Two(units) => sys::node_api_create_external_string_utf16(
                 env,
                 units.as_ptr(),
                 units.len() as isize,
@@ -263,19 +269,6 @@ unsafe fn external(
                 &mut value,
                 &mut copied,
             ),
-            // ASCII text, given as Latin-1.
-            owner @ (Owner::Utf8(_) | Owner::Document(_)) => {
-                let text = owner.text();
-                sys::node_api_create_external_string_latin1(
-                    env,
-                    text.as_ptr().cast_mut().cast(),
-                    text.len() as isize,
-                    Some(release),
-                    hint.cast(),
-                    &mut value,
-                    &mut copied,
-                )
-            }
         }
     };
     if status == sys::Status::napi_ok {

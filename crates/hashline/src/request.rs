@@ -426,6 +426,23 @@ pub enum Request {
     },
 }
 
+#[cfg(test)]
+impl Request {
+    /// The line `reference` cites replaced by `content`: the request the
+    /// engine's tests make most.
+    pub(crate) fn replace_one(reference: &str, content: &str) -> Request {
+        Request::Operations {
+            operations: vec![Operation::new(
+                OpKind::Replace,
+                Some(reference),
+                None,
+                content,
+            )],
+            rev: None,
+        }
+    }
+}
+
 /// Splits content into lines: on LF, CRLF or a lone CR, with one final
 /// terminator dropped, so `""` is no lines and `"\n"` one empty line.
 pub fn split_content(content: &str) -> Vec<String> {

@@ -2,7 +2,7 @@
 //! cancellation.
 
 use super::*;
-use crate::request::{OpKind, Operation, Request};
+use crate::request::Request;
 use crate::session::Options;
 use std::fs;
 
@@ -35,15 +35,7 @@ fn paths(result: &SearchResult) -> Vec<&str> {
 }
 
 fn replace(reference: &str, content: &str) -> Request {
-    Request::Operations {
-        operations: vec![Operation::new(
-            OpKind::Replace,
-            Some(reference),
-            None,
-            content,
-        )],
-        rev: None,
-    }
+    Request::replace_one(reference, content)
 }
 
 #[test]
