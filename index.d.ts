@@ -130,6 +130,33 @@ export declare class PatchPlan {
   get files(): Array<PatchFile>
 }
 
+/**
+ * What `applyEdits` did. The new text, the REVs, the result and the diff
+ * are each made the first time they are read: a host that only takes the
+ * text pays for none of the others.
+ */
+export declare class TextEditResult {
+  /** The new text. */
+  get text(): string
+  /**
+   * What the model should read: fresh refs around each change, shift
+   * hints, notes.
+   */
+  get output(): string
+  /** The first sentence of `output`, naming what was done. */
+  get headline(): string
+  /** The REV of the new text. */
+  get rev(): string
+  /** The REV of the text edited. */
+  get previousRev(): string
+  /** A unified diff for UIs. */
+  get diff(): string
+  get additions(): number
+  get deletions(): number
+  /** What the edit broke that was not broken before. */
+  get problems(): Array<Problem>
+}
+
 /** ANCHOR: 3 hex digits of SHA-1 of `prev ␞ line ␞ next` (a missing neighbour is empty). */
 export declare function anchorHash(prev: string | undefined | null, line: string, next?: string | undefined | null): string
 
@@ -891,18 +918,4 @@ export interface TelemetryStatsOptions {
   host?: string
   /** This tool only. */
   tool?: 'read' | 'edit' | 'grep' | 'apply' | 'patch' | 'write'
-}
-
-export interface TextEditResult {
-  text: string
-  output: string
-  /** The first sentence of `output`, naming what was done. */
-  headline: string
-  rev: string
-  previousRev: string
-  diff: string
-  additions: number
-  deletions: number
-  /** What the edit broke that was not broken before. */
-  problems: Array<Problem>
 }

@@ -839,6 +839,7 @@ module.exports.BatchPlan = nativeBinding.BatchPlan
 module.exports.EditPlan = nativeBinding.EditPlan
 module.exports.Hashline = nativeBinding.Hashline
 module.exports.PatchPlan = nativeBinding.PatchPlan
+module.exports.TextEditResult = nativeBinding.TextEditResult
 module.exports.anchorHash = nativeBinding.anchorHash
 module.exports.applyEdits = nativeBinding.applyEdits
 module.exports.clearStore = nativeBinding.clearStore

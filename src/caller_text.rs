@@ -8,6 +8,7 @@ use crate::js_string::Text;
 use crate::options::{self, ApplyEditsOptions, FormatViewOptions};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
+use std::sync::Arc;
 
 /// A tagged view of text the caller holds.
 #[napi(ts_return_type = "string")]
@@ -32,22 +33,76 @@ pub fn format_view(
     })
 }
 
-#[napi(object, object_from_js = false)]
+/// What `applyEdits` did. The new text, the REVs, the result and the diff
+/// are each made the first time they are read: a host that only takes the
+/// text pays for none of the others.
+#[napi]
 pub struct TextEditResult {
-    #[napi(ts_type = "string")]
-    pub text: Text,
-    pub output: String,
+    edit: hashline::TextEdit,
+}
+
+#[napi]
+impl TextEditResult {
+    /// The new text.
+    #[napi(getter, ts_return_type = "string")]
+    pub fn text(&self, env: Env) -> Result<Text> {
+        guard(&env, || {
+            let doc = self.edit.document();
+            Ok(if doc.bytes_are_canonical() {
+                Text::of_document(Arc::clone(doc))
+            } else {
+                self.edit.text().into_owned().into()
+            })
+        })
+    }
+
+    /// What the model should read: fresh refs around each change, shift
+    /// hints, notes.
+    #[napi(getter)]
+    pub fn output(&self, env: Env) -> Result<String> {
+        guard(&env, || Ok(self.edit.summary().output.clone()))
+    }
+
     /// The first sentence of `output`, naming what was done.
-    pub headline: String,
-    pub rev: String,
-    pub previous_rev: String,
-    pub diff: String,
-    pub additions: u32,
-    pub deletions: u32,
+    #[napi(getter)]
+    pub fn headline(&self) -> String {
+        self.edit.headline().to_owned()
+    }
+
+    /// The REV of the new text.
+    #[napi(getter)]
+    pub fn rev(&self, env: Env) -> Result<String> {
+        guard(&env, || Ok(self.edit.rev().to_owned()))
+    }
+
+    /// The REV of the text edited.
+    #[napi(getter)]
+    pub fn previous_rev(&self, env: Env) -> Result<String> {
+        guard(&env, || Ok(self.edit.previous_rev().to_owned()))
+    }
+
+    /// A unified diff for UIs.
+    #[napi(getter)]
+    pub fn diff(&self, env: Env) -> Result<String> {
+        guard(&env, || Ok(self.edit.summary().diff.clone()))
+    }
+
+    #[napi(getter)]
+    pub fn additions(&self, env: Env) -> Result<u32> {
+        guard(&env, || Ok(self.edit.summary().additions as u32))
+    }
+
+    #[napi(getter)]
+    pub fn deletions(&self, env: Env) -> Result<u32> {
+        guard(&env, || Ok(self.edit.summary().deletions as u32))
+    }
+
     /// What the edit broke that was not broken before.
     // Named here: this module's types are made before `check`'s.
-    #[napi(ts_type = "Array<Problem>")]
-    pub problems: Vec<BindingProblem>,
+    #[napi(getter, ts_return_type = "Array<Problem>")]
+    pub fn problems(&self) -> Vec<BindingProblem> {
+        problems(self.edit.problems())
+    }
 }
 
 /// Applies an edit request to text the caller holds; no file, no store.
@@ -65,17 +120,8 @@ pub fn apply_edits(
         let o = ApplyEditsOptions::read(&env, options)?;
         let syntax = options::syntax(o.syntax.as_deref(), "options.syntax")?.unwrap_or_default();
         let path = o.path.as_deref().unwrap_or("text");
-        let edited = hashline::apply_to_string(text, path, &request, true, syntax)?;
         Ok(TextEditResult {
-            text: edited.text.into(),
-            output: edited.summary.output,
-            headline: edited.summary.headline,
-            rev: edited.rev,
-            previous_rev: edited.previous_rev,
-            diff: edited.summary.diff,
-            additions: edited.summary.additions as u32,
-            deletions: edited.summary.deletions as u32,
-            problems: problems(&edited.problems),
+            edit: hashline::apply_to_string(text, path, &request, true, syntax)?,
         })
     })
 }

@@ -104,7 +104,7 @@ impl Recorded for ReadView {
         record.lines.file = u64::from(self.total_lines);
         record.lines.shown = (last + 1).saturating_sub(first) as u64;
         record.tokens.result =
-            hashline::telemetry::view_tokens(self.text.0.len(), first, last, record.view);
+            hashline::telemetry::view_tokens(self.text.utf8_len(), first, last, record.view);
     }
 }
 

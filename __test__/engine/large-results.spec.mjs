@@ -7,23 +7,21 @@ import { bunBinary } from '../helpers.mjs'
 const REPO = fileURLToPath(new URL('../..', import.meta.url))
 const CHECK = fileURLToPath(new URL('../support/large-results.cjs', import.meta.url))
 
-// Results above the size where they are handed over without a copy, ASCII
-// and not, in every runtime the package supports.
+// Results above the size where they are handed over without a copy and
+// below it, ASCII, Latin-1 and wider, in every runtime the package supports.
 for (const [runtime, args] of [['Node', [process.execPath, '--expose-gc']], ['Bun', [bunBinary()]]]) {
-  test(`under ${runtime} large views, edits and reads come back exactly as JS computes them`, (t) => {
+  test(`under ${runtime} large and small views, edits and reads in ASCII, Latin-1 and wider text come back exactly as JS computes them`, (t) => {
     const [exe, ...flags] = args
     const out = spawnSync(exe, [...flags, CHECK, join(REPO, 'index.js')], { encoding: 'utf8', timeout: 120_000 })
     t.is(out.status, 0, out.stderr)
     const results = JSON.parse(out.stdout)
-    t.deepEqual(results, {
-      'ascii view': true,
-      'ascii edit': true,
-      'ascii read': true,
-      'non-ascii view': true,
-      'non-ascii edit': true,
-      'non-ascii read': true,
-      'results outlive collections': true,
-    })
+    const expected = { 'results outlive collections': true }
+    for (const size of ['', 'small ']) {
+      for (const kind of ['ascii', 'latin-1', 'non-ascii']) {
+        for (const call of ['view', 'edit', 'read']) expected[`${size}${kind} ${call}`] = true
+      }
+    }
+    t.deepEqual(results, expected)
     t.is(out.stderr, '')
   })
 }

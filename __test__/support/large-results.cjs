@@ -1,4 +1,4 @@
-// Large results built in one runtime, checked against what JS computes for
+// Large and small results built in one runtime, checked against what JS computes for
 // the same text: prints one JSON object of check name → true or a reason.
 const fs = require('node:fs')
 const os = require('node:os')
@@ -31,25 +31,31 @@ function check(name, fn, results) {
 const results = {}
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'hashline-large-'))
 try {
-  for (const [kind, extra] of [['ascii', ' // ok'], ['non-ascii', ' // é 🚀']]) {
-    const text = textOf(4000, extra)
-    check(`${kind} view`, () => {
-      const view = formatView(text, { path: 'big.js', view: 'full', limit: 4000 })
-      if (view !== expectedView(text, 'big.js')) return 'the view differs from the one computed in JS'
-    }, results)
-    check(`${kind} edit`, () => {
-      const lines = text.slice(0, -1).split('\n')
-      const ref = `2000#${lineHash(lines[1999])}#${anchorHash(lines[1998], lines[1999], lines[2000])}`
-      const out = applyEdits(text, { operations: [{ op: 'replace', ref, content: 'changed();' }] })
-      lines[1999] = 'changed();'
-      if (out.text !== lines.join('\n') + '\n') return 'the edited text differs'
-      if (out.rev !== rev(out.text)) return 'the REV is not the text\'s'
-    }, results)
-    check(`${kind} read`, () => {
-      fs.writeFileSync(path.join(root, `${kind}.js`), text)
-      const read = new Hashline({ root }).read(`${kind}.js`, { view: 'full', limit: 4000 })
-      if (read.text !== expectedView(text, `${kind}.js`)) return 'the read view differs from the one computed in JS'
-    }, results)
+  // Large results are lent to the runtime, small ones copied; each as
+  // Latin-1 when every character fits it, else as UTF-8 or UTF-16.
+  for (const [size, n] of [['large', 4000], ['small', 40]]) {
+    for (const [kind, extra] of [['ascii', ' // ok'], ['latin-1', ' // é ü ÿ'], ['non-ascii', ' // é 🚀']]) {
+      const name = size === 'large' ? kind : `small ${kind}`
+      const text = textOf(n, extra)
+      const at = n / 2
+      check(`${name} view`, () => {
+        const view = formatView(text, { path: 'big.js', view: 'full', limit: n })
+        if (view !== expectedView(text, 'big.js')) return 'the view differs from the one computed in JS'
+      }, results)
+      check(`${name} edit`, () => {
+        const lines = text.slice(0, -1).split('\n')
+        const ref = `${at}#${lineHash(lines[at - 1])}#${anchorHash(lines[at - 2], lines[at - 1], lines[at])}`
+        const out = applyEdits(text, { operations: [{ op: 'replace', ref, content: `changed(); // ${extra}` }] })
+        lines[at - 1] = `changed(); // ${extra}`
+        if (out.text !== lines.join('\n') + '\n') return 'the edited text differs'
+        if (out.rev !== rev(out.text)) return 'the REV is not the text\'s'
+      }, results)
+      check(`${name} read`, () => {
+        fs.writeFileSync(path.join(root, `${name}.js`), text)
+        const read = new Hashline({ root }).read(`${name}.js`, { view: 'full', limit: n })
+        if (read.text !== expectedView(text, `${name}.js`)) return 'the read view differs from the one computed in JS'
+      }, results)
+    }
   }
   // Many large results dropped while others live: each kept one must still
   // read as it was made once the collector has freed the rest.

@@ -47,7 +47,7 @@ for (const [b, dir] of dirs.entries()) {
     if (n >= 500) {
       const r = refs(native, text, n)
       const operations = editedLines(n, 10).map((at, j) => ({ op: 'replace', ref: r[at], content: replacement(j) }))
-      jobs.set(`applyEdits, ${label} lines, 10 replacements`, { run: () => native.applyEdits(text, { operations }) })
+      jobs.set(`applyEdits, ${label} lines, 10 replacements`, { run: () => native.applyEdits(text, { operations }).text })
       // Each build edits its own copy, restored before every call.
       const name = `e${n}-${b}.js`
       const restore = () => fs.writeFileSync(path.join(root, name), text)

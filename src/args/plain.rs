@@ -337,20 +337,21 @@ impl Reader {
     /// instead, naming the value read (or, after `part_of`, a part of it
     /// such as a field name).
     ///
-    /// Most text is ASCII, and for ASCII the UTF-8 length equals the UTF-16
-    /// length (any other character, a lone surrogate included, takes more
-    /// UTF-8 bytes than UTF-16 units): such a string is copied once as
-    /// UTF-8, which V8 does for one-byte strings at memory speed. Any other
-    /// string is read as UTF-16 in one copy and converted once.
+    /// A UTF-16 unit takes at most three UTF-8 bytes (a surrogate pair,
+    /// two units, takes four), so a buffer of three bytes a unit holds any
+    /// string, copied as UTF-8 in one call with no pass to measure it first
+    /// (V8 copies a one-byte string at memory speed). As many bytes as
+    /// units means every unit was ASCII. Other text is taken as copied
+    /// unless it holds U+FFFD, which may stand for a lone surrogate: such a
+    /// string is read again as UTF-16, and converted once.
     pub(super) fn string(
         &self,
         value: sys::napi_value,
         part_of: Option<&str>,
     ) -> hashline::Result<String> {
         let mut length = 0;
-        let mut utf8_length = 0;
         // SAFETY: `value` is a live string handle; with no buffer napi only
-        // reports the length, in UTF-16 units and in UTF-8 bytes.
+        // reports the length, in UTF-16 units.
         unsafe {
             self.call(sys::napi_get_value_string_utf16(
                 self.env,
@@ -359,30 +360,30 @@ impl Reader {
                 0,
                 &mut length,
             ))?;
+        }
+        let room = 3 * length + 1;
+        let mut bytes: Vec<u8> = Vec::with_capacity(room);
+        let mut copied = 0;
+        // SAFETY: the buffer has room for `room` bytes, the terminating NUL
+        // napi writes included; `copied` says how many it holds.
+        unsafe {
             self.call(sys::napi_get_value_string_utf8(
                 self.env,
                 value,
-                ptr::null_mut(),
-                0,
-                &mut utf8_length,
+                bytes.as_mut_ptr().cast(),
+                room,
+                &mut copied,
             ))?;
+            bytes.set_len(copied.min(room - 1));
         }
-        if utf8_length == length {
-            let mut bytes: Vec<u8> = Vec::with_capacity(length + 1);
-            let mut copied = 0;
-            // SAFETY: the buffer has room for `length` bytes and the
-            // terminating NUL napi writes; `copied` says how many it holds.
-            unsafe {
-                self.call(sys::napi_get_value_string_utf8(
-                    self.env,
-                    value,
-                    bytes.as_mut_ptr().cast(),
-                    length + 1,
-                    &mut copied,
-                ))?;
-                bytes.set_len(copied.min(length));
-            }
-            if let Ok(text) = String::from_utf8(bytes) {
+        if bytes.len() == length {
+            bytes.shrink_to_fit();
+            // SAFETY: one byte a UTF-16 unit: every unit was ASCII.
+            return Ok(unsafe { String::from_utf8_unchecked(bytes) });
+        }
+        if memchr::memmem::find(&bytes, "\u{FFFD}".as_bytes()).is_none() {
+            if let Ok(mut text) = String::from_utf8(bytes) {
+                text.shrink_to_fit();
                 return Ok(text);
             }
         }

@@ -7,6 +7,7 @@
 use std::ops::Range;
 
 use crate::document::Document;
+use sha1::{Digest, Sha1};
 
 /// The lines of the version an edit replaced.
 pub(crate) trait Before {
@@ -48,12 +49,16 @@ impl Before for Document {
 /// document was around it.
 #[derive(Debug, Clone)]
 pub(crate) struct Taken {
-    /// The REV of the old version.
-    pub(crate) rev: String,
+    /// The REV of the old version, if it was known when the change was
+    /// taken.
+    rev: Option<String>,
     pub(crate) parts: Vec<TakenPart>,
     pub(crate) line_count: usize,
     pub(crate) final_newline: bool,
     pub(crate) text_len: usize,
+    /// The old version's bytes were its canonical text (no BOM, only LF
+    /// endings), which the new document and the parts rebuild.
+    pub(crate) canonical: bool,
 }
 
 /// One changed region: the old lines it replaced, where they were, and
@@ -108,17 +113,67 @@ impl Taken {
             })
             .collect();
         Taken {
-            rev: doc.rev().to_owned(),
+            rev: doc.known_rev().map(str::to_owned),
             parts,
             line_count: doc.line_count(),
             final_newline: doc.final_newline(),
             text_len: doc.text().len(),
+            canonical: doc.bytes_are_canonical(),
         }
+    }
+
+    /// The REV of the old version: known when the change was taken, or
+    /// hashed from its text, read through `new`, the document the splice
+    /// made.
+    pub(crate) fn rev(&self, new: &Document) -> String {
+        if let Some(rev) = &self.rev {
+            return rev.clone();
+        }
+        let mut sha = Sha1::new();
+        self.each_run(new, |run| sha.update(run));
+        hex::encode_upper(&sha.finalize()[..4])
+    }
+
+    /// The old version's canonical text, read through `new`.
+    pub(crate) fn old_text(&self, new: &Document) -> String {
+        let mut text = Vec::with_capacity(self.text_len);
+        self.each_run(new, |run| text.extend_from_slice(run));
+        // Runs of whole lines of two texts, each of whole UTF-8 lines.
+        String::from_utf8(text).expect("the old text is whole UTF-8 lines")
+    }
+
+    /// The old version's canonical text, in order, as runs of bytes: the
+    /// lines kept, from `new`, and the lines each part took out. A run of
+    /// kept lines has the same bytes in both texts but for its last line
+    /// break: a line last in one text and not in the other may lack it in
+    /// that one (in a file without a final newline).
+    pub(crate) fn each_run<'a>(&'a self, new: &'a Document, mut each: impl FnMut(&'a [u8])) {
+        let (mut old_at, mut new_line) = (0, 0);
+        for part in &self.parts {
+            kept_run(new, new_line, part.old_bytes.start - old_at, &mut each);
+            each(part.text.as_bytes());
+            (old_at, new_line) = (part.old_bytes.end, part.new.end);
+        }
+        kept_run(new, new_line, self.text_len - old_at, &mut each);
     }
 
     /// The old version, read through `new`, the document the splice made.
     pub(crate) fn with<'a>(&'a self, new: &'a Document) -> Replaced<'a> {
         Replaced { taken: self, new }
+    }
+}
+
+/// `len` bytes of the old text, kept as the lines of `new` from `line` on.
+fn kept_run<'a>(new: &'a Document, line: usize, len: usize, each: &mut impl FnMut(&'a [u8])) {
+    let text = new.text().as_bytes();
+    let from = new.offset_of_line(line);
+    let to = from + len;
+    if to <= text.len() {
+        each(&text[from..to]);
+    } else {
+        debug_assert_eq!(to, text.len() + 1);
+        each(&text[from..]);
+        each(b"\n");
     }
 }
 

@@ -336,9 +336,23 @@ impl Document {
         self.known.keep(self.line_count());
     }
 
+    /// Keeps the digests of the lines views hash from now on, starting
+    /// with those of `old` that a change kept: `runs` (a `LineMap`'s, as
+    /// `(old_start, new_start, len)`) say where the change put them.
+    pub(crate) fn keep_tags_from(&self, old: &Document, runs: &[(usize, usize, usize)]) {
+        self.keep_tags();
+        self.known
+            .carry(&old.known, runs, old.line_count(), self.line_count());
+    }
+
     /// The digests of lines hashed already, if they are kept.
     pub(crate) fn known(&self) -> &Known {
         &self.known
+    }
+
+    /// Fills in the REV, known already.
+    pub(crate) fn know_rev(&self, rev: &str) {
+        let _ = self.rev.set(rev.to_owned());
     }
 
     /// Fills in the REV from a SHA-1 of the file's bytes, when those are

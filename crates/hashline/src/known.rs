@@ -37,6 +37,8 @@ pub(crate) struct Known(OnceLock<Box<[AtomicU64]>>);
 
 const LINE_KNOWN: u64 = 1 << 63;
 const ANCHOR_KNOWN: u64 = 1 << 62;
+/// A slot's line word and the bit saying it is known, without its ANCHOR.
+const LINE_ONLY: u64 = LINE_KNOWN | 0xFFFF_FFFF;
 
 impl Clone for Known {
     fn clone(&self) -> Known {
@@ -76,6 +78,44 @@ impl Known {
             value |= ANCHOR_KNOWN | (u64::from(words.anchor >> 20) << 32);
         }
         slot.fetch_or(value, Ordering::Relaxed);
+    }
+
+    /// Takes from `old`, the words of the version a change replaced, the
+    /// words of the lines the change kept: `runs` of `(old, new, len)`
+    /// lines, in versions of `old_lines` and `new_lines` lines. A kept line
+    /// keeps its HASH, and its ANCHOR unless a neighbour of it is not the
+    /// same line in both versions: the first and the last line of a run,
+    /// next to a changed region, unless the run starts both versions or
+    /// ends both.
+    pub(crate) fn carry(
+        &self,
+        old: &Known,
+        runs: &[(usize, usize, usize)],
+        old_lines: usize,
+        new_lines: usize,
+    ) {
+        let (Some(from), Some(to)) = (old.0.get(), self.0.get()) else {
+            return;
+        };
+        for &(o, n, len) in runs {
+            for k in 0..len {
+                let (Some(slot), Some(target)) = (from.get(o + k), to.get(n + k)) else {
+                    continue;
+                };
+                let slot = slot.load(Ordering::Relaxed);
+                if slot & LINE_KNOWN == 0 {
+                    continue;
+                }
+                let same_before = k > 0 || (o == 0 && n == 0);
+                let same_after = k + 1 < len || (o + len == old_lines && n + len == new_lines);
+                let value = if same_before && same_after {
+                    slot
+                } else {
+                    slot & LINE_ONLY
+                };
+                target.fetch_or(value, Ordering::Relaxed);
+            }
+        }
     }
 
     pub(crate) fn kept(&self) -> bool {

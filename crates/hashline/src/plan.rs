@@ -33,7 +33,6 @@ mod relocate;
 /// What the plan needs to know besides the operations.
 pub struct PlanContext<'a> {
     pub doc: &'a Document,
-    pub rev: &'a str,
     /// The path as the model knows it, for messages.
     pub path: &'a str,
     /// Stored versions of this file, most recent first (may include the
@@ -55,6 +54,11 @@ pub struct PlanContext<'a> {
 }
 
 impl<'a> PlanContext<'a> {
+    /// The REV of the current text, computed the first time a step asks.
+    pub(crate) fn rev(&self) -> &'a str {
+        self.doc.rev()
+    }
+
     /// The versions whose shown lines may prove copied view prefixes.
     pub(crate) fn shown(&self) -> Shown<'a> {
         if self.caller_text {
@@ -69,7 +73,6 @@ impl<'a> PlanContext<'a> {
         Subject {
             doc: self.doc,
             path: self.path,
-            rev: self.rev,
             style: self.style,
         }
     }
@@ -139,11 +142,11 @@ pub fn plan(ctx: &PlanContext<'_>, operations: &[Operation], rev: Option<&str>) 
         ));
     }
     if let Some(named) = rev.map(|r| r.trim().to_ascii_uppercase()) {
-        let known = named == ctx.rev || ctx.history.iter().any(|v| v.rev == named);
+        let known = named == ctx.rev() || ctx.history.iter().any(|v| v.rev == named);
         if !known && !cited.is_empty() {
             notes.push(format!(
                 "REV {named} is not a version known here; the refs were checked against the current text, REV {}.",
-                ctx.rev
+                ctx.rev()
             ));
         }
     }
@@ -296,18 +299,12 @@ fn line_named(reference: Option<&String>) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::hash::rev;
     use crate::report::current_ref;
     use crate::store::Version;
 
-    pub(super) fn ctx<'a>(
-        doc: &'a Document,
-        rev: &'a str,
-        history: &'a [Version],
-    ) -> PlanContext<'a> {
+    pub(super) fn ctx<'a>(doc: &'a Document, history: &'a [Version]) -> PlanContext<'a> {
         PlanContext {
             doc,
-            rev,
             path: "f.txt",
             history,
             others: &[],
@@ -333,8 +330,7 @@ mod tests {
     }
 
     fn run(doc: &Document, ops: &[Operation]) -> Result<Planned> {
-        let rev = rev(doc.text());
-        plan(&ctx(doc, &rev, &[]), ops, None)
+        plan(&ctx(doc, &[]), ops, None)
     }
 
     #[test]

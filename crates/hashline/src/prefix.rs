@@ -890,7 +890,7 @@ mod tests {
         let doc = Arc::new(Document::from_text(text));
         Version {
             rev: doc.rev().to_owned(),
-            doc,
+            doc: doc.into(),
             seen: vec![seen],
             carried: Vec::new(),
             parent: None,

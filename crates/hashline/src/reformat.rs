@@ -82,7 +82,7 @@ impl Hashline {
             .unwrap_or_else(|| format!("{} changed after it was written", target.display));
         let rev = doc.rev().to_owned();
         let (old, old_rev) = match before {
-            Some(v) => (Arc::clone(&v.doc), v.rev.clone()),
+            Some(v) => (Arc::clone(v.doc.whole()), v.rev.clone()),
             // The written version is no longer kept: every line is new to
             // the model.
             None => (Arc::new(Document::from_text("")), written.clone()),

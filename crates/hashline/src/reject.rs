@@ -13,13 +13,19 @@ use std::cell::OnceCell;
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write;
 
-/// What a rejection is about: the text as it is now, its path and REV.
+/// What a rejection is about: the text as it is now and its path.
 pub(crate) struct Subject<'a> {
     pub doc: &'a Document,
     pub path: &'a str,
-    pub rev: &'a str,
     /// The style the lines and refs are shown in.
     pub style: ViewStyle,
+}
+
+impl<'a> Subject<'a> {
+    /// The REV of the text as it is now.
+    fn rev(&self) -> &'a str {
+        self.doc.rev()
+    }
 }
 
 /// Lines of context around each line a rejection shows.
@@ -93,7 +99,7 @@ pub(crate) fn stale_refs(
             "Edit rejected, nothing written: {count} ref{} past the end of {} ({n} lines, REV now {}).\n",
             if count == 1 { " points" } else { "s point" },
             ctx.path,
-            ctx.rev
+            ctx.rev()
         )
     } else {
         format!(
@@ -101,7 +107,7 @@ pub(crate) fn stale_refs(
             if count == 1 { "" } else { "s" },
             if count == 1 { "es" } else { "" },
             ctx.path,
-            ctx.rev
+            ctx.rev()
         )
     };
     if let Some((version, lost)) = unmappable {
@@ -190,7 +196,7 @@ pub(crate) fn readings_disagree(ctx: &Subject<'_>, mut focus: Vec<usize>) -> Err
         ErrorCode::HashMismatch,
         format!(
             "Edit rejected, nothing written: the refs match more than one recent version of {} and point at different lines in each. Cite the lines again from these current refs (REV now {}), and pass `rev` to say which version you read",
-            ctx.path, ctx.rev
+            ctx.path, ctx.rev()
         ),
         &focus,
     )
@@ -204,7 +210,7 @@ pub(crate) fn anchorless_on_repeated_line(ctx: &Subject<'_>, lines: &[usize]) ->
         ErrorCode::HashMismatch,
         format!(
             "Edit rejected, nothing written: a ref without ANCHOR names a line whose HASH other lines of {} share, so it cannot be told apart. Use the full refs (LINE#HASH#ANCHOR) below (REV {})",
-            ctx.path, ctx.rev
+            ctx.path, ctx.rev()
         ),
         lines,
     )
@@ -223,7 +229,7 @@ pub(crate) fn unseen_lines(ctx: &Subject<'_>, mut focus: Vec<usize>) -> Error {
             if numbers.len() == 1 { "" } else { "s" },
             numbers.join(", "),
             ctx.path,
-            ctx.rev
+            ctx.rev()
         ),
         &focus,
     )
@@ -245,7 +251,7 @@ pub(crate) fn lean_refs_unshown(ctx: &Subject<'_>, mut focus: Vec<usize>) -> Err
             ErrorCode::HashMismatch,
             format!(
                 "Edit rejected, nothing written: lean refs (like 12ab) hold only on lines a view made here showed, and no view made here showed {} (it is a text held by the caller, or this engine started after the view; a REV alone proves a version was seen, not which lines). Cite the full refs below (REV {}), or read the file again",
-                ctx.path, ctx.rev
+                ctx.path, ctx.rev()
             ),
             &focus,
         )

@@ -13,7 +13,7 @@ use crate::recovery;
 use crate::reference::Ref;
 use crate::remap::LineMap;
 use crate::request::Request;
-use crate::store::{Parent, Sight, Store, StoreLimits, Version};
+use crate::store::{Parent, Sight, Store, StoreLimits, StoredDoc, Version};
 use crate::syntax::{KeptTree, SyntaxCheck, Trees};
 use crate::transaction::{self, Change, Settings};
 use crate::view::{render, View, ViewStyle};
@@ -183,7 +183,7 @@ pub struct EditPlan {
     base: Base,
     /// The version edited, when the store is to keep it: recorded once the
     /// edit is written, so that refs to it remap.
-    old: Option<Arc<Document>>,
+    old: Option<StoredDoc>,
     new: Arc<Document>,
     /// The new version's parse tree (or why it has none), kept for the next
     /// edit once written.

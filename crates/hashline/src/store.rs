@@ -28,8 +28,11 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 mod disk;
+mod stored_doc;
 #[cfg(test)]
 mod tests;
+
+pub use stored_doc::StoredDoc;
 
 use disk::{
     add_written, file_key, load, save, set_now, set_written, sweep, DISK_SUFFIX, SWEEP_SHARE,
@@ -68,7 +71,7 @@ impl Default for StoreLimits {
 #[derive(Debug, Clone)]
 pub struct Version {
     pub rev: String,
-    pub doc: Arc<Document>,
+    pub doc: StoredDoc,
     /// Lines (0-based, end exclusive) some view of this version displayed,
     /// sorted and merged (`add_ranges`), so that `saw` can search them.
     pub seen: Vec<Range<usize>>,
@@ -188,7 +191,13 @@ impl Store {
 
     /// Records that `lines` of this version of `path` were displayed,
     /// unasked (an empty range records the version alone).
-    pub fn record(&mut self, path: &Path, rev: &str, doc: &Arc<Document>, lines: Range<usize>) {
+    pub fn record(
+        &mut self,
+        path: &Path,
+        rev: &str,
+        doc: impl Into<StoredDoc>,
+        lines: Range<usize>,
+    ) {
         self.record_all(path, rev, doc, &[lines], Sight::Unasked);
     }
 
@@ -199,11 +208,12 @@ impl Store {
         &mut self,
         path: &Path,
         rev: &str,
-        doc: &Arc<Document>,
+        doc: impl Into<StoredDoc>,
         ranges: &[Range<usize>],
         sight: Sight,
     ) {
-        if !self.keeps(doc.text().len()) {
+        let doc = doc.into();
+        if !self.keeps(doc.text_len()) {
             return;
         }
         self.clock += 1;
@@ -244,7 +254,7 @@ impl Store {
             None => {
                 let mut version = Version {
                     rev: rev.to_owned(),
-                    doc: Arc::clone(doc),
+                    doc,
                     seen: Vec::new(),
                     carried: Vec::new(),
                     parent: None,
@@ -382,7 +392,7 @@ impl Store {
                 .entries
                 .iter()
                 .any(|e| e.path == path && e.version.rev == version.rev)
-                && version.doc.text().len() <= self.limits.max_version_bytes
+                && version.doc.text_len() <= self.limits.max_version_bytes
             {
                 self.entries.push(Entry {
                     path: path.to_owned(),
@@ -413,10 +423,10 @@ impl Store {
         self.load(path);
         self.entries
             .iter()
-            .filter(|e| e.path == path && e.version.doc.text().len() == doc.text().len())
+            .filter(|e| e.path == path && e.version.doc.text_len() == doc.text().len())
             .filter(|e| e.version.doc.same_file(doc))
             .max_by_key(|e| e.last_used)
-            .map(|e| Arc::clone(&e.version.doc))
+            .map(|e| Arc::clone(e.version.doc.whole()))
     }
 
     /// The versions of files other than `path` kept in memory with lines
@@ -458,11 +468,7 @@ impl Store {
 
     fn evict(&mut self) {
         loop {
-            let bytes: usize = self
-                .entries
-                .iter()
-                .map(|e| e.version.doc.text().len())
-                .sum();
+            let bytes: usize = self.entries.iter().map(|e| e.version.doc.text_len()).sum();
             if self.entries.len() <= self.limits.max_versions && bytes <= self.limits.max_bytes {
                 return;
             }

@@ -64,7 +64,7 @@ fn threads_that_use_a_grammar_first_all_parse_with_its_whole_tables() {
                     let edited =
                         apply_to_string(text.to_string(), name, &request, false, SyntaxCheck::Warn)
                             .unwrap();
-                    (name, edited.problems)
+                    (name, edited.problems().to_vec())
                 })
             })
         })

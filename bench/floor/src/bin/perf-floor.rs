@@ -14,7 +14,7 @@
 
 use hashline::internals::{load, replace_atomically, Root};
 use hashline::{anchor_hash, line_hash};
-use hashline::{rev, Document};
+use hashline::{rev, Cancel, Document};
 use hashline_bench_floor::{args, batch, cpu_ns, median, session, time, Timing, LIMIT};
 use std::io::Write;
 use std::path::Path;
@@ -134,6 +134,7 @@ fn main() {
                         &base,
                         &edited.doc.file_bytes(),
                         Duration::from_secs(10),
+                        &Cancel::new(),
                         || Ok(()),
                     )
                     .expect("the write succeeds");

@@ -315,7 +315,8 @@ impl Hashline {
                 );
                 let edited = self.patched(&target, &old, &splices, headline, notes, false)?;
                 let history = !versions.is_empty();
-                let plan = self.plan_edited(target, found, Some(old), edited, history)?;
+                let plan =
+                    self.plan_edited(target, found, Some(old.into()), false, edited, history)?;
                 let result = file_result(FileKind::Add, path, absolute, None, &plan, exists);
                 Ok(Planned {
                     steps: vec![Step::Write(Box::new(plan))],
@@ -403,7 +404,8 @@ impl Hashline {
                         let plan = self.plan_edited(
                             target,
                             found.clone(),
-                            Some(old),
+                            Some(old.into()),
+                            false,
                             edited,
                             had_history,
                         )?;
@@ -451,8 +453,14 @@ impl Hashline {
                             }
                         }
                         let moved = Some((dest.display.clone(), dest.real.display().to_string()));
-                        let plan =
-                            self.plan_edited(dest, there.found(), Some(old), edited, had_history)?;
+                        let plan = self.plan_edited(
+                            dest,
+                            there.found(),
+                            Some(old.into()),
+                            false,
+                            edited,
+                            had_history,
+                        )?;
                         let result =
                             file_result(FileKind::Move, path, absolute, moved, &plan, true);
                         Ok(Planned {
@@ -522,7 +530,6 @@ impl Hashline {
         let anchors: Vec<Option<usize>> = if refs.iter().any(Option::is_some) {
             let ctx = PlanContext {
                 doc,
-                rev: doc.rev(),
                 path: &target.display,
                 history,
                 others: &[],

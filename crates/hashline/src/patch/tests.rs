@@ -24,7 +24,7 @@ fn apply(text: &str, body: &str) -> Result<String> {
     let doc = Document::from_text(text);
     let shown = [crate::store::Version {
         rev: doc.rev().to_owned(),
-        doc: std::sync::Arc::new(doc.clone()),
+        doc: std::sync::Arc::new(doc.clone()).into(),
         seen: std::iter::once(0..doc.line_count()).collect(),
         carried: Vec::new(),
         parent: None,

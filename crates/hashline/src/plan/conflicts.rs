@@ -165,7 +165,6 @@ pub(super) fn check_copied_lines(ctx: &PlanContext<'_>, items: &[Item]) -> Resul
 mod tests {
     use super::*;
     use crate::document::Document;
-    use crate::hash::rev;
     use crate::plan::plan;
     use crate::plan::tests::{ctx, op, r};
     use crate::request::OpKind;
@@ -196,7 +195,6 @@ mod tests {
             let doc = Document::from_text(
                 &(1..=12).map(|i| format!("l{i}\n")).collect::<String>(),
             );
-            let rev = rev(doc.text());
             let kinds = [
                 OpKind::Replace,
                 OpKind::Delete,
@@ -239,7 +237,7 @@ mod tests {
                 .iter()
                 .enumerate()
                 .any(|(i, a)| items[i + 1..].iter().any(|b| clash(a, b)));
-            let mut context = ctx(&doc, &rev, &[]);
+            let mut context = ctx(&doc, &[]);
             context.cleanup = false;
             match plan(&context, &ops, None) {
                 Err(err) if err.code == ErrorCode::Conflict => proptest::prop_assert!(expected_conflict),

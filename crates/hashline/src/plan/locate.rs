@@ -190,11 +190,11 @@ pub(crate) fn locate(
         ctx,
         cited,
         pairs,
-        current: ctx.history.iter().find(|v| v.rev == ctx.rev),
+        current: ctx.history.iter().find(|v| v.rev == ctx.rev()),
         named_version: named
             .as_deref()
             .and_then(|r| ctx.history.iter().find(|v| v.rev == r)),
-        names_current: named.as_deref() == Some(ctx.rev),
+        names_current: named.as_deref().is_some_and(|n| n == ctx.rev()),
         readings: Vec::new(),
         doubts: Vec::new(),
     };
@@ -261,7 +261,7 @@ fn all_hold(doc: &Document, cited: &[Cited]) -> bool {
 
 /// §6.1 `holds`.
 fn holds(j: &mut Judgement<'_, '_>) -> Result<()> {
-    let named_elsewhere = j.named_version.is_some_and(|v| v.rev != j.ctx.rev);
+    let named_elsewhere = j.named_version.is_some_and(|v| v.rev != j.ctx.rev());
     if !named_elsewhere && all_hold(j.ctx.doc, j.cited) {
         j.readings.push(Reading {
             lines: j.cited.iter().map(|c| c.reference.line - 1).collect(),
@@ -280,7 +280,7 @@ fn remapped(j: &mut Judgement<'_, '_>) -> Result<()> {
         None => ctx.history.iter().collect(),
     };
     for version in candidates {
-        if version.rev == ctx.rev || !all_hold(&version.doc, j.cited) {
+        if version.rev == ctx.rev() || !all_hold(&version.doc, j.cited) {
             continue;
         }
         let lines = map_cited(ctx, version, j.cited, j.pairs);
@@ -552,7 +552,7 @@ fn only_line_with(doc: &Document, hashes: &[Tag], reference: &Ref) -> Option<usi
 /// texts do not have breaks the chain.
 fn chain(ctx: &PlanContext<'_>, version: &Version) -> Option<LineMap> {
     let mut maps = Vec::new();
-    let mut at = ctx.history.iter().find(|v| v.rev == ctx.rev);
+    let mut at = ctx.history.iter().find(|v| v.rev == ctx.rev());
     while let Some(current) = at {
         if current.rev == version.rev {
             let mut steps = maps.into_iter().rev();

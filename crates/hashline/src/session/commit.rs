@@ -94,7 +94,7 @@ impl Hashline {
         // version, wherever they moved; the lines the result shows are shown.
         let seen_before = store.seen(path, &plan.result.previous_rev);
         if let Some(old) = &plan.old {
-            store.record(path, &plan.result.previous_rev, old, 0..0);
+            store.record(path, &plan.result.previous_rev, old.clone(), 0..0);
         }
         store.record_all(
             path,

@@ -66,29 +66,38 @@ impl Hashline {
         };
         // Past this point the document becomes the new version in its own
         // buffer, and no error shows lines of the old one. The store's copy
-        // of the old version, or else one of its own if the store is to keep
-        // it, goes with the plan: recorded once the edit is written, refs
-        // to it remap after the edit even if the store let it go meanwhile.
-        let kept = match history.iter().find(|v| v.rev == old.rev()) {
-            Some(stored) => Some(Arc::clone(&stored.doc)),
-            None => keeps_old.then(|| Arc::new(old.clone())),
-        };
+        // of the old version, or else the old version itself if the store
+        // is to keep it, goes with the plan: recorded once the edit is
+        // written, refs to it remap after the edit even if the store let it
+        // go meanwhile. The old version is kept as the new one and the lines
+        // the edit took out; one that is not its file's bytes (a BOM, other
+        // line endings) is copied now, since those are not kept with them.
+        let stored = history
+            .iter()
+            .find(|v| v.rev == old.rev())
+            .map(|v| v.doc.clone());
+        let copied = (stored.is_none() && keeps_old && !old.bytes_are_canonical())
+            .then(|| StoredDoc::from(Arc::new(old.clone())));
+        let kept = stored.or(copied);
+        let keep_replaced = kept.is_none() && keeps_old;
         let edited = prepared
             .apply(old)
             .inspect_err(|err| debug_assert!(err.shown.is_empty(), "{err:?}"))?;
         let had_history = !history.is_empty();
-        self.plan_edited(target, found, kept, edited, had_history)
+        self.plan_edited(target, found, kept, keep_replaced, edited, had_history)
     }
 
     /// The plan for a new version, of the file at `target` when it was
     /// `base`; `old`, the version edited, is recorded once the plan is
-    /// written if given; `had_history` says refs from earlier views exist.
+    /// written if given, or else, with `keep_replaced`, the version the
+    /// edit replaced; `had_history` says refs from earlier views exist.
     pub(crate) fn plan_edited(
         &self,
         target: Target,
         found: Found,
-        old: Option<Arc<Document>>,
-        edited: Edited,
+        old: Option<StoredDoc>,
+        keep_replaced: bool,
+        mut edited: Edited,
         had_history: bool,
     ) -> Result<EditPlan> {
         let size = edited.doc.file_bytes().len() as u64;
@@ -120,6 +129,23 @@ impl Hashline {
         let mut diff = edited.summary.diff;
         bound(&mut output, "output");
         bound(&mut diff, "diff");
+        // A version whose lines views hashed passes the digests of the
+        // lines the edit kept to the new one, so that a view after the edit
+        // hashes only what it changed.
+        if let Some(old) = old
+            .as_ref()
+            .and_then(StoredDoc::built)
+            .filter(|old| old.known().kept())
+        {
+            edited.doc.keep_tags_from(old, edited.map.runs());
+        }
+        let replaced = edited.replaced.take();
+        let new = Arc::new(edited.doc);
+        let old = old.or_else(|| {
+            keep_replaced
+                .then(|| replaced?.stored(&new, &edited.previous_rev))
+                .flatten()
+        });
         Ok(EditPlan {
             owner: self.id,
             result: EditResult {
@@ -137,7 +163,7 @@ impl Hashline {
             shown: edited.summary.shown,
             map: Arc::new(edited.map),
             remapped_from: edited.remapped_from,
-            new: Arc::new(edited.doc),
+            new,
             tree: edited.tree,
             old,
             base: found.base,

@@ -38,6 +38,8 @@ impl Hashline {
     fn stored(&self, real: &Path, doc: Document) -> Arc<Document> {
         let mut store = lock(&self.store);
         if let Some(same) = store.same_version(real, &doc) {
+            // A version an edit wrote keeps its digests from its first view.
+            same.keep_tags();
             return same;
         }
         if store.keeps(doc.text().len()) {

@@ -5,6 +5,7 @@ use super::edit::bound;
 use super::*;
 use crate::request::{OpKind, Operation};
 use std::fs;
+use std::path::Path;
 
 fn append(text: &str) -> Request {
     Request::Operations {
@@ -43,6 +44,106 @@ fn a_view_takes_a_stored_version_only_when_it_holds_the_same_file() {
     read(&lines.replacen("line 7", "line X", 1));
     read(&lines.replace('\n', "\r\n"));
     read(&lines);
+}
+
+#[test]
+fn a_view_after_edits_takes_the_digests_the_edits_kept_and_shows_the_file_as_it_is() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("f.txt");
+    let lines: String = (0..3000).map(|i| format!("line {}\n", i % 50)).collect();
+    fs::write(&file, &lines).unwrap();
+    let mut options = Options::new(dir.path());
+    options.view = ViewStyle::Full;
+    let hl = Hashline::new(options).unwrap();
+    let all = ReadOptions {
+        limit: Some(usize::MAX),
+        ..Default::default()
+    };
+    let mut view = hl.read_with("f.txt", &all).unwrap().view.text;
+    // Edits at the first line, in the middle and at the last line, each
+    // cited from the view before it; line 1024 is the last of a batch of
+    // 512 lines hashed together, its neighbour the first of the next.
+    for (line, content) in [
+        (1, "first"),
+        (1024, "middle"),
+        (2000, "two\nlines"),
+        (3001, "last"),
+    ] {
+        let reference = view.lines().nth(line).unwrap().split('|').next().unwrap();
+        hl.edit("f.txt", &crate::tests::replace(reference, content))
+            .unwrap();
+        view = hl.read_with("f.txt", &all).unwrap().view.text;
+        let text = fs::read_to_string(&file).unwrap();
+        let fresh = crate::format_view_with(
+            text,
+            "f.txt",
+            &crate::FormatViewOptions {
+                limit: Some(usize::MAX),
+                view: ViewStyle::Full,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        assert_eq!(view, fresh.text, "after the edit of line {line}");
+    }
+}
+
+/// A file of 40 lines, and a replacement of a line of it cited by the ref
+/// a host computed from the text (no view of a session showed it).
+fn forty_lines(dir: &Path) -> (String, impl Fn(usize, &str) -> Request) {
+    let text: String = (0..40).map(|i| format!("line {i}\n")).collect();
+    fs::write(dir.join("f.txt"), &text).unwrap();
+    let doc = crate::Document::from_text(&text);
+    let replace = move |line: usize, content: &str| {
+        crate::tests::replace(&Ref::of_line(&doc, line).to_string(), content)
+    };
+    (text, replace)
+}
+
+/// The file after line 3 became two lines and line 31, cited from the
+/// first version, became `thirty`.
+fn assert_both_edits_landed(dir: &Path) {
+    let text = fs::read_to_string(dir.join("f.txt")).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        (lines.len(), lines[2], lines[3], lines[30], lines[31]),
+        (41, "two", "lines", "line 29", "thirty")
+    );
+}
+
+#[test]
+fn refs_to_a_version_no_view_of_the_session_showed_remap_after_an_edit_of_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut options = Options::new(dir.path());
+    options.seen_guard = false;
+    let hl = Hashline::new(options).unwrap();
+    let (_, replace) = forty_lines(dir.path());
+    hl.edit("f.txt", &replace(2, "two\nlines")).unwrap();
+    hl.edit("f.txt", &replace(30, "thirty")).unwrap();
+    assert_both_edits_landed(dir.path());
+}
+
+#[test]
+fn a_version_kept_as_the_edit_that_replaced_it_is_written_whole_to_the_store_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = tempfile::tempdir().unwrap();
+    let session = || {
+        let mut options = Options::new(dir.path());
+        options.seen_guard = false;
+        options.store_dir = Some(store.path().to_owned());
+        Hashline::new(options).unwrap()
+    };
+    let (text, replace) = forty_lines(dir.path());
+    session().edit("f.txt", &replace(2, "two\nlines")).unwrap();
+    // The store folder holds the text edited, byte for byte.
+    let kept: Vec<Vec<u8>> = fs::read_dir(store.path())
+        .unwrap()
+        .map(|e| fs::read(e.unwrap().path()).unwrap())
+        .collect();
+    assert!(kept.contains(&text.into_bytes()));
+    // A later process remaps a ref to it.
+    session().edit("f.txt", &replace(30, "thirty")).unwrap();
+    assert_both_edits_landed(dir.path());
 }
 
 #[test]

@@ -77,16 +77,16 @@ pub(super) fn save(dir: &Path, path: &Path, version: &Version) -> std::io::Resul
     let stem = format!("{key}-{}", version.rev);
     let mut written = 0;
     let text_file = dir.join(format!("{stem}{TEXT_SUFFIX}"));
-    let text = version.doc.text();
+    let len = version.doc.text_len();
     // A damaged text is caught by its hash when read back; one that is
     // there with the right length is kept rather than written again.
     let present = fs::symlink_metadata(&text_file)
-        .is_ok_and(|m| m.is_file() && owned(&m) && m.len() == text.len() as u64);
+        .is_ok_and(|m| m.is_file() && owned(&m) && m.len() == len as u64);
     if present {
         let _ = set_now(&text_file);
     } else {
-        write_atomic(dir, &text_file, text.as_bytes())?;
-        written += text.len() as u64;
+        write_atomic(dir, &text_file, &version.doc.text_runs())?;
+        written += len as u64;
     }
     let ranges = |list: &[Range<usize>]| -> String {
         list.iter()
@@ -116,16 +116,22 @@ pub(super) fn save(dir: &Path, path: &Path, version: &Version) -> std::io::Resul
     write_atomic(
         dir,
         &dir.join(format!("{stem}{DISK_SUFFIX}")),
-        header.as_bytes(),
+        &[header.as_bytes()],
     )?;
     written += header.len() as u64;
     prune(dir, &key);
     Ok(written)
 }
 
-pub(super) fn write_atomic(dir: &Path, file: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let mut temp = tempfile::NamedTempFile::new_in(dir)?;
-    temp.write_all(bytes)?;
+/// Writes `parts`, in order, as the file's bytes.
+pub(super) fn write_atomic(dir: &Path, file: &Path, parts: &[&[u8]]) -> std::io::Result<()> {
+    let mut temp = std::io::BufWriter::new(tempfile::NamedTempFile::new_in(dir)?);
+    for part in parts {
+        temp.write_all(part)?;
+    }
+    let temp = temp
+        .into_inner()
+        .map_err(std::io::IntoInnerError::into_error)?;
     temp.persist(file).map_err(|e| e.error)?;
     Ok(())
 }
@@ -189,7 +195,7 @@ pub(super) fn add_written(dir: &Path, bytes: u64) -> Option<u64> {
 }
 
 pub(super) fn set_written(dir: &Path, count: u64) -> std::io::Result<()> {
-    write_atomic(dir, &dir.join(LEDGER), format!("{count}\n").as_bytes())
+    write_atomic(dir, &dir.join(LEDGER), &[format!("{count}\n").as_bytes()])
 }
 
 /// Removes the versions used longest ago until the folder's store files
@@ -459,7 +465,7 @@ pub(super) fn parse_version(
     let parent = parse_parent(parent_line, lines)?;
     Some(Version {
         rev: file_rev,
-        doc: Arc::new(doc),
+        doc: Arc::new(doc).into(),
         seen,
         carried,
         parent,

@@ -38,11 +38,11 @@ fn doc(text: &str) -> Arc<Document> {
 fn records_versions_per_path_most_recent_first_and_merges_seen_lines() {
     let mut store = Store::new(StoreLimits::default());
     let a = Path::new("/r/a");
-    store.record(a, "R1", &doc("x\n"), 0..1);
-    store.record(a, "R2", &doc("y\n"), 0..1);
-    store.record(Path::new("/r/b"), "R3", &doc("z\n"), 0..1);
-    store.record(a, "R1", &doc("x\n"), 3..5);
-    store.record(a, "R1", &doc("x\n"), 1..3);
+    store.record(a, "R1", doc("x\n"), 0..1);
+    store.record(a, "R2", doc("y\n"), 0..1);
+    store.record(Path::new("/r/b"), "R3", doc("z\n"), 0..1);
+    store.record(a, "R1", doc("x\n"), 3..5);
+    store.record(a, "R1", doc("x\n"), 1..3);
     let versions = store.versions(a);
     assert_eq!(
         versions.iter().map(|v| v.rev.as_str()).collect::<Vec<_>>(),
@@ -60,8 +60,8 @@ fn a_persistent_store_gives_a_new_process_the_versions_and_seen_lines_of_an_earl
     let r = rev(text);
     {
         let mut store = Store::persistent(StoreLimits::default(), dir.path().to_owned());
-        store.record(p, &r, &doc(text), 0..1);
-        store.record(p, &r, &doc(text), 1..2);
+        store.record(p, &r, doc(text), 0..1);
+        store.record(p, &r, doc(text), 1..2);
         store.link(
             p,
             &r,
@@ -88,7 +88,7 @@ fn a_damaged_version_file_is_ignored() {
     let dir = tempfile::tempdir().unwrap();
     let p = Path::new("/r/a.txt");
     let mut store = Store::persistent(StoreLimits::default(), dir.path().to_owned());
-    store.record(p, &rev("x\n"), &doc("x\n"), 0..1);
+    store.record(p, &rev("x\n"), doc("x\n"), 0..1);
     for entry in fs::read_dir(dir.path()).unwrap().flatten() {
         fs::write(
             entry.path(),
@@ -109,11 +109,11 @@ fn evicts_least_recently_used_past_the_limits() {
         ..StoreLimits::default()
     });
     let p = Path::new("/r/a");
-    store.record(p, "R1", &doc("1\n"), 0..1);
-    store.record(p, "R2", &doc("2\n"), 0..1);
-    store.record(p, "R1", &doc("1\n"), 0..1);
-    store.record(p, "R3", &doc("3\n"), 0..1);
-    store.record(p, "BIG", &doc("too large\n"), 0..1);
+    store.record(p, "R1", doc("1\n"), 0..1);
+    store.record(p, "R2", doc("2\n"), 0..1);
+    store.record(p, "R1", doc("1\n"), 0..1);
+    store.record(p, "R3", doc("3\n"), 0..1);
+    store.record(p, "BIG", doc("too large\n"), 0..1);
     let revs: Vec<String> = store.versions(p).into_iter().map(|v| v.rev).collect();
     assert_eq!(revs, ["R3", "R1"]);
 }
@@ -155,18 +155,18 @@ fn showing_an_unchanged_version_again_writes_no_copy_of_its_text() {
     let p = Path::new("/r/a.txt");
     let text = "x\n".repeat(1000);
     let r = rev(&text);
-    persistent(dir.path(), 1 << 30).record(p, &r, &doc(&text), 0..10);
+    persistent(dir.path(), 1 << 30).record(p, &r, doc(&text), 0..10);
     let before = disk_files(dir.path());
     let text_file = dir.path().join(format!("{}-{r}{TEXT_SUFFIX}", file_key(p)));
     let text_inode = inode(&text_file);
 
     // The same lines in a later process: nothing is written.
-    persistent(dir.path(), 1 << 30).record(p, &r, &doc(&text), 0..10);
+    persistent(dir.path(), 1 << 30).record(p, &r, doc(&text), 0..10);
     assert_eq!(disk_files(dir.path()), before);
     assert_eq!(inode(&text_file), text_inode);
 
     // More lines shown: only the small header is rewritten.
-    persistent(dir.path(), 1 << 30).record(p, &r, &doc(&text), 10..20);
+    persistent(dir.path(), 1 << 30).record(p, &r, doc(&text), 10..20);
     assert_eq!(inode(&text_file), text_inode);
     let after = disk_files(dir.path());
     assert_eq!(after.len(), 2);
@@ -188,16 +188,16 @@ fn the_store_folder_stays_under_its_byte_cap_across_processes_least_recently_use
     let text = |i: usize| format!("{i}\n{}", "y".repeat(4000));
     let keep = Path::new("/r/keep.txt");
     let kept = text(0);
-    persistent(dir.path(), cap).record(keep, &rev(&kept), &doc(&kept), 0..1);
+    persistent(dir.path(), cap).record(keep, &rev(&kept), doc(&kept), 0..1);
     for i in 1..60 {
         let p = PathBuf::from(format!("/r/{i}.txt"));
         let t = text(i);
         // A separate process per file, as command-line runs are.
-        persistent(dir.path(), cap).record(&p, &rev(&t), &doc(&t), 0..1);
+        persistent(dir.path(), cap).record(&p, &rev(&t), doc(&t), 0..1);
         // The kept file is read again now and then.
         if i % 5 == 0 {
             std::thread::sleep(std::time::Duration::from_millis(5));
-            persistent(dir.path(), cap).record(keep, &rev(&kept), &doc(&kept), 0..1);
+            persistent(dir.path(), cap).record(keep, &rev(&kept), doc(&kept), 0..1);
         }
     }
     let total: u64 = disk_files(dir.path()).iter().map(|(_, n)| n).sum();
@@ -236,7 +236,7 @@ fn a_write_sweeps_the_folder_once_the_writes_of_all_processes_since_the_last_swe
     let write = |i: usize| {
         let t = format!("{i}\n{}", "y".repeat(300));
         let p = PathBuf::from(format!("/r/{i}.txt"));
-        persistent(dir.path(), cap).record(&p, &rev(&t), &doc(&t), 0..1);
+        persistent(dir.path(), cap).record(&p, &rev(&t), doc(&t), 0..1);
     };
     old(dir.path());
     fs::write(dir.path().join(LEDGER), "0\n").unwrap();
@@ -274,7 +274,7 @@ fn a_write_sweeps_the_folder_once_the_writes_of_all_processes_since_the_last_swe
 fn a_version_whose_text_was_removed_is_gone_without_a_damage_note() {
     let dir = tempfile::tempdir().unwrap();
     let p = Path::new("/r/a.txt");
-    persistent(dir.path(), 1 << 30).record(p, &rev("x\n"), &doc("x\n"), 0..1);
+    persistent(dir.path(), 1 << 30).record(p, &rev("x\n"), doc("x\n"), 0..1);
     for (name, _) in disk_files(dir.path()) {
         if name.ends_with(TEXT_SUFFIX) {
             fs::remove_file(dir.path().join(name)).unwrap();
@@ -301,7 +301,7 @@ fn files_named_as_versions_that_the_store_did_not_write_are_never_removed() {
     for i in 0..5 {
         let text = format!("{i}\n");
         let p = PathBuf::from(format!("/r/{i}.txt"));
-        persistent(dir.path(), 1024).record(&p, &rev(&text), &doc(&text), 0..1);
+        persistent(dir.path(), 1024).record(&p, &rev(&text), doc(&text), 0..1);
     }
     let cleared = clear(dir.path()).unwrap();
     assert_eq!(cleared.skipped, mine.len());
@@ -314,8 +314,8 @@ fn files_named_as_versions_that_the_store_did_not_write_are_never_removed() {
 #[test]
 fn clear_removes_the_store_files_alone_and_counts_them() {
     let dir = tempfile::tempdir().unwrap();
-    persistent(dir.path(), 1 << 30).record(Path::new("/r/a"), &rev("x\n"), &doc("x\n"), 0..1);
-    persistent(dir.path(), 1 << 30).record(Path::new("/r/b"), &rev("y\n"), &doc("y\n"), 0..1);
+    persistent(dir.path(), 1 << 30).record(Path::new("/r/a"), &rev("x\n"), doc("x\n"), 0..1);
+    persistent(dir.path(), 1 << 30).record(Path::new("/r/b"), &rev("y\n"), doc("y\n"), 0..1);
     fs::write(dir.path().join("notes.txt"), "mine").unwrap();
     // The two versions' texts and headers, and the count of bytes written.
     let bytes: u64 = fs::read_dir(dir.path())

@@ -47,13 +47,13 @@ fn a_parse_past_its_bound_is_given_up_and_the_result_says_the_check_was_skipped(
     });
     assert!(
         edited
-            .summary
+            .summary()
             .output
             .contains("Note: the HTML syntax check was skipped: parsing the file took more than"),
         "{}",
-        edited.summary.output
+        edited.summary().output
     );
-    assert!(edited.text.starts_with("<div>\n<div>\n<p>x</p>\n<div>\n"));
+    assert!(edited.text().starts_with("<div>\n<div>\n<p>x</p>\n<div>\n"));
 }
 
 #[test]
@@ -105,11 +105,11 @@ fn a_file_over_the_parsed_size_is_edited_with_a_note_that_it_was_not_parsed() {
     let request = insert_after(&crate::Ref::of_line(&doc, 0).to_string(), "fn g() {}");
     let edited = apply_to_string(text, "a.rs", &request, true, SyntaxCheck::Warn).unwrap();
     assert!(
-        edited.summary.output.contains(
+        edited.summary().output.contains(
             "Note: the Rust syntax check was skipped: the file is over 8 MiB, the most the engine parses."
         ),
         "{}",
-        edited.summary.output
+        edited.summary().output
     );
 }
 

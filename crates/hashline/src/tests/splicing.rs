@@ -6,10 +6,16 @@
 use crate::before::{Before, Taken};
 use crate::document::{Document, Splice, BOM};
 use crate::edit::{finish, Change, Old};
+use crate::remap::LineMap;
+use crate::request::{OpKind, Operation, Request};
+use crate::store::StoredDoc;
 use crate::syntax::SyntaxCheck;
+use crate::tags::each_line;
 use crate::view::ViewStyle;
+use crate::{apply_to_string, apply_to_text, Ref};
 use proptest::prelude::*;
 use std::ops::Range;
+use std::sync::Arc;
 
 /// File bytes of every kind: a BOM or not, LF, CRLF, lone CR and mixed
 /// endings, empty lines, lines starting with U+FEFF, a final newline or
@@ -98,6 +104,28 @@ fn changes(splices: &[Splice]) -> Vec<(Range<usize>, Range<usize>)> {
         .collect()
 }
 
+/// Operations that make `splices` of `doc`, citing its lines by full refs.
+fn operations(doc: &Document, splices: &[Splice]) -> Vec<Operation> {
+    let r = |i: usize| Ref::of_line(doc, i).to_string();
+    splices
+        .iter()
+        .filter(|s| !(s.range.is_empty() && s.lines.is_empty()))
+        .map(|s| {
+            let content = s.lines.join("\n");
+            let through = (s.range.len() > 1).then(|| r(s.range.end - 1));
+            let (kind, at) = match (s.range.is_empty(), s.lines.is_empty()) {
+                (false, true) => (OpKind::Delete, Some(r(s.range.start))),
+                (false, false) => (OpKind::Replace, Some(r(s.range.start))),
+                (true, _) if s.range.start < doc.line_count() => {
+                    (OpKind::InsertBefore, Some(r(s.range.start)))
+                }
+                (true, _) => (OpKind::Append, None),
+            };
+            Operation::new(kind, at.as_deref(), through.as_deref(), &content)
+        })
+        .collect()
+}
+
 /// A file of `files`, and edits of it.
 fn edited(files: BoxedStrategy<Vec<u8>>) -> impl Strategy<Value = (Vec<u8>, Vec<Splice>)> {
     files.prop_flat_map(|bytes| {
@@ -126,6 +154,23 @@ proptest! {
         let mut new = old.clone();
         let taken = Taken::of(&old, changes(&splices));
         new.splice_in_place(&splices, None).unwrap();
+        // The old REV was not known when the lines were taken: it is hashed
+        // from the new document and the lines taken out.
+        prop_assert_eq!(taken.rev(&new), crate::hash::rev(old.text()));
+        // A store keeps such an old version as the new one and the lines
+        // taken, and makes it whole the same document.
+        if old.bytes_are_canonical() {
+            let stored = StoredDoc::edited(Arc::new(new.clone()), taken.clone(), old.rev());
+            prop_assert_eq!((stored.text_len(), stored.line_count()), (old.text().len(), old.line_count()));
+            // Its text is written, and compared with a file read, before it
+            // is made whole.
+            prop_assert_eq!(stored.text_runs().concat(), old.text().as_bytes());
+            prop_assert!(stored.same_file(&old));
+            prop_assert!(!stored.same_file(&new) || new.same_file(&old));
+            prop_assert!(stored.built().is_none());
+            prop_assert_eq!(&**stored.whole(), &old);
+            prop_assert_eq!(stored.rev(), old.rev());
+        }
         let spliced = old.spliced(&splices).unwrap();
         prop_assert_eq!(&new, &spliced);
         prop_assert_eq!(new.rev(), spliced.rev());
@@ -173,6 +218,72 @@ proptest! {
             (Err(a), Err(b)) => prop_assert_eq!(a.code, b.code),
             (a, b) => prop_assert!(false, "{:?} against {:?}", a.map(|e| e.summary), b.map(|e| e.summary)),
         }
+    }
+
+    #[test]
+    fn an_edit_of_text_described_when_asked_reads_as_one_described_at_once(
+        (bytes, splices) in edited(prop_oneof![lf_file(), file()].boxed()),
+        summary_first in any::<bool>(),
+    ) {
+        let text = String::from_utf8(bytes).unwrap();
+        let doc = Document::from_text(&text);
+        let request = Request::Operations { operations: operations(&doc, &splices), rev: None };
+        let eager = apply_to_text(&text, &request, false);
+        let lazy = apply_to_string(text.clone(), "text", &request, false, SyntaxCheck::Off);
+        match (eager, lazy) {
+            (Ok((out, edited)), Ok(lazy)) => {
+                prop_assert_eq!(&out, &lazy.text());
+                if summary_first {
+                    prop_assert_eq!(&edited.summary, lazy.summary());
+                }
+                prop_assert_eq!(&edited.previous_rev, lazy.previous_rev());
+                prop_assert_eq!(&edited.rev, lazy.rev());
+                prop_assert_eq!(&edited.summary, lazy.summary());
+                prop_assert_eq!(&edited.summary.headline, lazy.headline());
+                prop_assert_eq!(&edited.problems[..], lazy.problems());
+            }
+            (Err(a), Err(b)) => prop_assert_eq!((a.code, &a.message), (b.code, &b.message)),
+            (a, b) => prop_assert!(false, "{:?} against {:?}", a.map(|e| e.0), b.map(|e| e.text().into_owned())),
+        }
+    }
+
+    #[test]
+    fn the_digests_an_edit_carries_over_are_the_new_versions_own(
+        (bytes, splices) in edited(prop_oneof![lf_file(), file()].boxed()),
+        full_view_first in any::<bool>(),
+    ) {
+        let words = |doc: &Document, anchors: bool| {
+            let mut out = Vec::new();
+            each_line(doc, 0..doc.line_count(), anchors, |i, w| {
+                out.push((i, w.line, anchors.then(|| w.anchor())));
+            });
+            out
+        };
+        let old = Document::from_bytes(&bytes).unwrap();
+        old.keep_tags();
+        words(&old, full_view_first);
+        let new = old.spliced(&splices).unwrap();
+        let map = LineMap::from_changes(old.line_count(), changes(&splices));
+        new.keep_tags_from(&old, map.runs());
+        // The lines inside a run of kept lines are taken over, not hashed,
+        // and every word taken over is the new version's own.
+        for &(_, n, len) in map.runs() {
+            for i in n + 1..(n + len).saturating_sub(1) {
+                prop_assert!(new.known().get(i, full_view_first).is_some(), "line {i}");
+            }
+        }
+        let fresh = old.spliced(&splices).unwrap();
+        let own = words(&fresh, true);
+        for (i, line, anchor) in &own {
+            if let Some(w) = new.known().get(*i, false) {
+                prop_assert_eq!(w.line, *line, "line {}", i);
+            }
+            if let Some(w) = new.known().get(*i, true) {
+                prop_assert_eq!(Some(w.anchor()), *anchor, "line {}", i);
+            }
+        }
+        prop_assert_eq!(words(&new, true), own);
+        prop_assert_eq!(words(&new, false), words(&fresh, false));
     }
 
     #[test]

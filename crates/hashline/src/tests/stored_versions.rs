@@ -64,15 +64,7 @@ impl Setup {
 }
 
 fn replace(reference: &Ref, content: &str) -> Request {
-    Request::Operations {
-        operations: vec![Operation::new(
-            OpKind::Replace,
-            Some(&reference.to_string()),
-            None,
-            content,
-        )],
-        rev: None,
-    }
+    crate::tests::replace(&reference.to_string(), content)
 }
 
 fn prepend(content: &str) -> Request {
