@@ -87,16 +87,16 @@ test("echoed lean prefixes naming lines a read showed are stripped from a write,
   const refs = /** @type {Record<number, string>} */ (refsOf(session.read("a.js").text))
   t.deepEqual(
     { ...session.stripViewPrefixes("a.js", `${refs[2]}   x();\n${refs[3]} }\n`) },
-    { text: "  x();\n}\n", stripped: 2, note: "Removed the view prefixes (LINEab or LINE#HASH#ANCHOR|) from 2 lines of content before writing: they name lines this file's views showed." },
+    { text: "  x();\n}\n", stripped: 2, resent: false, note: "Removed the view prefixes (LINEab or LINE#HASH#ANCHOR|) from 2 lines of content before writing: they name lines this file's views showed." },
   )
   for (const text of ["intro\n1st place\n2nd place\n", "10px solid\n", "5nq a\n3sh b\n", "3rd party notices\n", "5th avenue\n7th floor\n"]) {
-    t.deepEqual({ ...session.stripViewPrefixes("notes.md", text) }, { text, stripped: 0 }, text)
+    t.deepEqual({ ...session.stripViewPrefixes("notes.md", text) }, { text, stripped: 0, resent: false }, text)
   }
   // `1st` on line 1 has the number of the line it takes, as a view's
   // prefix would: refused once, then written as sent.
   const list = "1st place\n2nd place\n"
   t.is(thrown(t, () => session.stripViewPrefixes("list.md", list)).code, "AMBIGUOUS_ECHO")
-  t.deepEqual({ ...session.stripViewPrefixes("list.md", list) }, { text: list, stripped: 0 })
+  t.deepEqual({ ...session.stripViewPrefixes("list.md", list) }, { text: list, stripped: 0, resent: true }, "sent again after the refusal, it is handed back as sent, and said so")
 })
 
 test("createTools, the command line and HASHLINE_VIEW choose the view; both hosts accept either ref", async (t) => {
