@@ -58,6 +58,7 @@ mod hash;
 mod journal;
 mod known;
 mod lock;
+mod notebook;
 mod patch;
 mod plan;
 mod prefix;
