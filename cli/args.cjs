@@ -6,7 +6,7 @@
 
 /** Options each command accepts, besides the common ones. */
 const COMMAND_OPTIONS = /** @type {Record<string, string[]>} */ ({
-  read: ["offset", "limit"],
+  read: ["offset", "limit", "raw"],
   edit: ["ops", "rev"],
   apply: ["ops"],
   grep: ["ignore-case", "fixed-strings", "word-regexp", "invert-match", "glob", "include", "max-count", "context", "hidden"],
@@ -33,6 +33,7 @@ const OPTIONS = {
   limit: { value: true },
   ops: { value: true },
   rev: { value: true },
+  raw: { value: false },
   "ignore-case": { value: false, short: "i" },
   "fixed-strings": { value: false, short: "F" },
   "word-regexp": { value: false, short: "w" },
@@ -48,7 +49,7 @@ const OPTIONS = {
 }
 /**
  * @typedef {{ root?: string, store?: string, "store-max-bytes"?: string, view?: string, syntax?: string, json?: boolean,
- *   offset?: string, limit?: string, ops?: string, rev?: string, "ignore-case"?: boolean, "fixed-strings"?: boolean,
+ *   offset?: string, limit?: string, ops?: string, rev?: string, raw?: boolean, "ignore-case"?: boolean, "fixed-strings"?: boolean,
  *   "word-regexp"?: boolean, "invert-match"?: boolean, glob?: string[], include?: string[], "max-count"?: string,
  *   context?: string, hidden?: boolean, "text-only"?: boolean, help?: boolean, version?: boolean }} Values
  */

@@ -137,6 +137,9 @@ options! {
         #[doc = " \"lean\" or \"full\" (default: the session's)."]
         #[napi(ts_type = "'lean' | 'full'")]
         pub view: Option<String>,
+        #[doc = " Show the file's own text even for a notebook (`.ipynb`), whose"]
+        #[doc = " view is its cells otherwise (default false)."]
+        pub raw: Option<bool>,
     }
 
 

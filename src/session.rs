@@ -230,6 +230,7 @@ impl Hashline {
                 limit,
                 allow_outside: outside,
                 view: style,
+                raw: o.raw.unwrap_or(false),
             };
             let hl = Arc::clone(&self.inner);
             Ok(Call::new(signal, move |_| {

@@ -112,10 +112,10 @@ scenario("the model sees one edit tool, with this package's flat schema, and the
   const edits = (request.tools ?? []).filter((tool) => tool.function.name === "edit")
   t.is(edits.length, 1)
   const schema = edits[0].function.parameters
-  t.deepEqual(Object.keys(schema.properties).sort(), ["filePath", "literal", "newString", "oldString", "operations", "replaceAll", "rev"])
+  t.deepEqual(Object.keys(schema.properties).sort(), ["filePath", "keepOutputs", "literal", "newString", "oldString", "operations", "raw", "replaceAll", "rev"])
   t.deepEqual(schema.required, ["filePath"])
   const op = schema.properties.operations.items
-  t.deepEqual(Object.keys(op.properties).sort(), ["after", "before", "content", "literal", "op", "ref", "through"])
+  t.deepEqual(Object.keys(op.properties).sort(), ["after", "before", "cellType", "content", "literal", "metadata", "op", "ref", "through"])
   t.is(op.properties.content.type, "string")
   t.deepEqual(unionKeywords(schema), [])
   t.true(edits[0].function.description?.includes("12#A3F#9BC"))

@@ -47,9 +47,9 @@ impl Request {
         // accepted with it and changes nothing.
         let literal = flag(fields.take(&LITERAL)?, "the request", "literal")?;
         let raw = flag(fields.take(&RAW)?, "the request", "raw")?;
-        let keep_outputs = flag(fields.take(&KEEP_OUTPUTS)?, "the request", "keep_outputs")?;
+        let keep_outputs = flag(fields.take(&KEEP_OUTPUTS)?, "the request", "keepOutputs")?;
         fields.reject_unknown(
-            "operations, rev, literal, raw, keep_outputs, or the fallback oldString, newString, replaceAll",
+            "operations, rev, literal, raw, keepOutputs, or the fallback oldString, newString, replaceAll",
         )?;
         match (operations, old_string.is_some() || new_string.is_some()) {
             (Some(_), true) => Err(Error::invalid_request(
@@ -391,27 +391,27 @@ fn parse_operation(number: usize, value: &Value) -> Result<Operation> {
     let cell_type = match (cell_type, shape.cell_type) {
         (Some(Value::String(name)), true) => Some(CellType::from_name(name).ok_or_else(|| {
             Error::invalid_request(format!(
-                "{at} ({kind}): `cell_type` {} is not a cell type: {}.",
+                "{at} ({kind}): `cellType` {} is not a cell type: {}.",
                 excerpt(name),
                 cell_type_names()
             ))
         })?),
         (Some(other), true) => {
             return Err(Error::invalid_request(format!(
-                "{at} ({kind}): `cell_type` must be a string ({}), not {}.",
+                "{at} ({kind}): `cellType` must be a string ({}), not {}.",
                 cell_type_names(),
                 other.type_name()
             )))
         }
         (None, true) => {
             return Err(Error::invalid_request(format!(
-                "{at} ({kind}) needs `cell_type`: {}.",
+                "{at} ({kind}) needs `cellType`: {}.",
                 cell_type_names()
             )))
         }
         (Some(_), false) => {
             return Err(Error::invalid_request(format!(
-                "{at} ({kind}) takes no `cell_type`: only {} do; to change a cell's type use set_cell_type.",
+                "{at} ({kind}) takes no `cellType`: only {} do; to change a cell's type use set_cell_type.",
                 OpKind::names_where(|s| s.cell_type)
             )))
         }

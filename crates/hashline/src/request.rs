@@ -132,17 +132,17 @@ ops! {
         "The notebook cell whose header line is `ref` is removed.",
         r#"{"op":"delete_cell","ref":"7ab"}"#;
     InsertCellBefore = "insert_cell_before", Cell, Insert(Before),
-        "A new cell of `cell_type` holding `content` is inserted before the notebook cell whose header line is `ref`.",
-        r###"{"op":"insert_cell_before","ref":"7ab","cell_type":"markdown","content":"## Load the data"}"###;
+        "A new cell of `cellType` holding `content` is inserted before the notebook cell whose header line is `ref`.",
+        r###"{"op":"insert_cell_before","ref":"7ab","cellType":"markdown","content":"## Load the data"}"###;
     InsertCellAfter = "insert_cell_after", Cell, Insert(After),
-        "A new cell of `cell_type` holding `content` is inserted after the notebook cell whose header line is `ref`.",
-        r#"{"op":"insert_cell_after","ref":"7ab","cell_type":"code","content":"df.describe()"}"#;
+        "A new cell of `cellType` holding `content` is inserted after the notebook cell whose header line is `ref`.",
+        r#"{"op":"insert_cell_after","ref":"7ab","cellType":"code","content":"df.describe()"}"#;
     MoveCell = "move_cell", Cell, Move,
         "The notebook cell whose header line is `ref` goes `after` or `before` the cell whose header line is named.",
         r#"{"op":"move_cell","ref":"7ab","after":"12cd"}"#;
     SetCellType = "set_cell_type", Cell, SetType,
-        "The notebook cell whose header line is `ref` becomes a cell of `cell_type` (a code cell's outputs go with its type).",
-        r#"{"op":"set_cell_type","ref":"7ab","cell_type":"markdown"}"#;
+        "The notebook cell whose header line is `ref` becomes a cell of `cellType` (a code cell's outputs go with its type).",
+        r#"{"op":"set_cell_type","ref":"7ab","cellType":"markdown"}"#;
     SetCellMetadata = "set_cell_metadata", Cell, SetMetadata,
         "Each key of `metadata` is set in the metadata of the notebook cell whose header line is `ref` (null removes the key).",
         r#"{"op":"set_cell_metadata","ref":"7ab","metadata":{"tags":["parameters"]}}"#;
@@ -180,7 +180,7 @@ pub enum Action {
     Move,
     /// Puts a copy of them at a place, as they are.
     Copy,
-    /// Gives the cell it cites another type (`cell_type`).
+    /// Gives the cell it cites another type (`cellType`).
     SetType,
     /// Sets keys of the metadata of the cell it cites (`metadata`).
     SetMetadata,
@@ -199,7 +199,7 @@ pub struct Shape {
     pub place: bool,
     /// `ref` is a block's first line, and the engine finds its last.
     pub block: bool,
-    /// `cell_type`, the type of a notebook cell: needed.
+    /// `cellType`, the type of a notebook cell: needed.
     pub cell_type: bool,
     /// `metadata`, keys of a notebook cell's metadata: needed.
     pub metadata: bool,
@@ -688,8 +688,8 @@ pub(crate) const LITERAL: Field = Field {
 
 /// The type of a new notebook cell, or the type a cell becomes.
 pub(crate) const CELL_TYPE: Field = Field {
-    name: "cell_type",
-    aliases: &["cellType"],
+    name: "cellType",
+    aliases: &["cell_type"],
     value: FieldValue::CellType,
 };
 
@@ -710,8 +710,8 @@ pub(crate) const RAW: Field = Field {
 
 /// Code cells whose source changes keep their outputs and execution count.
 pub(crate) const KEEP_OUTPUTS: Field = Field {
-    name: "keep_outputs",
-    aliases: &["keepOutputs"],
+    name: "keepOutputs",
+    aliases: &["keep_outputs"],
     value: FieldValue::Flag,
 };
 
@@ -866,7 +866,7 @@ mod tests {
             fields.push("`after` or `before`");
         }
         if shape.cell_type {
-            fields.push("`cell_type`");
+            fields.push("`cellType`");
         }
         if shape.content {
             fields.push("`content`");

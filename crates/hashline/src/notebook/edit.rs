@@ -639,7 +639,7 @@ impl<'e, 'a> Edit<'e, 'a> {
         let new_cells = Cells::of(&new_nb, &rev);
         for &cell in &cleared {
             self.notes.push(format!(
-                "the outputs and execution count of {} were cleared, since its source changed (add \"keep_outputs\": true to keep them).",
+                "the outputs and execution count of {} were cleared, since its source changed (add \"keepOutputs\": true to keep them).",
                 self.name(cell)
             ));
         }

@@ -180,7 +180,7 @@ fn keep_outputs_keeps_a_code_cells_outputs_and_count() {
     edit(
         &session,
         &format!(
-            r#"{{"keep_outputs":true,"operations":[{{"op":"replace","ref":"{}","content":"print(math.e)"}}]}}"#,
+            r#"{{"keepOutputs":true,"operations":[{{"op":"replace","ref":"{}","content":"print(math.e)"}}]}}"#,
             line_ref(&view, "print(math.pi)")
         ),
     )
@@ -198,7 +198,7 @@ fn an_edit_and_its_reverse_give_the_bytes_back() {
     let done = edit(
         &session,
         &format!(
-            r#"{{"keep_outputs":true,"operations":[{{"op":"replace","ref":"{}","content":"Other text"}},{{"op":"insert_after","ref":"{}","content":"z = 3"}}]}}"#,
+            r#"{{"keepOutputs":true,"operations":[{{"op":"replace","ref":"{}","content":"Other text"}},{{"op":"insert_after","ref":"{}","content":"z = 3"}}]}}"#,
             line_ref(&view, "Some text é"),
             line_ref(&view, "y = 2")
         ),
@@ -206,7 +206,7 @@ fn an_edit_and_its_reverse_give_the_bytes_back() {
     .unwrap();
     assert_ne!(file(dir.path()), NB44);
     let back = format!(
-        r#"{{"keep_outputs":true,"operations":[{{"op":"replace","ref":"{}","content":"Some text é"}},{{"op":"delete","ref":"{}"}}]}}"#,
+        r#"{{"keepOutputs":true,"operations":[{{"op":"replace","ref":"{}","content":"Some text é"}},{{"op":"delete","ref":"{}"}}]}}"#,
         line_ref(&done.output, "Other text"),
         line_ref(&done.output, "z = 3")
     );
@@ -230,7 +230,7 @@ fn a_new_cell_gets_a_fresh_id_where_the_notebook_has_ids_and_none_where_it_has_n
         let done = edit(
             &session,
             &format!(
-                r#"{{"operations":[{{"op":"insert_cell_after","ref":"{header}","cell_type":"code","content":"a = 1\nb = 2"}}]}}"#
+                r#"{{"operations":[{{"op":"insert_cell_after","ref":"{header}","cellType":"code","content":"a = 1\nb = 2"}}]}}"#
             ),
         )
         .unwrap();
@@ -287,7 +287,7 @@ fn cells_move_change_type_and_take_metadata_in_one_batch() {
         &format!(
             r#"{{"operations":[
                 {{"op":"move_cell","ref":"{}","before":"{}"}},
-                {{"op":"set_cell_type","ref":"{}","cell_type":"markdown"}},
+                {{"op":"set_cell_type","ref":"{}","cellType":"markdown"}},
                 {{"op":"set_cell_metadata","ref":"{}","metadata":{{"tags":["setup"],"collapsed":true}}}}
             ]}}"#,
             cell("c2"),
@@ -320,7 +320,7 @@ fn cells_move_change_type_and_take_metadata_in_one_batch() {
     edit(
         &session,
         &format!(
-            r#"{{"operations":[{{"op":"set_cell_type","ref":"{}","cell_type":"code"}},{{"op":"set_cell_metadata","ref":"{}","metadata":{{"tags":null}}}}]}}"#,
+            r#"{{"operations":[{{"op":"set_cell_type","ref":"{}","cellType":"code"}},{{"op":"set_cell_metadata","ref":"{}","metadata":{{"tags":null}}}}]}}"#,
             line_ref(&view, "# %% [markdown] id=c1"),
             line_ref(&view, "# %% [code] id=c2")
         ),
@@ -461,7 +461,7 @@ fn refs_of_a_read_still_hold_after_edits_moved_their_lines() {
         edit(
             &first,
             &format!(
-                r#"{{"operations":[{{"op":"insert_cell_before","ref":"{markdown}","cell_type":"markdown","content":"Intro\n\nMore"}}]}}"#
+                r#"{{"operations":[{{"op":"insert_cell_before","ref":"{markdown}","cellType":"markdown","content":"Intro\n\nMore"}}]}}"#
             ),
         )
         .unwrap();
@@ -521,8 +521,6 @@ fn a_notebook_that_does_not_validate_is_refused_and_stays_editable_as_text() {
     )
     .unwrap_err();
     assert_eq!(err.code, ErrorCode::InvalidNotebook);
-    let dup = line_ref(&raw, "   \"id\": \"c1\",");
-    let _ = dup;
     let second = raw
         .lines()
         .skip(1)
@@ -566,7 +564,7 @@ fn a_notebook_with_crlf_between_its_tokens_keeps_them() {
     edit(
         &session,
         &format!(
-            r#"{{"operations":[{{"op":"insert_cell_after","ref":"{}","cell_type":"raw","content":"raw text"}},{{"op":"replace","ref":"{}","content":"x = 5"}}]}}"#,
+            r#"{{"operations":[{{"op":"insert_cell_after","ref":"{}","cellType":"raw","content":"raw text"}},{{"op":"replace","ref":"{}","content":"x = 5"}}]}}"#,
             line_ref(&view, "# %% [code] id=c2"),
             line_ref(&view, "x = 1")
         ),
@@ -613,7 +611,7 @@ fn operations_that_contradict_each_other_are_refused() {
             r#"{{"op":"delete_cell","ref":"{c2}"}},{{"op":"replace","ref":"{x}","content":"x = 2"}}"#
         ),
         format!(
-            r#"{{"op":"insert_cell_after","ref":"{m1}","cell_type":"code","content":"a"}},{{"op":"insert_cell_after","ref":"{m1}","cell_type":"code","content":"b"}}"#
+            r#"{{"op":"insert_cell_after","ref":"{m1}","cellType":"code","content":"a"}},{{"op":"insert_cell_after","ref":"{m1}","cellType":"code","content":"b"}}"#
         ),
         format!(
             r#"{{"op":"replace_cell","ref":"{c2}","content":"a"}},{{"op":"replace","ref":"{x}","content":"x = 2"}}"#
@@ -757,7 +755,7 @@ mod random_edits {
                         headers[pick(*b, headers.len())]
                     ),
                     Step::Retype(c, t) if !headers.is_empty() => format!(
-                        r#"{{"op":"set_cell_type","ref":"{}","cell_type":"{}"}}"#,
+                        r#"{{"op":"set_cell_type","ref":"{}","cellType":"{}"}}"#,
                         headers[pick(*c, headers.len())],
                         types[*t as usize]
                     ),
