@@ -78,7 +78,10 @@ impl<'a> Notebook<'a> {
             .as_str()
             .or_else(|| value["metadata"]["language_info"]["name"].as_str())
             .map(str::to_owned);
-        let layout = Layout::of(text, &top, sorted);
+        let mut layout = Layout::of(text, &top, sorted);
+        if let Some(unit) = cells.iter().find_map(|c| cell_unit(text, c)) {
+            layout.unit = unit;
+        }
         Ok(Notebook {
             text,
             version,
@@ -93,6 +96,21 @@ impl<'a> Notebook<'a> {
     pub(crate) fn array_indent(&self) -> &'a str {
         json::line_indent(self.text, self.array.span.start)
     }
+}
+
+/// The indent a cell's members have past the cell's own line, when both
+/// start lines of their own: what cells are written with. Files exist whose
+/// top keys are indented otherwise than everything below them.
+fn cell_unit(text: &str, cell: &Cell<'_>) -> Option<String> {
+    let first = cell.object.items.first()?;
+    if !json::starts_line(text, first.start) || !json::starts_line(text, cell.object.span.start) {
+        return None;
+    }
+    let outer = json::line_indent(text, cell.object.span.start);
+    json::line_indent(text, first.start)
+        .strip_prefix(outer)
+        .filter(|unit| !unit.is_empty())
+        .map(str::to_owned)
 }
 
 /// Whether the keys of an object come in the order Python's `sort_keys`

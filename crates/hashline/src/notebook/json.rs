@@ -153,6 +153,12 @@ pub(crate) fn line_indent(text: &str, at: usize) -> &str {
     &rest[..rest.len() - rest.trim_start_matches([' ', '\t']).len()]
 }
 
+/// Whether what starts at `at` starts a line of its own: only spaces or
+/// tabs before it on its line, and a line before that.
+pub(crate) fn starts_line(text: &str, at: usize) -> bool {
+    text[..at].trim_end_matches([' ', '\t']).ends_with('\n')
+}
+
 /// How a file writes its JSON, as far as new text must follow it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Layout {

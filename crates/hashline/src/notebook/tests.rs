@@ -791,3 +791,45 @@ mod random_edits {
         }
     }
 }
+
+/// A notebook whose top keys are indented by four spaces and everything
+/// below them by one more space a level, as an early nbformat wrote them
+/// (nbclient's `Interrupt.ipynb`).
+const MIXED_INDENT: &str = "{\n    \"cells\": [\n     {\n      \"cell_type\": \"code\",\n      \"execution_count\": null,\n      \"metadata\": {},\n      \"outputs\": [],\n      \"source\": [\n       \"x = 1\"\n      ]\n     }\n    ],\n    \"metadata\": {},\n    \"nbformat\": 4,\n    \"nbformat_minor\": 0\n}\n";
+
+#[test]
+fn changed_and_new_cells_take_the_indent_the_cells_have_not_the_top_keys() {
+    let (dir, session) = open(MIXED_INDENT);
+    let view = read(&session);
+    edit(
+        &session,
+        &format!(
+            r#"{{"operations":[{{"op":"replace","ref":"{}","content":"x = 2\ny = 3"}},{{"op":"insert_cell_after","ref":"{}","cellType":"markdown","content":"Note"}},{{"op":"set_cell_metadata","ref":"{}","metadata":{{"tags":["a"]}}}}]}}"#,
+            line_ref(&view, "x = 1"),
+            line_ref(&view, "# %% [code] cell 1"),
+            line_ref(&view, "# %% [code] cell 1"),
+        ),
+    )
+    .unwrap();
+    assert_eq!(
+        file(dir.path()),
+        "{\n    \"cells\": [\n     {\n      \"cell_type\": \"code\",\n      \"execution_count\": null,\n      \"metadata\": {\n       \"tags\": [\n        \"a\"\n       ]\n      },\n      \"outputs\": [],\n      \"source\": [\n       \"x = 2\\n\",\n       \"y = 3\"\n      ]\n     },\n     {\n      \"cell_type\": \"markdown\",\n      \"metadata\": {},\n      \"source\": [\n       \"Note\"\n      ]\n     }\n    ],\n    \"metadata\": {},\n    \"nbformat\": 4,\n    \"nbformat_minor\": 0\n}\n"
+    );
+}
+
+#[test]
+fn a_changed_source_keeps_the_indent_its_lines_had() {
+    // The last cell was indented by hand, two spaces a level.
+    let text = "{\n \"cells\": [\n  {\n   \"cell_type\": \"markdown\",\n   \"metadata\": {},\n   \"source\": []\n  },\n  {\n    \"cell_type\": \"markdown\",\n    \"metadata\": {},\n    \"source\": [\n      \"# Header\\n\",\n      \"Text\"\n    ]\n  }\n ],\n \"metadata\": {},\n \"nbformat\": 4,\n \"nbformat_minor\": 4\n}\n";
+    let (dir, session) = open(text);
+    let view = read(&session);
+    edit(
+        &session,
+        &format!(
+            r##"{{"operations":[{{"op":"replace","ref":"{}","content":"# Title"}}]}}"##,
+            line_ref(&view, "# Header")
+        ),
+    )
+    .unwrap();
+    assert_eq!(file(dir.path()), text.replace("# Header", "# Title"));
+}

@@ -157,7 +157,8 @@ fn edited<'t>(nb: &Notebook<'t>, index: usize, changed: &Changed<'_>) -> Cow<'t,
             "source" => match &changed.source {
                 Some(source) => {
                     let mut value = String::new();
-                    json::write(&mut value, &source_json(source), &member_indent, layout);
+                    let layout = nested(text, member, &member_indent, layout);
+                    json::write(&mut value, &source_json(source), &member_indent, &layout);
                     with(&value)
                 }
                 None => Item::Kept(i, Cow::Borrowed(&text[whole])),
@@ -201,6 +202,32 @@ fn edited<'t>(nb: &Notebook<'t>, index: usize, changed: &Changed<'_>) -> Cow<'t,
         indent,
         layout,
     ))
+}
+
+/// The layout to write a new value of `member` in: the indent its old
+/// value's items had past `member_indent`, where they were on lines of
+/// their own, else the file's.
+fn nested<'l>(
+    text: &str,
+    member: &json::Member<'_>,
+    member_indent: &str,
+    layout: &'l Layout,
+) -> Cow<'l, Layout> {
+    let unit = json::array(text, member.raw).ok().and_then(|(array, _)| {
+        let first = array.items.first()?;
+        json::starts_line(text, first.start)
+            .then(|| line_indent(text, first.start).strip_prefix(member_indent))
+            .flatten()
+            .filter(|unit| !unit.is_empty() && *unit != layout.unit)
+            .map(str::to_owned)
+    });
+    match unit {
+        Some(unit) => Cow::Owned(Layout {
+            unit,
+            ..layout.clone()
+        }),
+        None => Cow::Borrowed(layout),
+    }
 }
 
 /// The cell's metadata object with the keys of `sets` set (or, for null,
