@@ -288,7 +288,8 @@ function hostGuide(host) {
   const t = named(host)
   const off = host.turnsOff ?? []
   if (host.ownRead) {
-    return `Files are read and changed through the hashline tools here: read a text file with ${t.read} (each line shows a ref such as 12ab), change it with ${t.edit} citing those refs, and search with ${t.grep}. ${host.title}'s ${listed(off, "and")} are turned off; ${host.title}'s ${host.ownRead} shows no refs, so read a file with ${t.read} before editing it.${host.keepsWrite ? ` ${host.keepsWrite} stays for new files.` : ""}`
+    const notebooks = host.notebookTool ? ` Jupyter notebooks (.ipynb) too: ${t.read} shows their cells, ${t.edit} edits them.` : ""
+    return `Files are read and changed through the hashline tools here: read a text file with ${t.read} (each line shows a ref such as 12ab), change it with ${t.edit} citing those refs, and search with ${t.grep}.${notebooks} ${host.title}'s ${listed(off, "and")} are turned off; ${host.title}'s ${host.ownRead} shows no refs, so read a file with ${t.read} before editing it.${host.keepsWrite ? ` ${host.keepsWrite} stays for new files.` : ""}`
   }
   const apply = t.apply ? `, ${t.apply} changes several files as one,` : ""
   const guide = `Read and change text files with hashline's tools: ${t.read} shows each line with a ref (such as 12ab), ${t.edit} changes lines by citing those refs (its append creates a new file)${apply} and ${t.grep} searches, hits with refs. Use them, not ${off.join(" or ")}, to change files.`
@@ -318,6 +319,9 @@ const hostSkill = (host) => `---\nname: hashline\ndescription: ${JSON.stringify(
  */
 function turnedAway(host, tool) {
   const t = named(host)
+  if (tool === host.notebookTool) {
+    return `${tool} is turned off by the hashline plugin, which edits notebooks itself. Read the notebook with ${t.read}: each cell shows as a header line with a ref (12ab # %% [code] id=a1b2c3d4), then its source lines with refs. Then call ${t.edit} with operations: line ops (replace, insert_after, delete) inside a cell citing its lines, or cell ops citing a cell's header line: replace_cell (the whole source), insert_cell_after or insert_cell_before with cellType (code, markdown or raw) and content, delete_cell, move_cell, set_cell_type, set_cell_metadata. A changed code cell's outputs are cleared.`
+  }
   const apply = t.apply ? `; ${t.apply} changes several files as one` : ""
   return `${tool} is turned off by the hashline plugin. Read the file with ${t.read}, then change it with ${t.edit} citing the refs the read shows (append creates a new file)${apply}.`
 }

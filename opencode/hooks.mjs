@@ -15,7 +15,8 @@ import { tagGrepOutput } from "./view.mjs"
  * @typedef {import("./engine.mjs").Place} Place
  * @typedef {import("./model.mjs").EditKind} EditKind
  * @typedef {import("./view.mjs").Tagger} Tagger
- * @typedef {(output: string, tag: Tagger) => Promise<string>} ReadTagger how a host's read output gets its refs
+ * @typedef {import("./view.mjs").NotebookView} NotebookView
+ * @typedef {(output: string, tag: Tagger, notebook?: NotebookView) => Promise<string>} ReadTagger how a host's read output gets its refs
  */
 
 /**
@@ -35,6 +36,25 @@ export function sharedHooks(place, host) {
    * @type {Tagger}
    */
   const tag = (file, lines) => engineFor(place).tagAsync(path.resolve(place.directory, file), lines, { allowOutsideRoot: true })
+
+  /**
+   * The engine's view of a notebook's cells, for the lines of it the read
+   * asked for (offset and limit count the view's lines); undefined where
+   * the engine has none (a notebook it does not read as cells shows as
+   * text, tagged as any file).
+   * @param {unknown} args the read's arguments
+   * @returns {NotebookView}
+   */
+  const notebook = (args) => async (file) => {
+    const given = /** @type {Record<string, unknown>} */ (args && typeof args === "object" ? args : {})
+    const count = (/** @type {unknown} */ n) => (typeof n === "number" && Number.isInteger(n) && n > 0 ? n : undefined)
+    try {
+      const view = await engineFor(place).readAsync(path.resolve(place.directory, file), { offset: count(given.offset), limit: count(given.limit), allowOutsideRoot: true })
+      return view.text
+    } catch {
+      return undefined
+    }
+  }
 
   return {
     /**
@@ -90,11 +110,12 @@ export function sharedHooks(place, host) {
      * @param {string} tool
      * @param {string} sessionID
      * @param {string} output
+     * @param {unknown} [args] the call's arguments
      */
-    async tagged(tool, sessionID, output) {
+    async tagged(tool, sessionID, output, args) {
       if (!tagsReads(kinds.get(sessionID) ?? "edit")) return undefined
       try {
-        if (tool === "read") return await host.tagRead(output, tag)
+        if (tool === "read") return await host.tagRead(output, tag, notebook(args))
         if (tool === "grep") return await tagGrepOutput(output, tag)
       } catch {
         // The model still gets the plain view.
