@@ -10,7 +10,7 @@ import { spawnSync } from "node:child_process"
 import { createRequire } from "node:module"
 import { makeProject, opencodeBinary, opencodeConfig, REPO_ROOT, runOpencode, toolParts } from "../e2e/opencode.mjs"
 import { startScriptedServer } from "../e2e/server.mjs"
-import { nbformatProblems } from "../support/nbformat.mjs"
+import { notebookChange } from "../support/notebooks.mjs"
 
 /**
  * @typedef {import("../e2e/server.mjs").Step} Step
@@ -167,31 +167,12 @@ scenario("a read shows refs and the REV, and an edit built from them lands", asy
 })
 
 scenario("a notebook reads as its cells through OpenCode's read, and one edit changes a code cell and adds a markdown cell, valid and with the stale outputs cleared", async (t) => {
-  const notebook = fs.readFileSync(new URL("../fixtures/notebooks/nbsphinx/pre-executed.ipynb", import.meta.url))
-  const cells = JSON.parse(notebook.toString("utf8")).cells
-  const at = cells.findIndex((/** @type {any} */ c) => c.cell_type === "code" && c.outputs.length > 0)
-  const first = [cells[at].source].flat().join("").split("\n")[0]
+  const change = notebookChange("nbsphinx/pre-executed.ipynb", "analysis.ipynb")
   const { project, run, tools } = await play(t, {
-    files: { "analysis.ipynb": notebook },
+    files: { "analysis.ipynb": change.text },
     steps: [
       () => ({ calls: [{ name: "read", args: { filePath: "analysis.ipynb" } }] }),
-      ({ lastToolOutput }) => {
-        const header = refsOf(lastToolOutput).filter((r) => r.text.startsWith("# %% ["))[at]
-        return {
-          calls: [
-            {
-              name: "edit",
-              args: {
-                filePath: "analysis.ipynb",
-                operations: [
-                  { op: "replace", ref: refFor(lastToolOutput, first), content: `${first}  # checked` },
-                  { op: "insert_cell_after", ref: header.ref, cellType: "markdown", content: "The cell above was checked." },
-                ],
-              },
-            },
-          ],
-        }
-      },
+      ({ lastToolOutput }) => ({ calls: [{ name: "edit", args: change.edit(lastToolOutput) }] }),
       done,
     ],
   })
@@ -202,13 +183,7 @@ scenario("a notebook reads as its cells through OpenCode's read, and one edit ch
   t.false(read.state.output.includes('"cell_type"'), "the cells, not the JSON")
   t.is(edit.tool, "edit")
   t.is(edit.state.status, "completed", edit.state.error)
-  const file = project.file("analysis.ipynb")
-  const after = JSON.parse(fs.readFileSync(file, "utf8")).cells
-  t.is([after[at].source].flat().join("").split("\n")[0], `${first}  # checked`)
-  t.deepEqual(after[at].outputs, [])
-  t.is(after[at].execution_count, null)
-  t.deepEqual(after[at + 1], { cell_type: "markdown", metadata: {}, source: ["The cell above was checked."] })
-  t.deepEqual(nbformatProblems([file]), [])
+  change.check(t, project.file("analysis.ipynb"))
 })
 
 scenario("edits from the first read's refs after lines moved land right or are rejected, never wrong", async (t) => {

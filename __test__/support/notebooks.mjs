@@ -5,6 +5,7 @@
 import { copyFileSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { binding } from '../helpers.mjs'
+import { nbformatProblems } from './nbformat.mjs'
 
 const { Hashline } = binding
 
@@ -165,4 +166,52 @@ export function exercise(source, dir, layoutChanges = false) {
     }
   }
   return { failures, written, edits }
+}
+
+/**
+ * The notebook change the end-to-end suites script through a host: in the
+ * fixture `name`, the first line of the first code cell with outputs gets a
+ * comment and a markdown cell goes after that cell, in one edit built from
+ * the lean view the host's read gave; `check` judges the file afterwards.
+ * @param {string} name a notebook of __test__/fixtures/notebooks
+ * @param {string} filePath the name the host's project gives it
+ */
+export function notebookChange(name, filePath) {
+  const text = readFileSync(new URL(`../fixtures/notebooks/${name}`, import.meta.url), 'utf8')
+  const cells = JSON.parse(text).cells
+  const at = cells.findIndex((c) => c.cell_type === 'code' && c.outputs.length > 0)
+  const first = [cells[at].source].flat().join('').split('\n')[0]
+  const note = 'The cell above was checked.'
+  return {
+    text,
+    cell: cells[at],
+    /** @param {string | undefined} view */
+    edit(view) {
+      const lines = viewLines(view ?? '')
+      return {
+        filePath,
+        operations: [
+          { op: 'replace', ref: lines.find((l) => l.text === first)?.ref, content: `${first}  # checked` },
+          { op: 'insert_cell_after', ref: lines.filter((l) => l.header)[at]?.ref, cellType: 'markdown', content: note },
+        ],
+      }
+    },
+    /**
+     * The changed cell's outputs are cleared, the new cell has an id where
+     * the notebook's cells have them, and nbformat accepts the file.
+     * @param {import('ava').ExecutionContext} t
+     * @param {string} file
+     */
+    check(t, file) {
+      const after = JSON.parse(readFileSync(file, 'utf8')).cells
+      t.is([after[at].source].flat().join('').split('\n')[0], `${first}  # checked`)
+      t.deepEqual(after[at].outputs, [])
+      t.is(after[at].execution_count, null)
+      const { id, ...added } = after[at + 1]
+      t.deepEqual(added, { cell_type: 'markdown', metadata: {}, source: [note] })
+      if ('id' in cells[at]) t.regex(id, /^[0-9a-f]{8}$/)
+      else t.is(id, undefined)
+      t.deepEqual(nbformatProblems([file]), [])
+    },
+  }
 }
