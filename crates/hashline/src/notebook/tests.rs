@@ -58,6 +58,27 @@ fn edit(session: &Hashline, json: &str) -> crate::Result<crate::EditResult> {
     session.edit("n.ipynb", &request(json))
 }
 
+/// An edit of `n.ipynb` with the request's `fields` (e.g.
+/// `"keepOutputs":true,`) and `ops`, each `(op, the text of the line of
+/// `view` it cites, the rest of the op's JSON)`.
+fn edit_lines(
+    session: &Hashline,
+    view: &str,
+    fields: &str,
+    ops: &[(&str, &str, &str)],
+) -> crate::Result<crate::EditResult> {
+    let ops: Vec<String> = ops
+        .iter()
+        .map(|(op, text, rest)| {
+            format!(r#"{{"op":"{op}","ref":"{}"{rest}}}"#, line_ref(view, text))
+        })
+        .collect();
+    edit(
+        session,
+        &format!(r#"{{{fields}"operations":[{}]}}"#, ops.join(",")),
+    )
+}
+
 /// Each cell's id and its bytes in the file.
 fn cell_texts(text: &str) -> Vec<(String, String)> {
     let nb = Notebook::parse(text).unwrap();
@@ -145,12 +166,15 @@ fn a_notebook_reads_as_cells_with_refs_and_outputs_summarised_under_the_files_re
 fn a_changed_code_cell_is_written_as_nbformat_writes_it_and_loses_its_outputs() {
     let (dir, session) = open(NB45);
     let view = read(&session);
-    let done = edit(
+    let done = edit_lines(
         &session,
-        &format!(
-            r#"{{"operations":[{{"op":"replace","ref":"{}","content":"print(math.e)\nprint(math.tau)"}}]}}"#,
-            line_ref(&view, "print(math.pi)")
-        ),
+        &view,
+        "",
+        &[(
+            "replace",
+            "print(math.pi)",
+            r#","content":"print(math.e)\nprint(math.tau)""#,
+        )],
     )
     .unwrap();
     let start = NB45.find("   \"execution_count\": 1,").unwrap();
@@ -177,12 +201,11 @@ fn a_changed_code_cell_is_written_as_nbformat_writes_it_and_loses_its_outputs() 
 fn keep_outputs_keeps_a_code_cells_outputs_and_count() {
     let (dir, session) = open(NB45);
     let view = read(&session);
-    edit(
+    edit_lines(
         &session,
-        &format!(
-            r#"{{"keepOutputs":true,"operations":[{{"op":"replace","ref":"{}","content":"print(math.e)"}}]}}"#,
-            line_ref(&view, "print(math.pi)")
-        ),
+        &view,
+        r#""keepOutputs":true,"#,
+        &[("replace", "print(math.pi)", r#","content":"print(math.e)""#)],
     )
     .unwrap();
     assert_eq!(
@@ -195,22 +218,28 @@ fn keep_outputs_keeps_a_code_cells_outputs_and_count() {
 fn an_edit_and_its_reverse_give_the_bytes_back() {
     let (dir, session) = open(NB44);
     let view = read(&session);
-    let done = edit(
+    let keep = r#""keepOutputs":true,"#;
+    let done = edit_lines(
         &session,
-        &format!(
-            r#"{{"keepOutputs":true,"operations":[{{"op":"replace","ref":"{}","content":"Other text"}},{{"op":"insert_after","ref":"{}","content":"z = 3"}}]}}"#,
-            line_ref(&view, "Some text é"),
-            line_ref(&view, "y = 2")
-        ),
+        &view,
+        keep,
+        &[
+            ("replace", "Some text é", r#","content":"Other text""#),
+            ("insert_after", "y = 2", r#","content":"z = 3""#),
+        ],
     )
     .unwrap();
     assert_ne!(file(dir.path()), NB44);
-    let back = format!(
-        r#"{{"keepOutputs":true,"operations":[{{"op":"replace","ref":"{}","content":"Some text é"}},{{"op":"delete","ref":"{}"}}]}}"#,
-        line_ref(&done.output, "Other text"),
-        line_ref(&done.output, "z = 3")
-    );
-    edit(&session, &back).unwrap();
+    edit_lines(
+        &session,
+        &done.output,
+        keep,
+        &[
+            ("replace", "Other text", r#","content":"Some text é""#),
+            ("delete", "z = 3", ""),
+        ],
+    )
+    .unwrap();
     assert_eq!(file(dir.path()), NB44);
 }
 
@@ -561,13 +590,18 @@ fn a_notebook_with_crlf_between_its_tokens_keeps_them() {
     let (dir, session) = open(&crlf);
     let view = read(&session);
     assert_eq!(session.read("n.ipynb").unwrap().view.rev, rev(NB45));
-    edit(
+    edit_lines(
         &session,
-        &format!(
-            r#"{{"operations":[{{"op":"insert_cell_after","ref":"{}","cellType":"raw","content":"raw text"}},{{"op":"replace","ref":"{}","content":"x = 5"}}]}}"#,
-            line_ref(&view, "# %% [code] id=c2"),
-            line_ref(&view, "x = 1")
-        ),
+        &view,
+        "",
+        &[
+            (
+                "insert_cell_after",
+                "# %% [code] id=c2",
+                r#","cellType":"raw","content":"raw text""#,
+            ),
+            ("replace", "x = 1", r#","content":"x = 5""#),
+        ],
     )
     .unwrap();
     let written = file(dir.path());
@@ -580,14 +614,19 @@ fn a_notebook_with_crlf_between_its_tokens_keeps_them() {
 fn a_batch_lands_whole_or_not_at_all() {
     let (dir, session) = open(NB45);
     let view = read(&session);
-    let err = edit(
+    let err = edit_lines(
         &session,
-        &format!(
-            r#"{{"operations":[{{"op":"replace","ref":"{}","content":"x = 2"}},{{"op":"delete_cell","ref":"{}"}},{{"op":"set_cell_metadata","ref":"{}","metadata":{{"tags":"not a list"}}}}]}}"#,
-            line_ref(&view, "x = 1"),
-            line_ref(&view, "# %% [markdown] id=m1"),
-            line_ref(&view, "# %% [code] id=c1")
-        ),
+        &view,
+        "",
+        &[
+            ("replace", "x = 1", r#","content":"x = 2""#),
+            ("delete_cell", "# %% [markdown] id=m1", ""),
+            (
+                "set_cell_metadata",
+                "# %% [code] id=c1",
+                r#","metadata":{"tags":"not a list"}"#,
+            ),
+        ],
     )
     .unwrap_err();
     assert_eq!(err.code, ErrorCode::InvalidRequest);
@@ -801,14 +840,20 @@ const MIXED_INDENT: &str = "{\n    \"cells\": [\n     {\n      \"cell_type\": \"
 fn changed_and_new_cells_take_the_indent_the_cells_have_not_the_top_keys() {
     let (dir, session) = open(MIXED_INDENT);
     let view = read(&session);
-    edit(
+    let header = "# %% [code] cell 1";
+    edit_lines(
         &session,
-        &format!(
-            r#"{{"operations":[{{"op":"replace","ref":"{}","content":"x = 2\ny = 3"}},{{"op":"insert_cell_after","ref":"{}","cellType":"markdown","content":"Note"}},{{"op":"set_cell_metadata","ref":"{}","metadata":{{"tags":["a"]}}}}]}}"#,
-            line_ref(&view, "x = 1"),
-            line_ref(&view, "# %% [code] cell 1"),
-            line_ref(&view, "# %% [code] cell 1"),
-        ),
+        &view,
+        "",
+        &[
+            ("replace", "x = 1", r#","content":"x = 2\ny = 3""#),
+            (
+                "insert_cell_after",
+                header,
+                r#","cellType":"markdown","content":"Note""#,
+            ),
+            ("set_cell_metadata", header, r#","metadata":{"tags":["a"]}"#),
+        ],
     )
     .unwrap();
     assert_eq!(
@@ -823,12 +868,11 @@ fn a_changed_source_keeps_the_indent_its_lines_had() {
     let text = "{\n \"cells\": [\n  {\n   \"cell_type\": \"markdown\",\n   \"metadata\": {},\n   \"source\": []\n  },\n  {\n    \"cell_type\": \"markdown\",\n    \"metadata\": {},\n    \"source\": [\n      \"# Header\\n\",\n      \"Text\"\n    ]\n  }\n ],\n \"metadata\": {},\n \"nbformat\": 4,\n \"nbformat_minor\": 4\n}\n";
     let (dir, session) = open(text);
     let view = read(&session);
-    edit(
+    edit_lines(
         &session,
-        &format!(
-            r##"{{"operations":[{{"op":"replace","ref":"{}","content":"# Title"}}]}}"##,
-            line_ref(&view, "# Header")
-        ),
+        &view,
+        "",
+        &[("replace", "# Header", r##","content":"# Title""##)],
     )
     .unwrap();
     assert_eq!(file(dir.path()), text.replace("# Header", "# Title"));
