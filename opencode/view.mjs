@@ -53,7 +53,11 @@ export async function tagReadOutput(output, tag, notebook) {
   if (!pathMatch || lines[1] !== "<type>file</type>" || lines[2] !== "<content>") return output
   const file = pathMatch[1]
   const cells = notebook && NOTEBOOK.test(file) ? await notebook(file) : undefined
-  if (cells !== undefined) return [...lines.slice(0, 3), cells.replace(/\n$/, ""), "</content>"].join("\n")
+  if (cells !== undefined) {
+    // What OpenCode adds after the content (instructions it loaded) stays.
+    const close = lines.indexOf("</content>", 3)
+    return [...lines.slice(0, 3), cells.replace(/\n$/, ""), ...(close === -1 ? ["</content>"] : lines.slice(close))].join("\n")
+  }
 
   /** @type {Array<{ index: number, line: number, shown: string, suffix: string }>} */
   const rows = []

@@ -171,6 +171,9 @@ test("a notebook's read gives way to the engine's view of its cells; where the e
   const notebook = async (/** @type {string} */ file) => (asked.push(file), cells)
   t.is(await tagReadOutput(output, fakeTagger("/p/n.ipynb", json), notebook), `<path>/p/n.ipynb</path>\n<type>file</type>\n<content>\n${cells.trimEnd()}\n</content>`)
   t.deepEqual(asked, ["/p/n.ipynb"])
+  const reminder = "\n\n<system-reminder>\nInstructions from AGENTS.md\n</system-reminder>"
+  t.is(await tagReadOutput(output + reminder, fakeTagger("/p/n.ipynb", json), notebook), `<path>/p/n.ipynb</path>\n<type>file</type>\n<content>\n${cells.trimEnd()}\n</content>${reminder}`)
+  asked.pop()
   const tagged = await tagReadOutput(output, fakeTagger("/p/n.ipynb", json), async () => undefined)
   t.true(tagged.includes("\n1#A1#B1|{\n"))
   await tagReadOutput(readView("/p/a.ts", ["1: x"], "(End of file - total 1 lines)"), fakeTagger("/p/a.ts", ["x"]), async (file) => (asked.push(file), cells))
