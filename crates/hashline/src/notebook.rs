@@ -56,6 +56,19 @@ pub(crate) fn invalid(path: &str, why: &str) -> Error {
     .with_path(path)
 }
 
+/// The refusal of an edit of the cells of a notebook that does not exist:
+/// lines sent to a missing `.ipynb` file would make a file of that text,
+/// which is no notebook.
+pub(crate) fn missing(path: &str) -> Error {
+    Error::new(
+        ErrorCode::NotFound,
+        format!(
+            "File {path} not found, and a notebook is not made of lines: nothing was written. Make it as its JSON, the file's text, with \"raw\": true, e.g. {{\"raw\":true,\"operations\":[{{\"op\":\"append\",\"content\":\"{{\\n \\\"cells\\\": [],\\n \\\"metadata\\\": {{}},\\n \\\"nbformat\\\": 4,\\n \\\"nbformat_minor\\\": 5\\n}}\\n\"}}]}}, its cells in `cells` (each with `cell_type`, `id`, `metadata` and `source`, and for code `execution_count` and `outputs`)."
+        ),
+    )
+    .with_path(path)
+}
+
 /// The notebook view of `text`, the file at `path` whose REV is `rev`, and
 /// its cells as one text, the lines the view's refs cite.
 pub(crate) fn read(

@@ -211,6 +211,10 @@ impl<'e, 'a> Edit<'e, 'a> {
         for (i, op) in operations.iter().enumerate() {
             let number = i + 1;
             match op.kind.cites() {
+                Cites::Start | Cites::End if self.nb.cells.is_empty() => return Err(self.refuse(format!(
+                    "operation {number} ({}) adds lines, and this notebook has no cells, whose lines they would be. Its first cell goes in its JSON: read it with raw: true and replace the line `\"cells\": [],` by one holding the cell, e.g. ` \"cells\": [{{\"cell_type\": \"code\", \"execution_count\": null, \"id\": \"a1b2c3d4\", \"metadata\": {{}}, \"outputs\": [], \"source\": [\"x = 1\"]}}],`, sending \"raw\": true; later cells can then be inserted with insert_cell_after.",
+                    op.kind
+                ))),
                 Cites::Start | Cites::End => return Err(self.refuse(format!(
                     "operation {number} ({}) adds at the {} of the file, and a notebook's lines are its cells': insert_after a cell's header line for the start of that cell, insert_after its last line for its end, or insert_cell_before/insert_cell_after for a new cell.",
                     op.kind,

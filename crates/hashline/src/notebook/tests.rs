@@ -877,3 +877,70 @@ fn a_changed_source_keeps_the_indent_its_lines_had() {
     .unwrap();
     assert_eq!(file(dir.path()), text.replace("# Header", "# Title"));
 }
+
+#[test]
+fn a_missing_notebook_is_never_created_as_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let session = Hashline::new(Options::new(dir.path())).unwrap();
+    for json in [
+        r#"{"operations":[{"op":"append","content":"x = 1"}]}"#,
+        r#"{"operations":[{"op":"prepend","content":"x = 1"}]}"#,
+    ] {
+        let err = session.edit("new.ipynb", &request(json)).unwrap_err();
+        assert_eq!(err.code, ErrorCode::NotFound, "{}", err.message);
+        assert!(err.message.contains("\"raw\": true"), "{}", err.message);
+        assert!(!dir.path().join("new.ipynb").exists());
+    }
+    // Its JSON, sent as the file's text, makes one.
+    let json =
+        "{\n \"cells\": [],\n \"metadata\": {},\n \"nbformat\": 4,\n \"nbformat_minor\": 5\n}";
+    session
+        .edit(
+            "new.ipynb",
+            &request(&format!(
+                r#"{{"raw":true,"operations":[{{"op":"append","content":{}}}]}}"#,
+                serde_json::to_string(json).unwrap()
+            )),
+        )
+        .unwrap();
+    valid(&std::fs::read_to_string(dir.path().join("new.ipynb")).unwrap());
+}
+
+#[test]
+fn a_notebook_without_cells_says_how_its_first_cell_is_added() {
+    let empty =
+        "{\n \"cells\": [],\n \"metadata\": {},\n \"nbformat\": 4,\n \"nbformat_minor\": 5\n}\n";
+    let (dir, session) = open(empty);
+    read(&session);
+    let err = edit(
+        &session,
+        r#"{"operations":[{"op":"append","content":"x = 1"}]}"#,
+    )
+    .unwrap_err();
+    assert_eq!(err.code, ErrorCode::InvalidRequest);
+    assert!(err.message.contains("has no cells"), "{}", err.message);
+    assert_eq!(file(dir.path()), empty);
+    // As the refusal says: its `cells` line replaced in its JSON.
+    let raw = session
+        .read_with(
+            "n.ipynb",
+            &ReadOptions {
+                raw: true,
+                ..Default::default()
+            },
+        )
+        .unwrap()
+        .view
+        .text;
+    let cells = r#" "cells": [{"cell_type": "code", "execution_count": null, "id": "a1", "metadata": {}, "outputs": [], "source": ["x = 1"]}],"#;
+    edit(
+        &session,
+        &format!(
+            r#"{{"raw":true,"operations":[{{"op":"replace","ref":"{}","content":{}}}]}}"#,
+            line_ref(&raw, r#" "cells": [],"#),
+            serde_json::to_string(cells).unwrap()
+        ),
+    )
+    .unwrap();
+    assert!(read(&session).contains(" # %% [code] id=a1\n"));
+}

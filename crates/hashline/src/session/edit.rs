@@ -26,10 +26,10 @@ impl Hashline {
 
     pub(crate) fn plan_target(&self, target: Target, request: &Request) -> Result<EditPlan> {
         let loaded = self.load(&target, request.creates())?;
-        if loaded.base != Base::Missing
-            && crate::notebook::is_notebook(&target.display)
-            && crate::notebook::edits_cells(request)
-        {
+        if crate::notebook::is_notebook(&target.display) && crate::notebook::edits_cells(request) {
+            if loaded.base == Base::Missing {
+                return Err(crate::notebook::missing(&target.display));
+            }
             return self.plan_notebook(target, loaded, request);
         }
         let found = loaded.found();
