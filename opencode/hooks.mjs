@@ -47,7 +47,11 @@ export function sharedHooks(place, host) {
    */
   const notebook = (args) => async (file) => {
     const given = /** @type {Record<string, unknown>} */ (args && typeof args === "object" ? args : {})
-    const count = (/** @type {unknown} */ n) => (typeof n === "number" && Number.isInteger(n) && n > 0 ? n : undefined)
+    // As OpenCode takes them: numbers, or their digits as text.
+    const count = (/** @type {unknown} */ n) => {
+      const value = typeof n === "string" && /^\s*\d+\s*$/.test(n) ? Number(n) : n
+      return typeof value === "number" && Number.isInteger(value) && value > 0 ? value : undefined
+    }
     try {
       const view = await engineFor(place).readAsync(path.resolve(place.directory, file), { offset: count(given.offset), limit: count(given.limit), allowOutsideRoot: true })
       return view.text
