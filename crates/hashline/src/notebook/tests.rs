@@ -37,6 +37,19 @@ fn file(dir: &Path) -> String {
     std::fs::read_to_string(dir.join("n.ipynb")).unwrap()
 }
 
+/// `n.ipynb` read as its own text, its JSON.
+fn read_raw(session: &Hashline) -> crate::ReadResult {
+    session
+        .read_with(
+            "n.ipynb",
+            &ReadOptions {
+                raw: true,
+                ..Default::default()
+            },
+        )
+        .unwrap()
+}
+
 fn read(session: &Hashline) -> String {
     session.read("n.ipynb").unwrap().view.text
 }
@@ -149,15 +162,7 @@ fn a_notebook_reads_as_cells_with_refs_and_outputs_summarised_under_the_files_re
         )
         .unwrap();
     assert!(full.view.text.contains("|# %% [code] id=c1\n"));
-    let raw = session
-        .read_with(
-            "n.ipynb",
-            &ReadOptions {
-                raw: true,
-                ..Default::default()
-            },
-        )
-        .unwrap();
+    let raw = read_raw(&session);
     assert_eq!(raw.view.rev, rev(NB45));
     assert!(raw.view.text.contains(" \"cell_type\": \"markdown\","));
 }
@@ -533,17 +538,7 @@ fn a_notebook_that_does_not_validate_is_refused_and_stays_editable_as_text() {
         "{}",
         err.message
     );
-    let raw = session
-        .read_with(
-            "n.ipynb",
-            &ReadOptions {
-                raw: true,
-                ..Default::default()
-            },
-        )
-        .unwrap()
-        .view
-        .text;
+    let raw = read_raw(&session).view.text;
     let err = edit(
         &session,
         r#"{"operations":[{"op":"delete_cell","ref":"1ab"}]}"#,
@@ -921,17 +916,7 @@ fn a_notebook_without_cells_says_how_its_first_cell_is_added() {
     assert!(err.message.contains("has no cells"), "{}", err.message);
     assert_eq!(file(dir.path()), empty);
     // As the refusal says: its `cells` line replaced in its JSON.
-    let raw = session
-        .read_with(
-            "n.ipynb",
-            &ReadOptions {
-                raw: true,
-                ..Default::default()
-            },
-        )
-        .unwrap()
-        .view
-        .text;
+    let raw = read_raw(&session).view.text;
     let cells = r#" "cells": [{"cell_type": "code", "execution_count": null, "id": "a1", "metadata": {}, "outputs": [], "source": ["x = 1"]}],"#;
     edit(
         &session,
