@@ -899,27 +899,7 @@ fn longest_rising(origins: &[Option<usize>]) -> Vec<(usize, usize)> {
         .enumerate()
         .filter_map(|(new, old)| Some((new, (*old)?)))
         .collect();
-    // Patience sorting: the tail of the best run of each length, and each
-    // item's predecessor in its run.
-    let mut tails: Vec<usize> = Vec::new();
-    let mut before: Vec<Option<usize>> = vec![None; items.len()];
-    for (k, &(_, old)) in items.iter().enumerate() {
-        let at = tails.partition_point(|&t| items[t].1 < old);
-        before[k] = at.checked_sub(1).map(|p| tails[p]);
-        if at == tails.len() {
-            tails.push(k);
-        } else {
-            tails[at] = k;
-        }
-    }
-    let mut run = Vec::with_capacity(tails.len());
-    let mut at = tails.last().copied();
-    while let Some(k) = at {
-        run.push(items[k]);
-        at = before[k];
-    }
-    run.reverse();
-    run
+    crate::diff::longest_increasing(&items)
 }
 
 /// A fresh cell id, as nbformat makes them (8 lowercase hex digits of a
