@@ -183,6 +183,10 @@ export interface BatchEntry {
   rev?: string
   /** Write every operation's content exactly as sent. */
   literal?: boolean
+  /** The refs are of a notebook's own text, as a read with `raw` showed it. */
+  raw?: boolean
+  /** Code cells whose source changes keep their outputs and execution count. */
+  keepOutputs?: boolean
   /** Fallback: exact text to replace (whitespace-tolerant if no exact match). */
   oldString?: string
   newString?: string
@@ -241,6 +245,16 @@ export interface EditRequest {
   rev?: string
   /** Write every operation's content exactly as sent. */
   literal?: boolean
+  /**
+   * The refs are of a notebook's own text (its JSON), as a read with
+   * `raw` showed it, not of its notebook view.
+   */
+  raw?: boolean
+  /**
+   * Code cells whose source changes keep their outputs and execution
+   * count (they are cleared otherwise).
+   */
+  keepOutputs?: boolean
   /** Fallback: exact text to replace (whitespace-tolerant if no exact match). */
   oldString?: string
   newString?: string
@@ -443,6 +457,16 @@ export interface Operation {
   content?: string | Array<string>
   /** Write the content exactly as sent: no line is removed as a copy from a view. */
   literal?: boolean
+  /**
+   * insert_cell_before, insert_cell_after, set_cell_type: the type of
+   * the notebook cell.
+   */
+  cellType?: 'code' | 'markdown' | 'raw'
+  /**
+   * set_cell_metadata: the keys to set in the cell's metadata, null to
+   * remove one.
+   */
+  metadata?: Record<string, unknown>
 }
 
 export interface ParsedRef {
@@ -542,6 +566,11 @@ export interface ReadOptions {
    * differs from the session's (an MCP server's client).
    */
   host?: string
+  /**
+   * Show the file's own text even for a notebook (`.ipynb`), whose
+   * view is its cells otherwise (default false).
+   */
+  raw?: boolean
 }
 
 export interface ReadView {
@@ -571,13 +600,14 @@ export interface RequestField {
   /** Other names models send, all accepted. */
   aliases: Array<string>
   /**
-   * The JSON type of its value: `string`, `boolean`, or `array` (the
-   * operations, objects of `operationFields`).
+   * The JSON type of its value: `string`, `boolean`, `array` (the
+   * operations, objects of `operationFields`), or `object` (keys of any
+   * value: a notebook cell's metadata).
    */
-  type: 'string' | 'boolean' | 'array'
+  type: 'string' | 'boolean' | 'array' | 'object'
   /**
-   * The values it takes, when they are names (an op's): the ops, in
-   * documented order.
+   * The values it takes, when they are names (an op's, a cell type's):
+   * the ops, in documented order, or the cell types.
    */
   values?: Array<string>
 }
@@ -619,6 +649,10 @@ export interface RequestOp {
   place: boolean
   /** Its `ref` is the first line of a block, whose last the engine finds. */
   block: boolean
+  /** It needs `cellType`, the type of a notebook cell. */
+  cellType: boolean
+  /** It needs `metadata`, keys of a notebook cell's metadata. */
+  metadata: boolean
 }
 
 /** REV: 8 hex digits of SHA-1 of the canonical text (BOM removed, line endings as LF). */

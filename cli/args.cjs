@@ -6,7 +6,7 @@
 
 /** Options each command accepts, besides the common ones. */
 const COMMAND_OPTIONS = /** @type {Record<string, string[]>} */ ({
-  read: ["offset", "limit"],
+  read: ["offset", "limit", "raw"],
   edit: ["ops", "rev"],
   apply: ["ops"],
   grep: ["ignore-case", "fixed-strings", "word-regexp", "invert-match", "glob", "include", "max-count", "context", "hidden"],
@@ -35,6 +35,7 @@ const OPTIONS = {
   limit: { value: true },
   ops: { value: true },
   rev: { value: true },
+  raw: { value: false },
   "ignore-case": { value: false, short: "i" },
   "fixed-strings": { value: false, short: "F" },
   "word-regexp": { value: false, short: "w" },
@@ -57,7 +58,7 @@ const OPTIONS = {
   version: { value: false, short: "V" },
 }
 /**
- * @typedef {{ root?: string, store?: string, "store-max-bytes"?: string, view?: string, syntax?: string,
+ * @typedef {{ root?: string, store?: string, "store-max-bytes"?: string, view?: string, syntax?: string, raw?: boolean,
  *   "no-telemetry"?: boolean, json?: boolean, offset?: string, limit?: string, ops?: string, rev?: string,
  *   "ignore-case"?: boolean, "fixed-strings"?: boolean, "word-regexp"?: boolean, "invert-match"?: boolean,
  *   glob?: string[], include?: string[], "max-count"?: string, context?: string, hidden?: boolean,

@@ -73,11 +73,11 @@ function opsText() {
     return ""
   }
   const lines = ops.map((op) => {
-    const fields = [op.ref ? "ref" : "", op.through ? "through?" : "", op.place ? "after|before" : "", op.content ? "content" : ""].filter(Boolean)
+    const fields = [op.ref ? "ref" : "", op.through ? "through?" : "", op.place ? "after|before" : "", op.cellType ? "cellType" : "", op.content ? "content" : "", op.metadata ? "metadata" : ""].filter(Boolean)
     const doc = wrap(op.doc.replaceAll("`", ""), 74).replaceAll("\n", "\n      ")
     return `  ${op.name} (${fields.join(", ")})\n      ${doc}`
   })
-  return `Operations, each with its fields (through? may be left out for one line; a\nblock is a function, class, statement, element, object or section, its end\nfound by parsing):\n${lines.join("\n")}\n`
+  return `Operations, each with its fields (through? may be left out for one line; a\nblock is a function, class, statement, element, object or section, its end\nfound by parsing; a cell op's ref is a notebook cell's header line):\n${lines.join("\n")}\n`
 }
 
 /** The exit codes, by status, each with its class and codes. */
@@ -97,7 +97,8 @@ function exitCodesText() {
 const usage = () => `Usage: hashline <command> [options]
 
 Commands:
-  read FILE [--offset N] [--limit N]    show FILE with a ref before each line
+  read FILE [--offset N] [--limit N]    show FILE with a ref before each line (a notebook: its
+                                        cells; --raw: its JSON)
   edit FILE [--ops JSON] [--rev REV]    edit FILE; the request ({"operations":[...]} or just the
                                         array, or {"oldString","newString"}) from --ops or stdin
   apply [--ops JSON]                    edit several files: [{"path":P,"operations":[...]}, ...]
@@ -117,15 +118,19 @@ ${exitCodesText()}`
 
 /** Each command's help. */
 const HELP = /** @type {Record<string, string>} */ ({
-  read: `Usage: hashline read FILE [--offset N] [--limit N]
+  read: `Usage: hashline read FILE [--offset N] [--limit N] [--raw]
 
 Shows FILE with a ref before each line (12ab in the lean view, the default;
 12#A3F#9BC with --view full), under a header with its REV. An edit cites those
 refs; later edits from other processes can still cite them, since the version
-shown is kept in the store.
+shown is kept in the store. A Jupyter notebook (.ipynb) shows its cells: a
+header line per cell (# %% [code] id=...), then the cell's source lines;
+outputs and metadata follow in read-only lines that start with ». Cell ops
+cite a cell by its header line's ref.
 
   --offset N    first line to show, 1-based (default 1)
   --limit N     lines to show (default 2000)
+  --raw         a notebook's JSON as text; an edit of it then sends "raw": true
 
 ${common()}`,
   get edit() {

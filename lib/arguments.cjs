@@ -159,19 +159,21 @@ function parseReadArguments(args) {
   const offset = positive("offset", input.offset)
   const limit = positive("limit", input.limit)
   const view = input.view === undefined || input.view === null ? undefined : String(input.view)
-  return { filePath, ...(offset === undefined ? {} : { offset }), ...(limit === undefined ? {} : { limit }), ...(view === undefined ? {} : { view }) }
+  const raw = flag("raw", input.raw === null ? undefined : input.raw, "read")
+  return { filePath, ...(offset === undefined ? {} : { offset }), ...(limit === undefined ? {} : { limit }), ...(view === undefined ? {} : { view }), ...(raw === undefined ? {} : { raw }) }
 }
 
 /**
  * A flag, also from the "true" and "false" some models send as text.
  * @param {string} name
  * @param {unknown} value
+ * @param {string} [tool] the tool it is an argument of
  * @returns {boolean | undefined}
  */
-function flag(name, value) {
+function flag(name, value, tool = "grep") {
   if (value === undefined || typeof value === "boolean") return value
   if (value === "true" || value === "false") return value === "true"
-  throw invalid("grep", `${name} must be true or false, got ${typeof value === "string" ? JSON.stringify(value) : describeType(value)}.`)
+  throw invalid(tool, `${name} must be true or false, got ${typeof value === "string" ? JSON.stringify(value) : describeType(value)}.`)
 }
 
 /**

@@ -58,6 +58,9 @@ function fieldSchema(field) {
       },
     }
   }
+  // An object of any keys (a cell's metadata) in the form zod's own schema
+  // of one takes, so that both schemas stay one.
+  if (field.type === "object") return { ...description, type: "object", properties: {}, additionalProperties: {} }
   return { ...description, type: field.type, ...(field.values?.length ? { enum: [...field.values] } : {}) }
 }
 
@@ -83,6 +86,7 @@ export const READ_SCHEMA = {
     offset: { description: READ_FIELDS.offset, type: "integer", minimum: 1 },
     limit: { description: READ_FIELDS.limit, type: "integer", minimum: 1 },
     view: { description: READ_FIELDS.view, type: "string", enum: ["lean", "full"] },
+    raw: { description: READ_FIELDS.raw, type: "boolean" },
   },
   required: ["filePath"],
 }
@@ -119,7 +123,7 @@ export const APPLY_SCHEMA = {
 
 /**
  * A JSON Schema of the kind these tools use (strings, booleans, whole
- * numbers, enums, arrays of objects) as zod, for hosts that take zod (OpenCode); optional
+ * numbers, enums, arrays of objects, objects, also of any keys) as zod, for hosts that take zod (OpenCode); optional
  * unless required.
  * @param {typeof import("zod").z} z
  * @param {Record<string, any>} schema
@@ -134,7 +138,7 @@ function toZod(z, schema, required) {
   else if (schema.type === "boolean") type = z.boolean()
   else if (schema.type === "integer") type = schema.minimum === undefined ? z.number().int() : z.number().int().min(schema.minimum)
   else if (schema.type === "array") type = z.array(toZod(z, schema.items, true))
-  else if (schema.type === "object") type = z.object(zodShape(z, schema))
+  else if (schema.type === "object") type = schema.additionalProperties ? z.looseObject(zodShape(z, schema)) : z.object(zodShape(z, schema))
   else type = z.unknown()
   if (!required) type = type.optional()
   return schema.description === undefined ? type : type.describe(schema.description)

@@ -37,6 +37,8 @@
  *   turns off
  * @property {string} [ownRead] its own read tool, left on, which shows no refs
  * @property {string} [keepsWrite] its own tool for new files, left on
+ * @property {string} [notebookTool] its own tool for Jupyter notebooks, one
+ *   of `turnsOff`: hashline's read and edit serve notebooks instead
  * @property {{ flags: string[], server?: Record<string, unknown>, client: string }} [mcp] how
  *   its MCP configuration starts hashline-mcp: the flags, and the server
  *   entry's keys of the host's own; and the name its MCP client gives in
@@ -78,6 +80,7 @@ export const HOSTS = {
     turnsOff: ["Edit", "MultiEdit", "NotebookEdit"],
     ownRead: "Read",
     keepsWrite: "Write",
+    notebookTool: "NotebookEdit",
     // Claude Code shows the model structured content in place of the text,
     // and defers MCP tools behind a tool search unless they load always.
     mcp: { flags: ["--text-only"], server: { alwaysLoad: true }, client: "claude-code" },

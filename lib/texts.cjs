@@ -18,7 +18,8 @@
 
 const READ_DESCRIPTION = `Read a text file. Each line comes with its ref: \`LINEab content\`, e.g. \`12ab   return total;\` (ref \`12ab\`), or in the full view \`LINE#HASH#ANCHOR|content\`, e.g. \`12#A3F#9BC|  return total;\`; the first line names the file, its REV (e.g. \`REV:72C4946C\`) and the lines shown. The ref and the one space (or \`|\`) after it are not part of the file.
 Cite the refs in edit operations instead of retyping old lines.
-Shows up to 2000 lines from offset (1-based, default 1); for a long file the last line says how to read on.`
+Shows up to 2000 lines from offset (1-based, default 1); for a long file the last line says how to read on.
+A Jupyter notebook (.ipynb) shows its cells: each a header line \`# %% [code] id=a1b2c3d4\` (its type, and its id or number) with a ref, then the cell's source lines with refs; its outputs and metadata follow in read-only lines that start with \`»\`. raw: true shows the notebook's JSON instead.`
 
 const GREP_DESCRIPTION = `Search the text files under the project folder for lines matching a regular expression (Rust regex syntax, as in ripgrep: no look-around or backreferences). Each matching line comes with its ref, \`LINEab content\` (or \`LINE#HASH#ANCHOR|content\` in the full view), under a header with the file's path and REV, so a hit can be edited without reading the file first.
 path narrows the search to a file or folder; include keeps the files matching a glob such as *.ts, *.{js,mjs} or src/**/*.rs, and exclude leaves files or folders out. Files .gitignore lists, hidden files and binary files are skipped unless path names them; hidden: true searches hidden files too. ignoreCase, fixedStrings (the pattern as plain text) and word (whole words only) refine the match; context shows lines around each hit, with refs. Shows up to maxResults matching lines (default 100), and says how many more it found.`
@@ -27,13 +28,14 @@ const EDIT_INTRO = `Edit a file by citing the refs that read and grep show befor
 Give filePath and operations; the whole batch is checked against the version you read and applied at once, or nothing is written:`
 
 const EDIT_RULES = `content is the new text only, lines separated by \\n, never with the ref prefixes; it is written exactly as sent. Lines that look copied from a view (a ref at their start, or a repeat of the line next to where the content goes) are removed only where the engine proves them copies; where it cannot tell, the edit is refused with AMBIGUOUS_ECHO: send it again without those lines, or with "literal": true (on an operation, or on the whole request) to write the content exactly as sent. All refs name lines of the version you read: do not adjust line numbers for earlier operations of the same batch. rev (the REV the read showed) is optional.
+In a notebook a request may mix line ops and cell ops across cells; a code cell whose source changes loses its outputs and execution count unless "keepOutputs": true. To edit a notebook's JSON itself, read it with raw: true and send "raw": true.
 The result shows fresh refs for the changed lines and how the others moved: keep editing from it without reading again. A rejected edit says why and shows the current lines with fresh refs.
 Without refs, oldString/newString (and replaceAll) replace one unique occurrence of oldString instead, as the classic edit tool does.`
 
 /**
  * An op as the engine's `requestFormat()` declares it: its name, the fields
  * it takes and its doc.
- * @typedef {{ name: string, doc: string, ref: boolean, through: boolean, content: boolean, place: boolean }} OpFormat
+ * @typedef {{ name: string, doc: string, ref: boolean, through: boolean, content: boolean, place: boolean, cellType?: boolean, metadata?: boolean }} OpFormat
  */
 
 /**
@@ -51,6 +53,12 @@ const OP_LINES = [
     ["replace_block", "delete_block", "insert_before_block", "insert_after_block"],
     "R is the first line of a function, class, if/for/while/try, element, object or Markdown section (the outermost one starting there); the engine finds its last line",
   ],
+  [["replace_cell"], "in a notebook (read shows each cell as a header line such as # %% [code] id=a1b2c3d4, then its source lines), R is a cell's header line: the cell's whole source becomes C; line ops edit inside a cell's source lines"],
+  [["delete_cell"], ""],
+  [["insert_cell_before", "insert_cell_after"], "a new cell of type T (code, markdown or raw) holding C goes before (after) the cell whose header line is R"],
+  [["move_cell"], "the cell whose header line is R goes after (before) the cell whose header line is R3"],
+  [["set_cell_type"], "T is code, markdown or raw"],
+  [["set_cell_metadata"], "the keys of M (an object) are set in the cell's metadata, null removes a key"],
 ]
 
 /**
@@ -60,13 +68,15 @@ const OP_LINES = [
  * @param {string} words
  */
 function opLine(ops, words) {
-  const takes = (/** @type {"ref" | "through" | "content" | "place"} */ field) => ops.some((op) => op[field])
+  const takes = (/** @type {"ref" | "through" | "content" | "place" | "cellType" | "metadata"} */ field) => ops.some((op) => op[field])
   const fields = [
     `"op":${ops.map((op) => JSON.stringify(op.name)).join("|")}`,
     ...(takes("ref") ? ['"ref":R'] : []),
     ...(takes("through") ? ['"through":R2'] : []),
+    ...(takes("cellType") ? ['"cellType":T'] : []),
     ...(takes("content") ? ['"content":C'] : []),
     ...(takes("place") ? ['"after":R3'] : []),
+    ...(takes("metadata") ? ['"metadata":M'] : []),
   ]
   const template = `{${fields.join(",")}}${takes("place") ? ' (or "before":R3)' : ""}`
   return words === "" ? `- ${template}` : `- ${template}: ${words}`
@@ -106,6 +116,10 @@ const EDIT_FIELDS = {
   before: "move/copy: ref of the line to put the lines before",
   content: "New lines, separated by \\n, without ref prefixes (replace*, insert_*, prepend, append)",
   literal: "true: write the content exactly as sent, with no line removed as a copy from a view (on an operation, or on the request for all of them)",
+  raw: "true: the refs are of a notebook's JSON as read with raw: true, not of its cells",
+  keepOutputs: "true: a notebook code cell whose source changes keeps its outputs (they are cleared otherwise)",
+  cellType: "insert_cell_*, set_cell_type: the notebook cell's type, code, markdown or raw",
+  metadata: "set_cell_metadata: keys to set in the cell's metadata, e.g. {\"tags\":[\"parameters\"]} (null removes a key)",
   oldString: "Fallback without refs: exact text to replace",
   newString: "Fallback without refs: the replacement text",
   replaceAll: "Fallback without refs: replace every occurrence of oldString",
@@ -116,6 +130,7 @@ const READ_FIELDS = {
   offset: "First line to show, 1-based (default 1)",
   limit: "How many lines to show (default 2000)",
   view: "lean (12ab content) or full (12#A3F#9BC|content); default: the server's",
+  raw: "true: a notebook's JSON as text instead of its cells (default false)",
 }
 
 const GREP_FIELDS = {
@@ -167,6 +182,7 @@ const REFS = `The read and grep tools show each line with a ref: \`LINEab conten
 const INSTRUCTION = `${MARKER}
 ${REFS}
 To change a file, call edit with operations that cite these refs (replace, delete, insert_before, insert_after, prepend, append) instead of retyping old text. Put only the new text in content, never refs: content is written as sent, and if it holds lines that look copied from a view the edit is refused (AMBIGUOUS_ECHO) unless you add "literal": true to say the text is meant. To move or copy lines, cite them: {"op":"move","ref":"12ab","through":"20cd","after":"40ef"}.
+A Jupyter notebook (.ipynb) reads as its cells: a header line per cell (\`# %% [code] id=a1b2c3d4\`), then the cell's source lines; outputs show after \`»\`, read-only. Edit inside a cell with the line ops, and cite a cell's header line to insert (insert_cell_after with cellType and content), delete, move, retype or annotate cells; a changed code cell's outputs are cleared.
 An edit result shows fresh refs for the lines it changed and how the other lines moved: continue from it without reading the file again. If an edit is rejected nothing was written; use the refs the rejection shows, or read the file again.
 </hashline>`
 
@@ -272,7 +288,8 @@ function hostGuide(host) {
   const t = named(host)
   const off = host.turnsOff ?? []
   if (host.ownRead) {
-    return `Files are read and changed through the hashline tools here: read a text file with ${t.read} (each line shows a ref such as 12ab), change it with ${t.edit} citing those refs, and search with ${t.grep}. ${host.title}'s ${listed(off, "and")} are turned off; ${host.title}'s ${host.ownRead} shows no refs, so read a file with ${t.read} before editing it.${host.keepsWrite ? ` ${host.keepsWrite} stays for new files.` : ""}`
+    const notebooks = host.notebookTool ? ` Jupyter notebooks (.ipynb) too: ${t.read} shows their cells, ${t.edit} edits them.` : ""
+    return `Files are read and changed through the hashline tools here: read a text file with ${t.read} (each line shows a ref such as 12ab), change it with ${t.edit} citing those refs, and search with ${t.grep}.${notebooks} ${host.title}'s ${listed(off, "and")} are turned off; ${host.title}'s ${host.ownRead} shows no refs, so read a file with ${t.read} before editing it.${host.keepsWrite ? ` ${host.keepsWrite} stays for new files.` : ""}`
   }
   const apply = t.apply ? `, ${t.apply} changes several files as one,` : ""
   const guide = `Read and change text files with hashline's tools: ${t.read} shows each line with a ref (such as 12ab), ${t.edit} changes lines by citing those refs (its append creates a new file)${apply} and ${t.grep} searches, hits with refs. Use them, not ${off.join(" or ")}, to change files.`
@@ -302,6 +319,9 @@ const hostSkill = (host) => `---\nname: hashline\ndescription: ${JSON.stringify(
  */
 function turnedAway(host, tool) {
   const t = named(host)
+  if (tool === host.notebookTool) {
+    return `${tool} is turned off by the hashline plugin, which edits notebooks itself. Read the notebook with ${t.read}: each cell shows as a header line with a ref (12ab # %% [code] id=a1b2c3d4), then its source lines with refs. Then call ${t.edit} with operations: line ops (replace, insert_after, delete) inside a cell citing its lines, or cell ops citing a cell's header line: replace_cell (the whole source), insert_cell_after or insert_cell_before with cellType (code, markdown or raw) and content, delete_cell, move_cell, set_cell_type, set_cell_metadata. A changed code cell's outputs are cleared.`
+  }
   const apply = t.apply ? `; ${t.apply} changes several files as one` : ""
   return `${tool} is turned off by the hashline plugin. Read the file with ${t.read}, then change it with ${t.edit} citing the refs the read shows (append creates a new file)${apply}.`
 }

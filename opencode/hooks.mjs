@@ -15,7 +15,8 @@ import { tagGrepOutput } from "./view.mjs"
  * @typedef {import("./engine.mjs").Place} Place
  * @typedef {import("./model.mjs").EditKind} EditKind
  * @typedef {import("./view.mjs").Tagger} Tagger
- * @typedef {(output: string, tag: Tagger) => Promise<string>} ReadTagger how a host's read output gets its refs
+ * @typedef {import("./view.mjs").NotebookView} NotebookView
+ * @typedef {(output: string, tag: Tagger, notebook?: NotebookView) => Promise<string>} ReadTagger how a host's read output gets its refs
  */
 
 /**
@@ -46,6 +47,29 @@ export function sharedHooks(place, host) {
    * @returns {Tagger}
    */
   const tagFor = (who) => (file, lines) => engineFor(place).tagAsync(path.resolve(place.directory, file), lines, { allowOutsideRoot: true, ...who })
+
+  /**
+   * The engine's view of a notebook's cells, for the lines of it the read
+   * asked for (offset and limit count the view's lines); undefined where
+   * the engine has none (a notebook it does not read as cells shows as
+   * text, tagged as any file).
+   * @param {unknown} args the read's arguments
+   * @returns {NotebookView}
+   */
+  const notebook = (args) => async (file) => {
+    const given = /** @type {Record<string, unknown>} */ (args && typeof args === "object" ? args : {})
+    // As OpenCode takes them: numbers, or their digits as text.
+    const count = (/** @type {unknown} */ n) => {
+      const value = typeof n === "string" && /^\s*\d+\s*$/.test(n) ? Number(n) : n
+      return typeof value === "number" && Number.isInteger(value) && value > 0 ? value : undefined
+    }
+    try {
+      const view = await engineFor(place).readAsync(path.resolve(place.directory, file), { offset: count(given.offset), limit: count(given.limit), allowOutsideRoot: true })
+      return view.text
+    } catch {
+      return undefined
+    }
+  }
 
   return {
     /**
@@ -103,12 +127,13 @@ export function sharedHooks(place, host) {
      * @param {string} sessionID
      * @param {string} output
      * @param {string} [callID]
+     * @param {unknown} [args] the call's arguments
      */
-    async tagged(tool, sessionID, output, callID) {
+    async tagged(tool, sessionID, output, callID, args) {
       if (!tagsReads(kinds.get(sessionID) ?? "edit")) return undefined
       const tag = tagFor(caller(sessionID, callID))
       try {
-        if (tool === "read") return await host.tagRead(output, tag)
+        if (tool === "read") return await host.tagRead(output, tag, notebook(args))
         if (tool === "grep") return await tagGrepOutput(output, tag)
       } catch {
         // The model still gets the plain view.

@@ -110,7 +110,7 @@ async function server(input, options) {
 
     "tool.execute.after": async (info, output) => {
       if (!output || typeof output.output !== "string") return
-      const changed = info.tool === "write" ? shared.afterWrite(info.callID, output.output) : await shared.tagged(info.tool, info.sessionID, output.output, info.callID)
+      const changed = info.tool === "write" ? shared.afterWrite(info.callID, output.output) : await shared.tagged(info.tool, info.sessionID, output.output, info.callID, info.args)
       if (changed !== undefined) output.output = changed
     },
 

@@ -157,7 +157,7 @@ export async function setup(ctx) {
   await ctx.tool.hook("execute.after", async (event) => {
     if (event.status !== "completed" || typeof event.result?.content !== "string") return
     const content = event.result.content
-    const changed = event.tool === "write" ? shared.afterWrite(event.id, content) : await shared.tagged(event.tool, event.sessionID, content, event.id)
+    const changed = event.tool === "write" ? shared.afterWrite(event.id, content) : await shared.tagged(event.tool, event.sessionID, content, event.id, event.input)
     if (changed !== undefined) event.result = { ...event.result, content: changed }
   })
 

@@ -7,7 +7,11 @@
  * @typedef {import("./types.mjs").ShownLine} ShownLine
  * @typedef {import("./types.mjs").TagResult} TagResult
  * @typedef {(file: string, lines: ShownLine[]) => TagResult | Promise<TagResult>} Tagger
+ * @typedef {(file: string) => Promise<string | undefined>} NotebookView the engine's view of a notebook's cells, or undefined where it has none
  */
+
+/** A Jupyter notebook's name, which the engine reads as cells. */
+const NOTEBOOK = /\.ipynb$/i
 
 /**
  * One tagged line in the style of its ref: lean refs are followed by a
@@ -35,17 +39,25 @@ function splitTruncation(text) {
 /**
  * Tags the output of OpenCode's `read` for a text file:
  * `12: text` becomes `12ab text` (or `12#A3F#9BC|text` in the full view), and the REV is shown once before the
- * content. Anything that is not a text view (folders, images, PDFs, errors)
- * or that cannot be matched to the file comes back unchanged.
+ * content. A notebook's JSON gives way to the engine's view of its cells,
+ * inside the same tags. Anything that is not a text view (folders, images,
+ * PDFs, errors) or that cannot be matched to the file comes back unchanged.
  * @param {string} output
  * @param {Tagger} tag
+ * @param {NotebookView} [notebook]
  * @returns {Promise<string>}
  */
-export async function tagReadOutput(output, tag) {
+export async function tagReadOutput(output, tag, notebook) {
   const lines = output.split("\n")
   const pathMatch = /^<path>(.*)<\/path>$/.exec(lines[0] ?? "")
   if (!pathMatch || lines[1] !== "<type>file</type>" || lines[2] !== "<content>") return output
   const file = pathMatch[1]
+  const cells = notebook && NOTEBOOK.test(file) ? await notebook(file) : undefined
+  if (cells !== undefined) {
+    // What OpenCode adds after the content (instructions it loaded) stays.
+    const close = lines.indexOf("</content>", 3)
+    return [...lines.slice(0, 3), cells.replace(/\n$/, ""), ...(close === -1 ? ["</content>"] : lines.slice(close))].join("\n")
+  }
 
   /** @type {Array<{ index: number, line: number, shown: string, suffix: string }>} */
   const rows = []
@@ -162,17 +174,21 @@ const PAGE_HEADER = /^Read file (.+), lines (\d+)-(\d+)$/
  * Tags the output of OpenCode 2's `read` for a text file:
  * `Read file PATH, lines A-B` and then `12: text` per line. Each line becomes
  * `12ab text` (or `12#A3F#9BC|text`), and the REV is shown on its own line
- * after the header. Anything else (folders, images, errors, a view whose
- * lines do not follow the header) comes back unchanged, and so do lines the
- * engine does not confirm as the file's current lines.
+ * after the header. A notebook's JSON gives way to the engine's view of its
+ * cells. Anything else (folders, images, errors, a view whose lines do not
+ * follow the header) comes back unchanged, and so do lines the engine does
+ * not confirm as the file's current lines.
  * @param {string} output
  * @param {Tagger} tag
+ * @param {NotebookView} [notebook]
  * @returns {Promise<string>}
  */
-export async function tagReadPageOutput(output, tag) {
+export async function tagReadPageOutput(output, tag, notebook) {
   const lines = output.split("\n")
   const header = PAGE_HEADER.exec(lines[0] ?? "")
   if (!header) return output
+  const cells = notebook && NOTEBOOK.test(header[1]) ? await notebook(header[1]) : undefined
+  if (cells !== undefined) return cells.replace(/\n$/, "")
   const [first, last] = [Number(header[2]), Number(header[3])]
   /** @type {ShownLine[]} */
   const shown = []

@@ -25,6 +25,10 @@ pub struct BindingBatchEntry {
     pub rev: Option<String>,
     /// Write every operation's content exactly as sent.
     pub literal: Option<bool>,
+    /// The refs are of a notebook's own text, as a read with `raw` showed it.
+    pub raw: Option<bool>,
+    /// Code cells whose source changes keep their outputs and execution count.
+    pub keep_outputs: Option<bool>,
     /// Fallback: exact text to replace (whitespace-tolerant if no exact match).
     pub old_string: Option<String>,
     pub new_string: Option<String>,

@@ -158,6 +158,9 @@ options! {
         #[doc = " The host that made the call, for the telemetry record, where it"]
         #[doc = " differs from the session's (an MCP server's client)."]
         pub host: Option<String>,
+        #[doc = " Show the file's own text even for a notebook (`.ipynb`), whose"]
+        #[doc = " view is its cells otherwise (default false)."]
+        pub raw: Option<bool>,
     }
 
 

@@ -3,7 +3,7 @@
 //! types), which hosts build their schemas, texts and help from, and the
 //! TypeScript types of a request, tested against that table.
 
-use hashline::{FieldValue, OpKind};
+use hashline::{CellType, FieldValue, OpKind};
 use napi::bindgen_prelude::Either;
 use napi_derive::napi;
 
@@ -15,12 +15,13 @@ pub struct BindingRequestField {
     pub name: String,
     /// Other names models send, all accepted.
     pub aliases: Vec<String>,
-    /// The JSON type of its value: `string`, `boolean`, or `array` (the
-    /// operations, objects of `operationFields`).
-    #[napi(ts_type = "'string' | 'boolean' | 'array'")]
+    /// The JSON type of its value: `string`, `boolean`, `array` (the
+    /// operations, objects of `operationFields`), or `object` (keys of any
+    /// value: a notebook cell's metadata).
+    #[napi(ts_type = "'string' | 'boolean' | 'array' | 'object'")]
     pub r#type: String,
-    /// The values it takes, when they are names (an op's): the ops, in
-    /// documented order.
+    /// The values it takes, when they are names (an op's, a cell type's):
+    /// the ops, in documented order, or the cell types.
     pub values: Option<Vec<String>>,
 }
 
@@ -44,6 +45,10 @@ pub struct BindingRequestOp {
     pub place: bool,
     /// Its `ref` is the first line of a block, whose last the engine finds.
     pub block: bool,
+    /// It needs `cellType`, the type of a notebook cell.
+    pub cell_type: bool,
+    /// It needs `metadata`, keys of a notebook cell's metadata.
+    pub metadata: bool,
 }
 
 /// The request format the engine decodes.
@@ -63,13 +68,23 @@ fn fields(list: &[hashline::Field]) -> Vec<BindingRequestField> {
             name: f.name.to_owned(),
             aliases: f.aliases.iter().map(|a| (*a).to_owned()).collect(),
             r#type: match f.value {
-                FieldValue::Ref | FieldValue::Text | FieldValue::Rev | FieldValue::Op => "string",
+                FieldValue::Ref
+                | FieldValue::Text
+                | FieldValue::Rev
+                | FieldValue::Op
+                | FieldValue::CellType => "string",
                 FieldValue::Flag => "boolean",
                 FieldValue::Operations => "array",
+                FieldValue::Object => "object",
             }
             .to_owned(),
-            values: (f.value == FieldValue::Op)
-                .then(|| OpKind::ALL.iter().map(|op| op.name().to_owned()).collect()),
+            values: match f.value {
+                FieldValue::Op => Some(OpKind::ALL.iter().map(|op| op.name().to_owned()).collect()),
+                FieldValue::CellType => {
+                    Some(CellType::ALL.iter().map(|t| t.name().to_owned()).collect())
+                }
+                _ => None,
+            },
         })
         .collect()
 }
@@ -92,6 +107,8 @@ pub fn request_format() -> RequestFormat {
                     content: shape.content,
                     place: shape.place,
                     block: shape.block,
+                    cell_type: shape.cell_type,
+                    metadata: shape.metadata,
                 }
             })
             .collect(),
@@ -126,6 +143,14 @@ pub struct BindingOperation {
     pub content: Option<Either<String, Vec<String>>>,
     /// Write the content exactly as sent: no line is removed as a copy from a view.
     pub literal: Option<bool>,
+    /// insert_cell_before, insert_cell_after, set_cell_type: the type of
+    /// the notebook cell.
+    #[napi(ts_type = "'code' | 'markdown' | 'raw'")]
+    pub cell_type: Option<String>,
+    /// set_cell_metadata: the keys to set in the cell's metadata, null to
+    /// remove one.
+    #[napi(ts_type = "Record<string, unknown>")]
+    pub metadata: Option<serde_json::Value>,
 }
 
 #[napi(object, js_name = "EditRequest")]
@@ -135,6 +160,12 @@ pub struct BindingEditRequest {
     pub rev: Option<String>,
     /// Write every operation's content exactly as sent.
     pub literal: Option<bool>,
+    /// The refs are of a notebook's own text (its JSON), as a read with
+    /// `raw` showed it, not of its notebook view.
+    pub raw: Option<bool>,
+    /// Code cells whose source changes keep their outputs and execution
+    /// count (they are cleared otherwise).
+    pub keep_outputs: Option<bool>,
     /// Fallback: exact text to replace (whitespace-tolerant if no exact match).
     pub old_string: Option<String>,
     pub new_string: Option<String>,

@@ -320,6 +320,7 @@ impl Hashline {
                 limit,
                 allow_outside: outside,
                 view: style,
+                raw: o.raw.unwrap_or(false),
             };
             let probe = self
                 .probe(

@@ -17,6 +17,7 @@ import { getEncoding } from "js-tiktoken"
 import { offeredTools, startScriptedServer } from "../e2e/server.mjs"
 import { recorded, statsTable } from "../helpers.mjs"
 import { node22 } from "../support/node22.mjs"
+import { notebookChange } from "../support/notebooks.mjs"
 import { publishPackages, REPO } from "../support/published.mjs"
 
 /**
@@ -268,8 +269,41 @@ for (const claude of CLAUDES) {
   })
 }
 
-// One release is enough for the tokens: the two hand MCP results over alike.
+// One release is enough for the tokens and the notebook: the two hand MCP results over alike.
 const NEWEST = CLAUDES[CLAUDES.length - 1]
+
+test.serial(`Claude Code ${NEWEST.version}: NotebookEdit is turned away towards hashline, whose read shows the cells and whose one edit changes a code cell and adds a markdown cell, valid and with the stale outputs cleared`, async (t) => {
+  t.timeout(300_000)
+  const change = notebookChange("nbformat/test4.5.ipynb", "analysis.ipynb")
+  const { root, results } = await play(t, NEWEST, "notebook", { "analysis.ipynb": change.text }, (dir) => [
+    // Claude Code refuses a NotebookEdit of a notebook its own Read has not
+    // read before any hook runs, so the model reads it first, as it would.
+    () => ({ calls: [{ name: "Read", args: { file_path: path.join(dir, "analysis.ipynb") } }] }),
+    // Newer releases defer NotebookEdit behind their tool search, as they
+    // would for a model that asks for it.
+    ({ tools }) =>
+      tools.includes("NotebookEdit")
+        ? { calls: [{ name: "NotebookEdit", args: { notebook_path: path.join(dir, "analysis.ipynb"), cell_id: change.cell.id, new_source: "x = 1" } }] }
+        : { calls: [{ name: "ToolSearch", args: { query: "select:NotebookEdit" } }] },
+    () => ({ calls: [{ name: "read", args: { filePath: "analysis.ipynb" } }] }),
+    ({ lastToolOutput }) => ({ calls: [{ name: "edit", args: change.edit(lastToolOutput) }] }),
+    () => ({ text: "Done." }),
+  ])
+  t.deepEqual(
+    results.map((r) => [r.tool, r.isError]),
+    [
+      ["Read", false],
+      ["NotebookEdit", true],
+      [`${PREFIX}read`, false],
+      [`${PREFIX}edit`, false],
+    ],
+  )
+  t.regex(results[1].text, /NotebookEdit is turned off by the hashline plugin, which edits notebooks itself/)
+  t.regex(results[2].text, /^analysis\.ipynb REV:[0-9A-F]{8} lines 1-\d+ of \d+\n  » notebook: nbformat 4\.5/)
+  t.false(results[2].text.includes("iVBOR"), "no base64 in the view")
+  change.check(t, path.join(root, "analysis.ipynb"))
+})
+
 test.serial(`Claude Code ${NEWEST.version}: a 200-line read reaches the model as the lean text, within 5% of its tokens`, async (t) => {
   t.timeout(300_000)
   const lines = Array.from({ length: 200 }, (_, i) => `  const value${i} = compute(${i}, "item ${i}") // step ${i}`)

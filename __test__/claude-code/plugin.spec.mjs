@@ -49,6 +49,14 @@ for (const tool of ["Edit", "MultiEdit", "NotebookEdit"]) {
   })
 }
 
+test("PreToolUse turns NotebookEdit away because hashline edits notebooks, saying how: the cell header and the cell ops", (t) => {
+  const reason = hook({ hook_event_name: "PreToolUse", tool_name: "NotebookEdit", tool_input: { notebook_path: "/p/a.ipynb", new_source: "x" } }).hookSpecificOutput.permissionDecisionReason
+  t.regex(reason, /which edits notebooks itself/)
+  t.regex(reason, /# %% \[code\] id=/)
+  for (const op of ["replace_cell", "insert_cell_after", "delete_cell", "move_cell", "set_cell_type", "set_cell_metadata"]) t.true(reason.includes(op), op)
+  t.true(hook({ hook_event_name: "SessionStart", source: "startup" }).hookSpecificOutput.additionalContext.includes("Jupyter notebooks (.ipynb) too"))
+})
+
 test("SessionStart gives the model the tool names and the instruction; other events get no decision", (t) => {
   const context = hook({ hook_event_name: "SessionStart", source: "startup" }).hookSpecificOutput.additionalContext
   t.true(context.includes("change it with mcp__plugin_hashline_hashline__edit"))

@@ -8,6 +8,7 @@ import fs from "node:fs"
 import path from "node:path"
 import { fileURLToPath } from "node:url"
 import * as helpers from "../helpers.mjs"
+import { nbformatProblems } from "../support/nbformat.mjs"
 
 // These tests pin the full view's text; the lean view, the default, has its own in lean.spec.mjs.
 process.env.HASHLINE_VIEW = "full"
@@ -405,4 +406,27 @@ test("--store-max-bytes and $HASHLINE_STORE_MAX_BYTES cap the store, and cache c
   t.like(JSON.parse(cleared.stdout), { ok: true, store, files: count, bytes })
   t.deepEqual(fs.readdirSync(store), ["mine.txt"])
   t.regex(hashline(["cache", "clear"], { cwd: root, store }).stdout, /^Removed 0 files \(0 bytes\) from the store /)
+})
+
+test("a notebook reads as its cells across invocations, --raw as its JSON, and an edit by cell ops validates", (t) => {
+  const fixture = fs.readFileSync(new URL("../fixtures/notebooks/nbformat/test4.5.ipynb", import.meta.url))
+  const { root, store } = project(t, { "analysis.ipynb": fixture })
+  const read = hashline(["read", "analysis.ipynb"], { cwd: root, store })
+  t.is(read.status, 0)
+  const header = read.stdout.split("\n").find((l) => /\|# %% \[code\] id=/.test(l))
+  t.truthy(header, read.stdout)
+  const raw = hashline(["read", "analysis.ipynb", "--raw"], { cwd: root, store })
+  t.is(raw.status, 0)
+  t.regex(raw.stdout, /\|\s*"nbformat": 4,/)
+  const ops = JSON.stringify([{ op: "insert_cell_after", ref: header?.split("|")[0], cellType: "markdown", content: "## Notes" }])
+  const edit = hashline(["edit", "analysis.ipynb", "--ops", ops], { cwd: root, store })
+  t.is(edit.status, 0, edit.stderr)
+  t.regex(edit.stdout, /\+\d+#[0-9A-F]{3}#[0-9A-F]{3}\|# %% \[markdown\] id=[0-9a-f]{8}/)
+  const cells = JSON.parse(fs.readFileSync(path.join(root, "analysis.ipynb"), "utf8")).cells
+  t.true(cells.some((/** @type {any} */ c) => c.cell_type === "markdown" && c.source.join("") === "## Notes"))
+  t.deepEqual(nbformatProblems([path.join(root, "analysis.ipynb")]), [])
+  const broken = project(t, { "bad.ipynb": fs.readFileSync(new URL("../fixtures/notebooks/nbformat/invalid_unique_cell_id.ipynb", import.meta.url)) })
+  const refused = hashline(["read", "bad.ipynb"], { cwd: broken.root, store: broken.store })
+  t.not(refused.status, 0)
+  t.regex(refused.stderr, /INVALID_NOTEBOOK|not read as a notebook's cells/)
 })

@@ -16,6 +16,7 @@ import { OUTPUT_SCHEMAS } from "../../mcp/results.mjs"
 import { createServer } from "../../mcp/server.mjs"
 import { IdScanner, LineTransport } from "../../mcp/transport.mjs"
 import * as helpers from "../helpers.mjs"
+import { nbformatProblems } from "../support/nbformat.mjs"
 
 // These tests pin the full view's text; the lean view, the default, has its own in lean.spec.mjs.
 process.env.HASHLINE_VIEW = "full"
@@ -90,6 +91,28 @@ test("an edit by the refs of a read writes the file, and a second edit from the 
     fs.readFileSync(path.join(root, "src/app.ts"), "utf8"),
     "export function total(items) {\n  if (!items) {\n    return 0\n  }\n  return items.length\n  // counted\n}\n",
   )
+})
+
+test("a notebook reads as its cells, and one edit changes a code cell and adds a markdown cell, valid and with the outputs cleared", async (t) => {
+  const notebook = fs.readFileSync(new URL("../fixtures/notebooks/nbclient/Error.ipynb", import.meta.url), "utf8")
+  const { root, call } = await connect(t, { "n.ipynb": notebook })
+  const view = await call("read", { filePath: "n.ipynb" })
+  t.false(view.isError, view.text)
+  t.regex(view.text, /^1#[0-9A-F]{3}#[0-9A-F]{3}\|# %% \[code\] id=\w+\n2#[0-9A-F]{3}#[0-9A-F]{3}\|0 \/ 0\n  » error: ZeroDivisionError/m)
+  const refs = refsOf(view.text)
+  const edit = await call("edit", {
+    filePath: "n.ipynb",
+    operations: [
+      { op: "replace", ref: refs[2], content: "raise ValueError('checked')" },
+      { op: "insert_cell_before", ref: refs[1], cellType: "markdown", content: "Why it fails" },
+    ],
+  })
+  t.false(edit.isError, edit.text)
+  const cells = JSON.parse(fs.readFileSync(path.join(root, "n.ipynb"), "utf8")).cells
+  t.deepEqual(cells[0].source, ["Why it fails"])
+  t.deepEqual(cells[1].source, ["raise ValueError('checked')"])
+  t.deepEqual(cells[1].outputs, [])
+  t.deepEqual(nbformatProblems([path.join(root, "n.ipynb")]), [])
 })
 
 test("apply changes several files as one: all of them by the refs of their reads, or, when one entry is refused, none", async (t) => {

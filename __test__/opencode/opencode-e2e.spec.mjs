@@ -11,6 +11,7 @@ import { createRequire } from "node:module"
 import { makeProject, opencodeBinary, opencodeConfig, REPO_ROOT, runOpencode, toolParts } from "../e2e/opencode.mjs"
 import { startScriptedServer } from "../e2e/server.mjs"
 import { recorded, statsTable } from "../helpers.mjs"
+import { notebookChange } from "../support/notebooks.mjs"
 
 /**
  * @typedef {import("../e2e/server.mjs").Step} Step
@@ -113,10 +114,10 @@ scenario("the model sees one edit tool, with this package's flat schema, and the
   const edits = (request.tools ?? []).filter((tool) => tool.function.name === "edit")
   t.is(edits.length, 1)
   const schema = edits[0].function.parameters
-  t.deepEqual(Object.keys(schema.properties).sort(), ["filePath", "literal", "newString", "oldString", "operations", "replaceAll", "rev"])
+  t.deepEqual(Object.keys(schema.properties).sort(), ["filePath", "keepOutputs", "literal", "newString", "oldString", "operations", "raw", "replaceAll", "rev"])
   t.deepEqual(schema.required, ["filePath"])
   const op = schema.properties.operations.items
-  t.deepEqual(Object.keys(op.properties).sort(), ["after", "before", "content", "literal", "op", "ref", "through"])
+  t.deepEqual(Object.keys(op.properties).sort(), ["after", "before", "cellType", "content", "literal", "metadata", "op", "ref", "through"])
   t.is(op.properties.content.type, "string")
   t.deepEqual(unionKeywords(schema), [])
   t.true(edits[0].function.description?.includes("12#A3F#9BC"))
@@ -182,6 +183,26 @@ scenario("a read shows refs and the REV, and an edit built from them lands", asy
     [read.callID, edit.callID],
   )
   t.log(`hashline stats of this session:\n${statsTable(telemetry)}`)
+})
+
+scenario("a notebook reads as its cells through OpenCode's read, and one edit changes a code cell and adds a markdown cell, valid and with the stale outputs cleared", async (t) => {
+  const change = notebookChange("nbsphinx/pre-executed.ipynb", "analysis.ipynb")
+  const { project, run, tools } = await play(t, {
+    files: { "analysis.ipynb": change.text },
+    steps: [
+      () => ({ calls: [{ name: "read", args: { filePath: "analysis.ipynb" } }] }),
+      ({ lastToolOutput }) => ({ calls: [{ name: "edit", args: change.edit(lastToolOutput) }] }),
+      done,
+    ],
+  })
+  t.is(run.code, 0)
+  const [read, edit] = tools
+  t.is(read.tool, "read")
+  t.regex(read.state.output, /^<content>\nanalysis\.ipynb REV:[0-9A-F]{8} lines 1-\d+ of \d+\n  » notebook: nbformat 4\.4/m)
+  t.false(read.state.output.includes('"cell_type"'), "the cells, not the JSON")
+  t.is(edit.tool, "edit")
+  t.is(edit.state.status, "completed", edit.state.error)
+  change.check(t, project.file("analysis.ipynb"))
 })
 
 scenario("edits from the first read's refs after lines moved land right or are rejected, never wrong", async (t) => {

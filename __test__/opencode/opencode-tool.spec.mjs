@@ -410,3 +410,14 @@ test("an edit whose tool call is aborted while the user looks at the diff writes
   t.is(err?.name, "AbortError")
   t.is(fs.readFileSync(path.join(root, "a.txt"), "utf8"), "one\ntwo\n")
 })
+
+test("the plugin's read of a notebook shows the cells its offset and limit ask for, also given as text", async (t) => {
+  const root = project(t, { "n.ipynb": fs.readFileSync(new URL("../fixtures/notebooks/nbformat/test4.5.ipynb", import.meta.url)) })
+  const file = path.join(root, "n.ipynb")
+  const hooks = await hooksFor(root)
+  const output = { title: "n.ipynb", output: openCodeRead(file), metadata: {} }
+  await /** @type {any} */ (hooks["tool.execute.after"])({ tool: "read", sessionID: "s", callID: "c", args: { filePath: file, offset: "3", limit: 2 } }, output)
+  t.regex(output.output, /^<path>.*n\.ipynb<\/path>\n<type>file<\/type>\n<content>\nn\.ipynb REV:[0-9A-F]{8} lines 3-4 of \d+\n/)
+  t.regex(output.output, /\n3#[0-9A-F]{3}#[0-9A-F]{3}\|.*\n(  » .*\n)*4#[0-9A-F]{3}#[0-9A-F]{3}\|/)
+  t.false(output.output.includes('"cell_type"'))
+})

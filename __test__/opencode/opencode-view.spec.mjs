@@ -2,7 +2,7 @@
 // The parsing of OpenCode's read and grep output, with a stand-in for the
 // engine so that each case says exactly which lines count as matching.
 import test from "ava"
-import { tagGrepOutput, tagReadOutput } from "../../opencode/view.mjs"
+import { tagGrepOutput, tagReadOutput, tagReadPageOutput } from "../../opencode/view.mjs"
 
 // These tests pin the full view's text; the lean view, the default, has its own in lean.spec.mjs.
 process.env.HASHLINE_VIEW = "full"
@@ -160,4 +160,28 @@ test("the truncation note after grep results is kept", async (t) => {
   const input = ["Found 100 matches (more matches available)", "/p/a.ts:", "  Line 1: alpha", "", "", "(Results truncated. Consider using a more specific path or pattern.)"].join("\n")
   const out = await tagGrepOutput(input, tag)
   t.true(out.endsWith("  1#A1#B1|alpha\n\n\n(Results truncated. Consider using a more specific path or pattern.)"))
+})
+
+test("a notebook's read gives way to the engine's view of its cells; where the engine has none, its JSON is tagged as any file", async (t) => {
+  const json = ["{", ' "cells": [],', ' "metadata": {},', ' "nbformat": 4,', ' "nbformat_minor": 5', "}"]
+  const output = readView("/p/n.ipynb", json.map((l, i) => `${i + 1}: ${l}`), "(End of file - total 6 lines)")
+  const cells = "n.ipynb REV:72C4946C lines 1-2 of 2\n1ab # %% [code] id=a1\n2cd x = 1\n"
+  /** @type {string[]} */
+  const asked = []
+  const notebook = async (/** @type {string} */ file) => (asked.push(file), cells)
+  t.is(await tagReadOutput(output, fakeTagger("/p/n.ipynb", json), notebook), `<path>/p/n.ipynb</path>\n<type>file</type>\n<content>\n${cells.trimEnd()}\n</content>`)
+  t.deepEqual(asked, ["/p/n.ipynb"])
+  const reminder = "\n\n<system-reminder>\nInstructions from AGENTS.md\n</system-reminder>"
+  t.is(await tagReadOutput(output + reminder, fakeTagger("/p/n.ipynb", json), notebook), `<path>/p/n.ipynb</path>\n<type>file</type>\n<content>\n${cells.trimEnd()}\n</content>${reminder}`)
+  asked.pop()
+  const tagged = await tagReadOutput(output, fakeTagger("/p/n.ipynb", json), async () => undefined)
+  t.true(tagged.includes("\n1#A1#B1|{\n"))
+  await tagReadOutput(readView("/p/a.ts", ["1: x"], "(End of file - total 1 lines)"), fakeTagger("/p/a.ts", ["x"]), async (file) => (asked.push(file), cells))
+  t.deepEqual(asked, ["/p/n.ipynb"], "no other file is asked for")
+})
+
+test("OpenCode 2's read of a notebook gives way to the engine's view of its cells", async (t) => {
+  const cells = "n.ipynb REV:72C4946C lines 1-2 of 2\n1ab # %% [code] id=a1\n2cd x = 1\n"
+  const output = "Read file /p/n.ipynb, lines 1-2\n1: {\n2: }"
+  t.is(await tagReadPageOutput(output, fakeTagger("/p/n.ipynb", ["{", "}"]), async () => cells), cells.trimEnd())
 })

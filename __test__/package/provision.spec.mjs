@@ -98,6 +98,7 @@ test("npm install's provisioning in an empty HOME with no tools in the clone ins
     ["rg", ["--version"]],
     ["python", ["-m", "ziglang", "version"]],
     ["python", ["-c", "import mcp.client.stdio; print('mcp')"]],
+    ["python", ["-c", "import nbformat; print(nbformat.__version__)"]],
   ])) {
     const run = spawnSync(exe(name), args, { env, encoding: "utf8", timeout: 60_000 })
     t.is(run.status, 0, `${name} ${args.join(" ")}: ${run.stderr}${run.error ?? ""}`)

@@ -9,6 +9,7 @@ import path from "node:path"
 import hashline from "../../pi/extension.mjs"
 import { INSTRUCTION } from "../../lib/texts.cjs"
 import { scratch } from "../helpers.mjs"
+import { nbformatProblems } from "../support/nbformat.mjs"
 
 /** @returns {Record<string, any>} */
 function registered() {
@@ -70,4 +71,17 @@ test("edits of one file sent at once are queued one after the other, each agains
     edit.execute("e3", { path: "a.txt", operations: [{ op: "insert_after", ref: ref("b"), content: "b2" }] }, undefined, undefined, { cwd: root }),
   ])
   t.is(fs.readFileSync(path.join(root, "a.txt"), "utf8"), "A\nb\nb2\nC\n")
+})
+
+test("a notebook reads as its cells through pi's read, and a cell op through pi's edit writes a valid notebook", async (t) => {
+  const root = scratch(t)
+  fs.copyFileSync(new URL("../fixtures/notebooks/nbconvert/nbconvert_library.ipynb", import.meta.url), path.join(root, "n.ipynb"))
+  const { read, edit } = registered()
+  const view = (await read.execute("r", { path: "n.ipynb" }, undefined, undefined, { cwd: root })).content[0].text
+  const [, header, number] = /^(\d+[a-z]{2}) # %% \[code\] cell (\d+)$/m.exec(view) ?? []
+  t.truthy(header, view.slice(0, 500))
+  await edit.execute("e", { path: "n.ipynb", operations: [{ op: "set_cell_metadata", ref: header, metadata: { tags: ["parameters"] } }] }, undefined, undefined, { cwd: root })
+  const cells = JSON.parse(fs.readFileSync(path.join(root, "n.ipynb"), "utf8")).cells
+  t.deepEqual(cells[Number(number) - 1].metadata.tags, ["parameters"])
+  t.deepEqual(nbformatProblems([path.join(root, "n.ipynb")]), [])
 })

@@ -6,9 +6,9 @@
 
 use crate::error::{excerpt, Error, Result};
 use crate::request::{
-    split_content, Cites, Field, OpKind, Operation, Place, Request, Side, Value, AFTER, BEFORE,
-    CONTENT, LITERAL, NEW_STRING, OLD_STRING, OP, OPERATIONS, OPERATION_FIELDS, REF, REPLACE_ALL,
-    REV, THROUGH,
+    split_content, CellFields, CellType, Cites, Field, Metadata, OpKind, Operation, Place, Request,
+    Side, Value, AFTER, BEFORE, CELL_TYPE, CONTENT, KEEP_OUTPUTS, LITERAL, METADATA, NEW_STRING,
+    OLD_STRING, OP, OPERATIONS, OPERATION_FIELDS, RAW, REF, REPLACE_ALL, REV, THROUGH,
 };
 
 impl Value {
@@ -46,8 +46,10 @@ impl Request {
         // The fallback writes `newString` as sent already: `literal` is
         // accepted with it and changes nothing.
         let literal = flag(fields.take(&LITERAL)?, "the request", "literal")?;
+        let raw = flag(fields.take(&RAW)?, "the request", "raw")?;
+        let keep_outputs = flag(fields.take(&KEEP_OUTPUTS)?, "the request", "keepOutputs")?;
         fields.reject_unknown(
-            "operations, rev, literal, or the fallback oldString, newString, replaceAll",
+            "operations, rev, literal, raw, keepOutputs, or the fallback oldString, newString, replaceAll",
         )?;
         match (operations, old_string.is_some() || new_string.is_some()) {
             (Some(_), true) => Err(Error::invalid_request(
@@ -79,7 +81,9 @@ impl Request {
                     .iter()
                     .enumerate()
                     .map(|(i, item)| {
-                        let op = parse_operation(i + 1, item)?;
+                        let mut op = parse_operation(i + 1, item)?;
+                        op.cell.raw = raw;
+                        op.cell.keep_outputs = keep_outputs;
                         Ok(if literal { op.literal() } else { op })
                     })
                     .collect::<Result<Vec<_>>>()?;
@@ -93,6 +97,11 @@ impl Request {
                 if rev.is_some() {
                     return Err(Error::invalid_request(
                         "`rev` goes with `operations`, not with `oldString`/`newString`.",
+                    ));
+                }
+                if raw {
+                    return Err(Error::invalid_request(
+                        "`raw` goes with `operations` citing the lines a read with `raw` showed, not with `oldString`/`newString` (which, in a notebook, replace text of its cells).",
                     ));
                 }
                 let old_string = old_string
@@ -228,6 +237,8 @@ fn parse_operation(number: usize, value: &Value) -> Result<Operation> {
     let content = fields.take(&CONTENT)?;
     let after = fields.take(&AFTER)?;
     let before = fields.take(&BEFORE)?;
+    let cell_type = fields.take(&CELL_TYPE)?;
+    let metadata = fields.take(&METADATA)?;
     let literal = flag(fields.take(&LITERAL)?, &at, "literal")?;
     fields.reject_unknown(
         &OPERATION_FIELDS
@@ -377,6 +388,50 @@ fn parse_operation(number: usize, value: &Value) -> Result<Operation> {
         || format!("{at} ({kind}): `content`"),
         content.iter().map(String::as_str),
     )?;
+    let cell_type = match (cell_type, shape.cell_type) {
+        (Some(Value::String(name)), true) => Some(CellType::from_name(name).ok_or_else(|| {
+            Error::invalid_request(format!(
+                "{at} ({kind}): `cellType` {} is not a cell type: {}.",
+                excerpt(name),
+                cell_type_names()
+            ))
+        })?),
+        (Some(other), true) => {
+            return Err(Error::invalid_request(format!(
+                "{at} ({kind}): `cellType` must be a string ({}), not {}.",
+                cell_type_names(),
+                other.type_name()
+            )))
+        }
+        (None, true) => {
+            return Err(Error::invalid_request(format!(
+                "{at} ({kind}) needs `cellType`: {}.",
+                cell_type_names()
+            )))
+        }
+        (Some(_), false) => {
+            return Err(Error::invalid_request(format!(
+                "{at} ({kind}) takes no `cellType`: only {} do; to change a cell's type use set_cell_type.",
+                OpKind::names_where(|s| s.cell_type)
+            )))
+        }
+        (None, false) => None,
+    };
+    let metadata = match (metadata, shape.metadata) {
+        (Some(value), true) => Some(metadata_field(&at, kind, value)?),
+        (None, true) => {
+            return Err(Error::invalid_request(format!(
+                "{at} ({kind}) needs `metadata`: an object of the keys to set, e.g. {{\"tags\": [\"parameters\"]}} (null removes a key)."
+            )))
+        }
+        (Some(_), false) => {
+            return Err(Error::invalid_request(format!(
+                "{at} ({kind}) takes no `metadata`: only {} does.",
+                OpKind::names_where(|s| s.metadata)
+            )))
+        }
+        (None, false) => None,
+    };
     Ok(Operation {
         kind,
         reference,
@@ -384,7 +439,68 @@ fn parse_operation(number: usize, value: &Value) -> Result<Operation> {
         content,
         place,
         literal,
+        cell: CellFields {
+            cell_type,
+            metadata,
+            ..CellFields::default()
+        },
     })
+}
+
+/// The names of the cell types, for messages: `code, markdown or raw`.
+fn cell_type_names() -> String {
+    let names: Vec<&str> = CellType::ALL.iter().map(|t| t.name()).collect();
+    match names.split_last() {
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+        None => String::new(),
+    }
+}
+
+/// The keys of a cell's metadata to set: an object, or that object as JSON
+/// text (as some models send objects), with no number that JSON cannot
+/// hold.
+fn metadata_field(at: &str, kind: OpKind, value: &Value) -> Result<Metadata> {
+    let decoded;
+    let value = match value {
+        Value::String(text) if text.trim_start().starts_with('{') => {
+            let parsed: serde_json::Value = serde_json::from_str(text).map_err(|_| {
+                Error::invalid_request(format!(
+                    "{at} ({kind}): `metadata` must be an object; the text given is not valid JSON."
+                ))
+            })?;
+            decoded = from_json(parsed);
+            &decoded
+        }
+        value => value,
+    };
+    let Value::Object(fields) = value else {
+        return Err(Error::invalid_request(format!(
+            "{at} ({kind}): `metadata` must be an object of the keys to set, not {}.",
+            value.type_name()
+        )));
+    };
+    fn finite(value: &Value) -> bool {
+        match value {
+            Value::Number(n) => n.is_finite(),
+            Value::Array(items) => items.iter().all(finite),
+            Value::Object(fields) => fields.iter().all(|(_, v)| finite(v)),
+            _ => true,
+        }
+    }
+    if !finite(value) {
+        return Err(Error::invalid_request(format!(
+            "{at} ({kind}): `metadata` holds a number JSON cannot write (NaN or an infinity)."
+        )));
+    }
+    for (i, (key, _)) in fields.iter().enumerate() {
+        if fields[..i].iter().any(|(k, _)| k == key) {
+            return Err(Error::invalid_request(format!(
+                "{at} ({kind}): `metadata` names the key {} twice.",
+                excerpt(key)
+            )));
+        }
+    }
+    Ok(Metadata(fields.clone()))
 }
 
 /// A yes-or-no field: a boolean, or `"true"`/`"false"` as models sometimes

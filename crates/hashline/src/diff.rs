@@ -192,9 +192,9 @@ fn unique_anchors(
     longest_increasing(&pairs)
 }
 
-/// The longest subsequence of `pairs` (sorted by old index) whose new
-/// indexes increase.
-fn longest_increasing(pairs: &[(usize, usize)]) -> Vec<(usize, usize)> {
+/// The longest subsequence of `pairs` (sorted by their first index) whose
+/// second indexes increase.
+pub(crate) fn longest_increasing(pairs: &[(usize, usize)]) -> Vec<(usize, usize)> {
     // `tails[k]`: the pair ending the best run of length k + 1 found so far.
     let mut tails: Vec<usize> = Vec::new();
     let mut previous: Vec<Option<usize>> = vec![None; pairs.len()];

@@ -72,6 +72,8 @@ error_codes! {
         "The file holds a NUL byte.";
     TooLarge = "TOO_LARGE", File,
         "The file is larger than the limit.";
+    InvalidNotebook = "INVALID_NOTEBOOK", File,
+        "The file is a notebook (`.ipynb`) that does not parse as JSON or does not validate as nbformat 4, so it is not read or edited through its cells; its text is, with `raw`.";
     OutsideRoot = "OUTSIDE_ROOT", Refused,
         "The path leads outside the root.";
     Permission = "PERMISSION", Refused,
@@ -332,14 +334,15 @@ mod tests {
         let mut names: Vec<&str> = ErrorCode::ALL.iter().map(|c| c.as_str()).collect();
         names.sort_unstable();
         names.dedup();
-        assert_eq!(names.len(), 26);
-        assert_eq!(ErrorCode::ALL.len(), 26);
+        assert_eq!(names.len(), 27);
+        assert_eq!(ErrorCode::ALL.len(), 27);
         for (code, status) in [
             (ErrorCode::HashMismatch, 1),
             (ErrorCode::BaseChanged, 1),
             (ErrorCode::AmbiguousEcho, 2),
             (ErrorCode::InvalidRequest, 2),
             (ErrorCode::TooLarge, 3),
+            (ErrorCode::InvalidNotebook, 3),
             (ErrorCode::Permission, 4),
             (ErrorCode::UntrustedJournal, 4),
             (ErrorCode::Locked, 5),

@@ -58,6 +58,7 @@ mod hash;
 mod journal;
 mod known;
 mod lock;
+mod notebook;
 mod patch;
 mod plan;
 mod prefix;
@@ -99,8 +100,8 @@ pub use reference::{Ref, RefTag};
 pub use reformat::ReformatOptions;
 pub use report::Summary;
 pub use request::{
-    Action, Cites, Field, FieldValue, OpKind, Operation, Place, Request, Shape, Side, Value,
-    OPERATION_FIELDS, REQUEST_FIELDS,
+    Action, CellFields, CellType, Cites, Field, FieldValue, Metadata, OpKind, Operation, Place,
+    Request, Shape, Side, Value, OPERATION_FIELDS, REQUEST_FIELDS,
 };
 pub use search::{SearchHit, SearchLine, SearchOptions, SearchResult, Skipped, SkippedFile};
 pub use session::{

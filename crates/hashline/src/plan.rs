@@ -131,6 +131,13 @@ impl CitedLines<'_> {
 }
 
 pub fn plan(ctx: &PlanContext<'_>, operations: &[Operation], rev: Option<&str>) -> Result<Planned> {
+    if let Some((i, op)) = operations
+        .iter()
+        .enumerate()
+        .find(|(_, op)| op.kind.cites() == Cites::Cell)
+    {
+        return Err(cells_of_text(ctx, i + 1, op.kind));
+    }
     let mut judged = content::judge(ctx, operations);
     let mut notes = judged.cleaned.clone();
 
@@ -163,8 +170,12 @@ pub fn plan(ctx: &PlanContext<'_>, operations: &[Operation], rev: Option<&str>) 
             Cites::Lines => lines::cited(ctx, number, op, &mut lines)?,
             Cites::Block => block::cited(ctx, number, op.kind, lines.next(), &mut notes)?,
             Cites::Start | Cites::End => ends::cited(ctx, op.kind),
+            Cites::Cell => return Err(cells_of_text(ctx, number, op.kind)),
         };
         match op.kind.action() {
+            Action::SetType | Action::SetMetadata => {
+                return Err(cells_of_text(ctx, number, op.kind))
+            }
             Action::Move | Action::Copy => {
                 match relocate::place(ctx, number, op, cited, &mut lines)? {
                     relocate::Placed::Items(placed) => items.extend(placed),
@@ -227,6 +238,16 @@ pub fn plan(ctx: &PlanContext<'_>, operations: &[Operation], rev: Option<&str>) 
         echoes_dropped,
         relocated,
     })
+}
+
+/// The refusal of an op on a notebook's cells in a file that is read as
+/// text: a file that is no notebook, or a notebook's JSON (`raw`).
+fn cells_of_text(ctx: &PlanContext<'_>, number: usize, kind: OpKind) -> Error {
+    Error::invalid_request(format!(
+        "operation {number} ({kind}) changes a notebook's cells, and {} is edited here as text: cell ops apply to Jupyter notebooks (.ipynb) read in their notebook view, not with `raw`.",
+        ctx.path
+    ))
+    .with_path(ctx.path)
 }
 
 /// `NO_CHANGE` for a batch that leaves the text as it is, saying what the

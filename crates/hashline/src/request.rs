@@ -125,6 +125,27 @@ ops! {
     InsertAfterBlock = "insert_after_block", Block, Insert(After),
         "`content` is inserted after the block that starts on line `ref`.",
         r#"{"op":"insert_after_block","ref":"12ab","content":"\nfn next() {}"}"#;
+    ReplaceCell = "replace_cell", Cell, Replace,
+        "The source of the notebook cell whose header line is `ref` becomes `content`.",
+        r#"{"op":"replace_cell","ref":"7ab","content":"df = load()\ndf.head()"}"#;
+    DeleteCell = "delete_cell", Cell, Delete,
+        "The notebook cell whose header line is `ref` is removed.",
+        r#"{"op":"delete_cell","ref":"7ab"}"#;
+    InsertCellBefore = "insert_cell_before", Cell, Insert(Before),
+        "A new cell of `cellType` holding `content` is inserted before the notebook cell whose header line is `ref`.",
+        r###"{"op":"insert_cell_before","ref":"7ab","cellType":"markdown","content":"## Load the data"}"###;
+    InsertCellAfter = "insert_cell_after", Cell, Insert(After),
+        "A new cell of `cellType` holding `content` is inserted after the notebook cell whose header line is `ref`.",
+        r#"{"op":"insert_cell_after","ref":"7ab","cellType":"code","content":"df.describe()"}"#;
+    MoveCell = "move_cell", Cell, Move,
+        "The notebook cell whose header line is `ref` goes `after` or `before` the cell whose header line is named.",
+        r#"{"op":"move_cell","ref":"7ab","after":"12cd"}"#;
+    SetCellType = "set_cell_type", Cell, SetType,
+        "The notebook cell whose header line is `ref` becomes a cell of `cellType` (a code cell's outputs go with its type).",
+        r#"{"op":"set_cell_type","ref":"7ab","cellType":"markdown"}"#;
+    SetCellMetadata = "set_cell_metadata", Cell, SetMetadata,
+        "Each key of `metadata` is set in the metadata of the notebook cell whose header line is `ref` (null removes the key).",
+        r#"{"op":"set_cell_metadata","ref":"7ab","metadata":{"tags":["parameters"]}}"#;
 }
 
 /// The lines an op cites.
@@ -140,6 +161,9 @@ pub enum Cites {
     Start,
     /// The end of the file: no line.
     End,
+    /// A cell of a notebook: the cell whose header line, in the notebook
+    /// view, is `ref` (`docs/format.md` §10).
+    Cell,
 }
 
 /// What an op does with the lines it cites.
@@ -156,6 +180,10 @@ pub enum Action {
     Move,
     /// Puts a copy of them at a place, as they are.
     Copy,
+    /// Gives the cell it cites another type (`cellType`).
+    SetType,
+    /// Sets keys of the metadata of the cell it cites (`metadata`).
+    SetMetadata,
 }
 
 /// The fields an op takes, which follow from what it cites and does.
@@ -171,6 +199,10 @@ pub struct Shape {
     pub place: bool,
     /// `ref` is a block's first line, and the engine finds its last.
     pub block: bool,
+    /// `cellType`, the type of a notebook cell: needed.
+    pub cell_type: bool,
+    /// `metadata`, keys of a notebook cell's metadata: needed.
+    pub metadata: bool,
 }
 
 impl OpKind {
@@ -219,7 +251,7 @@ impl OpKind {
         // `Action` is named, so a new one cannot take a shape by default.
         let (reference, lines) = match self.cites() {
             Cites::Lines => (true, true),
-            Cites::Block => (true, false),
+            Cites::Block | Cites::Cell => (true, false),
             Cites::Start | Cites::End => (false, false),
         };
         let (range, content, place) = match self.action() {
@@ -227,13 +259,19 @@ impl OpKind {
             Action::Delete => (true, false, false),
             Action::Insert(_) => (false, true, false),
             Action::Move | Action::Copy => (true, false, true),
+            Action::SetType | Action::SetMetadata => (false, false, false),
         };
+        // A new cell needs its type as much as a retyped one does.
+        let cell = self.cites() == Cites::Cell;
         Shape {
             reference,
             through: lines && range,
             content,
             place,
             block: self.cites() == Cites::Block,
+            cell_type: matches!(self.action(), Action::SetType)
+                || (cell && matches!(self.action(), Action::Insert(_))),
+            metadata: self.action() == Action::SetMetadata,
         }
     }
 
@@ -305,7 +343,93 @@ pub struct Operation {
     /// Write the content exactly as sent: no clean-up of view prefixes or
     /// repeated neighbour lines.
     pub literal: bool,
+    /// What an operation on a notebook also says: the type of a cell, its
+    /// metadata, whether outputs stay, whether the refs are of the file's
+    /// own text.
+    pub cell: CellFields,
 }
+
+/// The fields of an operation that only a notebook reads
+/// (`docs/format.md` §10).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CellFields {
+    /// The type of a new cell, or the type a cell becomes.
+    pub cell_type: Option<CellType>,
+    /// The keys to set in a cell's metadata, `Value::Null` to remove one.
+    pub metadata: Option<Metadata>,
+    /// A code cell whose source changes keeps its outputs and execution
+    /// count (they are cleared otherwise).
+    pub keep_outputs: bool,
+    /// The refs are of the file's own text (a notebook's JSON), not of its
+    /// notebook view.
+    pub raw: bool,
+}
+
+/// The type of a notebook cell.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CellType {
+    /// Code, run by the kernel, with outputs.
+    Code,
+    /// Markdown text.
+    Markdown,
+    /// Text nbconvert passes through as it is.
+    Raw,
+}
+
+impl CellType {
+    /// Every type, as `cell_type` names them.
+    pub const ALL: &'static [CellType] = &[CellType::Code, CellType::Markdown, CellType::Raw];
+
+    /// The type's name in a notebook and in the request format.
+    pub fn name(self) -> &'static str {
+        match self {
+            CellType::Code => "code",
+            CellType::Markdown => "markdown",
+            CellType::Raw => "raw",
+        }
+    }
+
+    /// The type a name means, in any case.
+    pub fn from_name(name: &str) -> Option<CellType> {
+        let name = name.trim();
+        CellType::ALL
+            .iter()
+            .copied()
+            .find(|t| t.name().eq_ignore_ascii_case(name))
+    }
+}
+
+/// Keys to set in a cell's metadata, each with its value (`Value::Null`
+/// removes the key), in the order sent. Numbers are told apart by their
+/// bits, so that equality is an equivalence (`NaN` equals itself).
+#[derive(Debug, Clone)]
+pub struct Metadata(pub Vec<(String, Value)>);
+
+impl PartialEq for Metadata {
+    fn eq(&self, other: &Metadata) -> bool {
+        fn same(a: &Value, b: &Value) -> bool {
+            match (a, b) {
+                (Value::Number(x), Value::Number(y)) => x.to_bits() == y.to_bits(),
+                (Value::Array(x), Value::Array(y)) => {
+                    x.len() == y.len() && x.iter().zip(y).all(|(a, b)| same(a, b))
+                }
+                (Value::Object(x), Value::Object(y)) => {
+                    x.len() == y.len()
+                        && x.iter().zip(y).all(|((k, a), (l, b))| k == l && same(a, b))
+                }
+                _ => a == b,
+            }
+        }
+        self.0.len() == other.0.len()
+            && self
+                .0
+                .iter()
+                .zip(&other.0)
+                .all(|((k, a), (l, b))| k == l && same(a, b))
+    }
+}
+
+impl Eq for Metadata {}
 
 /// Which side of the line it cites a place is on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -350,6 +474,7 @@ impl Operation {
             content: split_content(content),
             place: None,
             literal: false,
+            cell: CellFields::default(),
         }
     }
 
@@ -372,6 +497,7 @@ impl Operation {
                 reference: place.to_owned(),
             }),
             literal: false,
+            cell: CellFields::default(),
         }
     }
 
@@ -471,6 +597,11 @@ pub enum FieldValue {
     /// The operations of a batch: an array of objects of
     /// `OPERATION_FIELDS` (or that array as JSON text).
     Operations,
+    /// The type of a notebook cell: one of `CellType::ALL`, by name.
+    CellType,
+    /// An object whose keys take values of any type (or that object as
+    /// JSON text).
+    Object,
 }
 
 impl Field {
@@ -555,18 +686,51 @@ pub(crate) const LITERAL: Field = Field {
     value: FieldValue::Flag,
 };
 
+/// The type of a new notebook cell, or the type a cell becomes.
+pub(crate) const CELL_TYPE: Field = Field {
+    name: "cellType",
+    aliases: &["cell_type"],
+    value: FieldValue::CellType,
+};
+
+/// Keys to set in a notebook cell's metadata.
+pub(crate) const METADATA: Field = Field {
+    name: "metadata",
+    aliases: &[],
+    value: FieldValue::Object,
+};
+
+/// The refs are of a notebook's own text (its JSON), as a read with `raw`
+/// showed it, not of its notebook view.
+pub(crate) const RAW: Field = Field {
+    name: "raw",
+    aliases: &[],
+    value: FieldValue::Flag,
+};
+
+/// Code cells whose source changes keep their outputs and execution count.
+pub(crate) const KEEP_OUTPUTS: Field = Field {
+    name: "keepOutputs",
+    aliases: &["keep_outputs"],
+    value: FieldValue::Flag,
+};
+
 /// The fields of a request, in the order hosts document them.
 pub const REQUEST_FIELDS: &[Field] = &[
     REV,
     OPERATIONS,
     LITERAL,
+    RAW,
+    KEEP_OUTPUTS,
     OLD_STRING,
     NEW_STRING,
     REPLACE_ALL,
 ];
 
 /// The fields of one operation, in the order hosts document them.
-pub const OPERATION_FIELDS: &[Field] = &[OP, REF, THROUGH, CONTENT, AFTER, BEFORE, LITERAL];
+pub const OPERATION_FIELDS: &[Field] = &[
+    OP, REF, THROUGH, CONTENT, AFTER, BEFORE, CELL_TYPE, METADATA, LITERAL,
+];
 
 #[cfg(test)]
 mod tests {
@@ -623,6 +787,8 @@ mod tests {
             assert_eq!(example.place.is_some(), shape.place, "{op}");
             assert_eq!(!example.content.is_empty(), shape.content, "{op}");
             assert!(example.through.is_none() || shape.through, "{op}");
+            assert_eq!(example.cell.cell_type.is_some(), shape.cell_type, "{op}");
+            assert_eq!(example.cell.metadata.is_some(), shape.metadata, "{op}");
             assert!(op.doc().ends_with('.') && !op.doc().contains('\n'), "{op}");
         }
     }
@@ -653,6 +819,38 @@ mod tests {
             OpKind::names_where(|s| s.through),
             "replace, delete, move and copy"
         );
+        let cell = |op: OpKind| {
+            let s = op.shape();
+            [
+                s.reference,
+                s.through,
+                s.content,
+                s.place,
+                s.cell_type,
+                s.metadata,
+            ]
+        };
+        assert_eq!(
+            cell(OpKind::InsertCellAfter),
+            [true, false, true, false, true, false]
+        );
+        assert_eq!(
+            cell(OpKind::InsertAfter),
+            [true, false, true, false, false, false]
+        );
+        assert_eq!(
+            cell(OpKind::MoveCell),
+            [true, false, false, true, false, false]
+        );
+        assert_eq!(
+            cell(OpKind::SetCellType),
+            [true, false, false, false, true, false]
+        );
+        assert_eq!(
+            cell(OpKind::SetCellMetadata),
+            [true, false, false, false, false, true]
+        );
+        assert_eq!(OpKind::DeleteCell.replacing(), Some(OpKind::ReplaceCell));
     }
 
     /// The fields an op takes, as `docs/format.md` lists them.
@@ -667,8 +865,14 @@ mod tests {
         if shape.place {
             fields.push("`after` or `before`");
         }
+        if shape.cell_type {
+            fields.push("`cellType`");
+        }
         if shape.content {
             fields.push("`content`");
+        }
+        if shape.metadata {
+            fields.push("`metadata`");
         }
         fields.join(", ")
     }

@@ -32,6 +32,7 @@ use std::time::{Duration, Instant};
 
 mod commit;
 mod edit;
+mod notebook;
 mod read;
 
 pub use commit::Committable;
@@ -102,6 +103,9 @@ pub struct ReadOptions {
     pub allow_outside: bool,
     /// The style of the view; the session's when not given.
     pub view: Option<ViewStyle>,
+    /// Show the file's own text, even of a notebook, whose view is its
+    /// cells otherwise (`docs/format.md` §10).
+    pub raw: bool,
 }
 
 /// The options of a call on a path.
@@ -192,6 +196,9 @@ pub struct EditPlan {
     map: Arc<LineMap>,
     remapped_from: Option<String>,
     result: EditResult,
+    /// A notebook edited through its cells: what the store keeps of it,
+    /// the cells, in place of the version's text.
+    cells: Option<Box<notebook::CellsRecord>>,
 }
 
 impl EditPlan {

@@ -20,7 +20,7 @@ use crate::edit::{prepare, EditInput, Edited};
 use crate::plan::locate::Rule;
 use crate::remap::LineMap;
 use crate::{
-    anchor_hash, line_hash, rev, Document, Error, ErrorCode, Hashline, OpKind, Options, Ref,
+    anchor_hash, line_hash, rev, Cites, Document, Error, ErrorCode, Hashline, OpKind, Options, Ref,
     Request, Side, Value,
 };
 use std::collections::HashMap;
@@ -333,13 +333,14 @@ fn joined(lines: &[String]) -> String {
 }
 
 /// The ops a case draws from: every op of the request format's table but
-/// the block ops, which need a file in a language the engine parses (a
-/// case's file has none, and any block op would refuse the whole batch).
+/// the block ops, which need a file in a language the engine parses, and
+/// the cell ops, which need a notebook (a case's file is neither, and any
+/// such op would refuse the whole batch).
 fn kinds() -> Vec<OpKind> {
     OpKind::ALL
         .iter()
         .copied()
-        .filter(|kind| !kind.shape().block)
+        .filter(|kind| !kind.shape().block && kind.cites() != Cites::Cell)
         .collect()
 }
 
@@ -616,6 +617,11 @@ pub fn expected(case: &Case, session: bool) -> Expected {
         return Err(ErrorCode::Binary);
     }
     let lines = case.lines.as_ref().map_err(|code| *code)?;
+    // A case's file is no notebook: an op on its cells refuses the batch
+    // before any ref is read.
+    if case.ops.iter().any(|op| op.kind.cites() == Cites::Cell) {
+        return Err(ErrorCode::InvalidRequest);
+    }
     let n = lines.len();
     let mut cited = Vec::new();
     for op in &case.ops {
@@ -654,6 +660,13 @@ pub fn expected(case: &Case, session: bool) -> Expected {
             | OpKind::DeleteBlock
             | OpKind::InsertBeforeBlock
             | OpKind::InsertAfterBlock => return Err(ErrorCode::InvalidRequest),
+            OpKind::ReplaceCell
+            | OpKind::DeleteCell
+            | OpKind::InsertCellBefore
+            | OpKind::InsertCellAfter
+            | OpKind::MoveCell
+            | OpKind::SetCellType
+            | OpKind::SetCellMetadata => return Err(ErrorCode::InvalidRequest),
             OpKind::Prepend => (0..0, None),
             OpKind::Append => (n..n, None),
             OpKind::InsertBefore => {
@@ -1002,7 +1015,14 @@ fn span(case: &Case, n: usize) -> (usize, usize) {
             OpKind::ReplaceBlock
             | OpKind::DeleteBlock
             | OpKind::InsertBeforeBlock
-            | OpKind::InsertAfterBlock => continue,
+            | OpKind::InsertAfterBlock
+            | OpKind::ReplaceCell
+            | OpKind::DeleteCell
+            | OpKind::InsertCellBefore
+            | OpKind::InsertCellAfter
+            | OpKind::MoveCell
+            | OpKind::SetCellType
+            | OpKind::SetCellMetadata => continue,
             OpKind::Prepend => (0, 0),
             OpKind::Append => (n, n),
             OpKind::InsertBefore => {

@@ -61,6 +61,11 @@ pub(super) fn content_place(op: &Operation) -> Option<Place> {
     match op.kind.action() {
         Action::Replace => Some(Place { first, replaced: 1 }),
         Action::Insert(Side::Before) => Some(Place { first, replaced: 0 }),
-        Action::Insert(Side::After) | Action::Delete | Action::Move | Action::Copy => None,
+        Action::Insert(Side::After)
+        | Action::Delete
+        | Action::Move
+        | Action::Copy
+        | Action::SetType
+        | Action::SetMetadata => None,
     }
 }

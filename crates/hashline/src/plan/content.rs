@@ -86,5 +86,6 @@ fn content_place(op: &Operation) -> Option<Place> {
         Cites::Lines => lines::content_place(op),
         Cites::Block => block::content_place(op),
         Cites::Start | Cites::End => ends::content_place(op.kind),
+        Cites::Cell => None,
     }
 }

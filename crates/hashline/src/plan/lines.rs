@@ -53,6 +53,8 @@ pub(super) fn content_place(op: &Operation) -> Option<Place> {
             first: first + 1,
             replaced: 0,
         }),
-        Action::Delete | Action::Move | Action::Copy => None,
+        Action::Delete | Action::Move | Action::Copy | Action::SetType | Action::SetMetadata => {
+            None
+        }
     }
 }

@@ -82,40 +82,42 @@ impl Hashline {
     }
 
     fn record_write(&self, plan: &EditPlan) {
-        let path = &plan.target.real;
         if let Some(tree) = &plan.tree {
-            self.trees.put(path, &plan.result.rev, tree.clone());
+            self.trees
+                .put(&plan.target.real, &plan.result.rev, tree.clone());
         }
+        let written = plan.recorded();
+        let path = written.path;
         let mut store = lock(&self.store);
-        if let Some(from) = &plan.remapped_from {
+        if let Some(from) = written.remapped_from {
             store.touch(path, from);
         }
         // Lines a view showed and the edit left alone stay known in the new
         // version, wherever they moved; the lines the result shows are shown.
-        let seen_before = store.seen(path, &plan.result.previous_rev);
-        if let Some(old) = &plan.old {
-            store.record(path, &plan.result.previous_rev, old.clone(), 0..0);
+        let seen_before = store.seen(path, written.old_rev);
+        if let Some(old) = written.old {
+            store.record(path, written.old_rev, old, 0..0);
         }
         store.record_all(
             path,
-            &plan.result.rev,
-            &plan.new,
-            &plan.shown,
+            written.new_rev,
+            written.new,
+            written.shown,
             Sight::Unasked,
         );
         store.record_all(
             path,
-            &plan.result.rev,
-            &plan.new,
-            &plan.map.ranges(&seen_before),
+            written.new_rev,
+            written.new,
+            &written.map.ranges(&seen_before),
             Sight::Carried,
         );
         store.link(
             path,
-            &plan.result.rev,
+            written.new_rev,
             Parent {
-                rev: plan.result.previous_rev.clone(),
-                map: Arc::clone(&plan.map),
+                rev: written.old_rev.to_owned(),
+                map: Arc::clone(written.map),
             },
         );
     }

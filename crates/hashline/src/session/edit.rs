@@ -26,6 +26,12 @@ impl Hashline {
 
     pub(crate) fn plan_target(&self, target: Target, request: &Request) -> Result<EditPlan> {
         let loaded = self.load(&target, request.creates())?;
+        if crate::notebook::is_notebook(&target.display) && crate::notebook::edits_cells(request) {
+            if loaded.base == Base::Missing {
+                return Err(crate::notebook::missing(&target.display));
+            }
+            return self.plan_notebook(target, loaded, request);
+        }
         let found = loaded.found();
         let old = loaded.doc;
         let (history, others, store_note, keeps_old) = {
@@ -168,6 +174,7 @@ impl Hashline {
             old,
             base: found.base,
             target,
+            cells: None,
         })
     }
 

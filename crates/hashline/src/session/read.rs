@@ -17,6 +17,9 @@ impl Hashline {
     /// A tagged view of the lines `options` name, in its style.
     pub fn read_with(&self, path: &str, options: &ReadOptions) -> Result<ReadResult> {
         let (real, display, doc) = self.load_for_view(path, options.allow_outside)?;
+        if !options.raw && crate::notebook::is_notebook(&display) {
+            return self.read_notebook(&real, display, doc, options);
+        }
         let doc = self.stored(&real, doc);
         let style = options.view.unwrap_or(self.options.view);
         let view = render(&doc, &display, options.offset, options.limit, style)

@@ -109,6 +109,7 @@ fn an_edit_that_leaves_an_empty_last_line_keeps_it() {
                 content: content.iter().map(|l| l.to_string()).collect(),
                 place: None,
                 literal: false,
+                cell: Default::default(),
             }],
             rev: None,
         };

@@ -123,6 +123,7 @@ fn request(doc: &Document, ops: &[Op]) -> Request {
                 content: op.content.clone(),
                 place: None,
                 literal: false,
+                cell: Default::default(),
             }
         })
         .collect();
@@ -293,6 +294,7 @@ fn a_stale_ref_after_an_edit_at_a_lone_cr_lands_on_its_own_line() {
             content: Vec::new(),
             place: None,
             literal: false,
+            cell: Default::default(),
         }],
         rev: None,
     };
@@ -308,6 +310,7 @@ fn a_stale_ref_after_an_edit_at_a_lone_cr_lands_on_its_own_line() {
             content: vec!["C".into()],
             place: None,
             literal: false,
+            cell: Default::default(),
         }],
         rev: None,
     };
@@ -324,6 +327,7 @@ fn a_stale_ref_after_an_edit_at_a_lone_cr_lands_on_its_own_line() {
             content: vec!["E".into()],
             place: None,
             literal: false,
+            cell: Default::default(),
         }],
         rev: None,
     };

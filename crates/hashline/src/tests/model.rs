@@ -142,6 +142,7 @@ fn to_request(doc: &Document, planned: &[Planned]) -> Request {
             },
             place: None,
             literal: false,
+            cell: Default::default(),
         })
         .collect();
     Request::Operations {
