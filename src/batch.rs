@@ -3,6 +3,7 @@
 
 use crate::args;
 use crate::error::guard;
+use crate::handover::hand_over;
 use crate::options::CallOptions;
 use crate::plan::Held;
 use crate::recorder::{record_now, Pending, Probe, Recorded};
@@ -92,27 +93,19 @@ impl BatchPlan {
     }
 }
 
-/// A batch's result as a JS value, made while no file is written yet: if
-/// the conversion fails, the batch fails with every file as it was. What
-/// it hands over fills `record`, if the call is recorded.
+/// A batch's result as a JS value, made while no file is written yet.
 fn result_to_js<'env>(
     env: &'env Env,
     result: &hashline::BatchResult,
     record: Option<&mut Record>,
 ) -> hashline::Result<Unknown<'env>> {
-    let result = BindingBatchResult::from(result);
-    if let Some(record) = record {
-        result.observe(record);
-    }
-    result.into_unknown(env).map_err(|e| {
-        hashline::Error::new(
-            hashline::ErrorCode::Internal,
-            format!(
-                "The result of the batch could not be handed over ({}); nothing was written.",
-                e.reason
-            ),
-        )
-    })
+    hand_over(
+        env,
+        BindingBatchResult::from(result),
+        record,
+        "the batch",
+        None,
+    )
 }
 
 #[napi]

@@ -16,6 +16,7 @@ pub mod batch;
 pub mod caller_text;
 pub mod check;
 pub mod error;
+pub mod handover;
 pub mod js_string;
 pub mod list;
 pub mod options;

@@ -4,6 +4,7 @@
 use crate::args;
 use crate::check::{problems, BindingProblem};
 use crate::error::guard;
+use crate::handover::hand_over;
 use crate::options::{PatchOptions, ReformattedOptions};
 use crate::plan::Held;
 use crate::recorder::{record_now, CallMeta, Pending, Probe, Recorded};
@@ -244,19 +245,13 @@ impl Hashline {
             record_now(plan.pending.take(), |record| {
                 plan.inner.write(|plan| {
                     self.inner.commit_patch_then(plan, |result| {
-                        let result = BindingPatchResult::from(result);
-                        if let Some(record) = record {
-                            result.observe(record);
-                        }
-                        result.into_unknown(env).map_err(|e| {
-                            hashline::Error::new(
-                                hashline::ErrorCode::Internal,
-                                format!(
-                                    "The result of the patch could not be handed over ({}); nothing was written.",
-                                    e.reason
-                                ),
-                            )
-                        })
+                        hand_over(
+                            env,
+                            BindingPatchResult::from(result),
+                            record,
+                            "the patch",
+                            None,
+                        )
                     })
                 })
             })

@@ -4,6 +4,7 @@
 use crate::args;
 use crate::check;
 use crate::error::guard;
+use crate::handover::hand_over;
 use crate::js_string::Text;
 use crate::list::List;
 use crate::options::{self, CallOptions, HashlineOptions, ReadOptions};
@@ -665,27 +666,13 @@ impl Hashline {
     }
 }
 
-/// An edit's result as a JS value, made while the file is still unwritten:
-/// if the conversion fails, the edit fails with the file as it was. What
-/// it hands over fills `record`, if the call is recorded.
+/// An edit's result as a JS value, made while the file is still unwritten.
 pub(crate) fn result_to_js<'env>(
     env: &'env Env,
     result: &hashline::EditResult,
     record: Option<&mut Record>,
 ) -> hashline::Result<Unknown<'env>> {
     let result = BindingEditResult::from(result);
-    if let Some(record) = record {
-        result.observe(record);
-    }
     let path = result.path.clone();
-    result.into_unknown(env).map_err(|e| {
-        hashline::Error::new(
-            ErrorCode::Internal,
-            format!(
-                "The result of the edit could not be handed over ({}); nothing was written.",
-                e.reason
-            ),
-        )
-        .with_path(&path)
-    })
+    hand_over(env, result, record, "the edit", Some(path))
 }
