@@ -415,8 +415,9 @@ export interface HashlineOptions {
   model?: string
   /**
    * Keep the local telemetry record of this session's calls (default
-   * true, unless the environment variable HASHLINE_TELEMETRY is 0, false,
-   * off or no). Nothing is sent anywhere: see docs/telemetry.md.
+   * true, unless the environment variable HASHLINE_TELEMETRY is other than
+   * 1, true, on or yes, or DO_NOT_TRACK is set). Nothing is sent anywhere:
+   * see docs/telemetry.md.
    */
   telemetry?: boolean
   /**

@@ -132,8 +132,9 @@ options! {
         #[doc = " a call's own `model` option names the model of that call."]
         pub model: Option<String>,
         #[doc = " Keep the local telemetry record of this session's calls (default"]
-        #[doc = " true, unless the environment variable HASHLINE_TELEMETRY is 0, false,"]
-        #[doc = " off or no). Nothing is sent anywhere: see docs/telemetry.md."]
+        #[doc = " true, unless the environment variable HASHLINE_TELEMETRY is other than"]
+        #[doc = " 1, true, on or yes, or DO_NOT_TRACK is set). Nothing is sent anywhere:"]
+        #[doc = " see docs/telemetry.md."]
         pub telemetry: Option<bool>,
         #[doc = " The record's folder (default: HASHLINE_TELEMETRY_DIR, else"]
         #[doc = " $XDG_STATE_HOME/hashline/telemetry or the platform's place for local state)."]

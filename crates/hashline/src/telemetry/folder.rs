@@ -5,7 +5,7 @@
 //! nowhere else.
 
 use cap_fs_ext::DirExt;
-use cap_std::fs::Dir;
+use cap_std::fs::{Dir, File};
 use std::ffi::OsString;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -65,8 +65,7 @@ impl Settings {
     }
 
     /// The settings the environment gives, read through `var`: `None` when
-    /// `HASHLINE_TELEMETRY` turns the record off (`0`, `false`, `off`,
-    /// `no`) or no folder can be found.
+    /// it turns the record off (see [`off`]) or no folder can be found.
     pub fn from_env(var: impl Fn(&str) -> Option<OsString>) -> Option<Settings> {
         if off(&var) {
             return None;
@@ -75,12 +74,16 @@ impl Settings {
     }
 }
 
-/// Whether `HASHLINE_TELEMETRY` turns the record off.
+/// Whether the environment turns the record off: `HASHLINE_TELEMETRY` set
+/// to anything but a plain yes (`1`, `true`, `on`, `yes`: a user who
+/// writes `disabled` means no), or `DO_NOT_TRACK` set to anything but `0`
+/// or nothing (the cross-tool convention).
 pub fn off(var: impl Fn(&str) -> Option<OsString>) -> bool {
-    var("HASHLINE_TELEMETRY").is_some_and(|value| {
-        let value = value.to_string_lossy().trim().to_ascii_lowercase();
-        matches!(value.as_str(), "0" | "false" | "off" | "no")
-    })
+    let value = |name: &str| var(name).map(|v| v.to_string_lossy().trim().to_ascii_lowercase());
+    let hashline = value("HASHLINE_TELEMETRY")
+        .is_some_and(|v| !v.is_empty() && !matches!(v.as_str(), "1" | "true" | "on" | "yes"));
+    let do_not_track = value("DO_NOT_TRACK").is_some_and(|v| !v.is_empty() && v != "0");
+    hashline || do_not_track
 }
 
 /// The folder of the record: `HASHLINE_TELEMETRY_DIR`, else
@@ -185,10 +188,12 @@ fn check_private(_: &Dir) -> io::Result<()> {
 }
 
 /// Options that open (or make, the user's alone) a file of the folder,
-/// never through a link.
-pub(super) fn writing(append: bool, create_new: bool) -> cap_std::fs::OpenOptions {
+/// never through a link, and without waiting: a pipe planted in its place
+/// must not hold the write up. Appending, the file is readable too, so
+/// that a line another writer left cut short can be seen.
+fn writing(append: bool, create_new: bool) -> cap_std::fs::OpenOptions {
     let mut options = cap_std::fs::OpenOptions::new();
-    options.append(append).write(!append);
+    options.append(append).read(append).write(!append);
     if create_new {
         options.create_new(true);
     } else {
@@ -196,12 +201,47 @@ pub(super) fn writing(append: bool, create_new: bool) -> cap_std::fs::OpenOption
     }
     cap_fs_ext::OpenOptionsFollowExt::follow(&mut options, cap_fs_ext::FollowSymlinks::No);
     #[cfg(unix)]
-    cap_std::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    {
+        use cap_std::fs::OpenOptionsExt;
+        options.mode(0o600);
+        options.custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32);
+    }
     options
+}
+
+/// A file of the folder opened for writing (appending, or from its start),
+/// made if missing; refused unless it is a plain file of the user's with
+/// one name, so that a pipe, a device or a hard link planted in its place
+/// (another file's second name, possibly outside the folder) is never
+/// written.
+pub(super) fn open_file(dir: &Dir, name: &str, append: bool) -> io::Result<File> {
+    check_plain(dir.open_with(name, &writing(append, false))?)
 }
 
 /// Writes a file that must not exist yet.
 pub(super) fn write_new(dir: &Dir, name: &str, bytes: &[u8]) -> io::Result<()> {
     use std::io::Write;
-    dir.open_with(name, &writing(false, true))?.write_all(bytes)
+    check_plain(dir.open_with(name, &writing(false, true))?)?.write_all(bytes)
+}
+
+fn check_plain(file: File) -> io::Result<File> {
+    let meta = file.metadata()?;
+    if !meta.is_file() || !sole_name(&meta) {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            "a file of the telemetry folder is not a plain file of its own",
+        ));
+    }
+    Ok(file)
+}
+
+#[cfg(unix)]
+fn sole_name(meta: &cap_std::fs::Metadata) -> bool {
+    use cap_std::fs::MetadataExt;
+    meta.nlink() == 1 && meta.uid() == rustix::process::geteuid().as_raw()
+}
+
+#[cfg(not(unix))]
+fn sole_name(_: &cap_std::fs::Metadata) -> bool {
+    true
 }

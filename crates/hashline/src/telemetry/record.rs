@@ -5,6 +5,7 @@
 //! the writer gives it, and a line that fails is skipped, never acted on.
 
 use crate::error::Doubted;
+use crate::request::OpKind;
 use crate::view::ViewStyle;
 use serde_json::{Map, Value as Json};
 use std::borrow::Cow;
@@ -128,7 +129,8 @@ pub struct Record {
     /// The tool.
     pub tool: Tool,
     /// The ops of an edit's operations, in order (`old_string` for the
-    /// `oldString` fallback, `create` for one that creates a file).
+    /// `oldString` fallback, `create` for one that creates a file); read
+    /// back from a file, each op once, in name order.
     pub ops: Vec<Cow<'static, str>>,
     /// The view the call's refs are shown in.
     pub view: ViewStyle,
@@ -197,8 +199,10 @@ impl Record {
             ("model", &self.model),
             ("callId", &self.call_id),
         ] {
-            if let Some(value) = value {
-                o.insert(key.into(), label(value).into());
+            // A label of control characters alone is none: written empty,
+            // it would not read back.
+            if let Some(value) = value.as_deref().map(label).filter(|v| !v.is_empty()) {
+                o.insert(key.into(), value.into());
             }
         }
         o.insert("tool".into(), self.tool.name().into());
@@ -285,9 +289,16 @@ impl Record {
                 if ops.len() > MAX_OPS {
                     return None;
                 }
-                ops.iter()
-                    .map(|op| op_name(op.as_str()?).map(|op| Cow::Owned(op.to_owned())))
-                    .collect::<Option<Vec<_>>>()?
+                // Read back, each op is told once, by the engine's own name
+                // for it: a planted record of many ops holds no more memory
+                // than a few names.
+                let mut names = ops
+                    .iter()
+                    .map(|op| op_name(op.as_str()?).map(Cow::Borrowed))
+                    .collect::<Option<Vec<_>>>()?;
+                names.sort_unstable();
+                names.dedup();
+                names
             }
         };
         let doubt = match o.get("doubt") {
@@ -453,10 +464,18 @@ fn code(text: &str) -> Option<&str> {
 }
 
 /// An op's name: small letters and underscores.
-fn op_name(text: &str) -> Option<&str> {
+fn op_name(text: &str) -> Option<&'static str> {
     let fits =
         (1..=40).contains(&text.len()) && text.bytes().all(|b| b.is_ascii_lowercase() || b == b'_');
-    fits.then_some(text)
+    if !fits {
+        return None;
+    }
+    Some(match text {
+        "old_string" => "old_string",
+        "create" => "create",
+        // An op of another version of hashline.
+        _ => OpKind::from_name(text).map_or("other", OpKind::name),
+    })
 }
 
 /// A path's hash: 16 hex digits.

@@ -19,7 +19,7 @@ pub(super) struct Salt([u8; SALT_BYTES]);
 impl Salt {
     /// The folder's salt, made if missing or replaced if unfit; a race
     /// with another process making it is settled by the file system (the
-    /// first file made wins, and is read).
+    /// first salt named wins, and is read).
     pub(super) fn load(dir: &Dir) -> io::Result<Salt> {
         let mut last = io::Error::other("the salt could not be made");
         for _ in 0..4 {
@@ -31,7 +31,14 @@ impl Salt {
             }
             let mut bytes = [0u8; SALT_BYTES];
             getrandom::fill(&mut bytes).map_err(|e| io::Error::other(e.to_string()))?;
-            match write_new(dir, SALT, &bytes) {
+            // Written whole under a name of its own, then given the salt's
+            // name only if no other process gave it first: a reader never
+            // meets a salt half written (and takes it for unfit).
+            let made = format!("{SALT}.{}", hex::encode(&bytes[..8]));
+            write_new(dir, &made, &bytes)?;
+            let named = dir.hard_link(&made, dir, SALT);
+            let _ = dir.remove_file(&made);
+            match named {
                 Ok(()) => return Ok(Salt(bytes)),
                 Err(e) if e.kind() == io::ErrorKind::AlreadyExists => last = e,
                 Err(e) => return Err(e),

@@ -91,7 +91,10 @@ impl Figures {
     /// Tokens of every attempt, refused ones included, per attempt that
     /// landed.
     pub fn tokens_per_success(&self) -> Option<f64> {
-        ratio(self.request_tokens + self.result_tokens, self.applied)
+        ratio(
+            self.request_tokens.saturating_add(self.result_tokens),
+            self.applied,
+        )
     }
 
     fn add(&mut self, attempt: &Attempt<'_>) {
@@ -99,8 +102,14 @@ impl Figures {
         self.applied += u64::from(attempt.applied());
         self.first_tries += u64::from(attempt.first_try);
         self.first_try_applied += u64::from(attempt.first_try && attempt.applied());
-        self.request_tokens += attempt.record.tokens.request;
-        self.result_tokens += attempt.record.tokens.result;
+        // Counts come from records anyone could have planted: they add up
+        // to at most the largest count, never around to a small one.
+        self.request_tokens = self
+            .request_tokens
+            .saturating_add(attempt.record.tokens.request);
+        self.result_tokens = self
+            .result_tokens
+            .saturating_add(attempt.record.tokens.result);
     }
 }
 
@@ -305,7 +314,7 @@ fn read_file(dir: &Dir, name: &str, read: &mut Loaded) {
             }
             read.records.push(record);
         } else if let Some(lost) = parse_lost(text) {
-            read.lost += lost;
+            read.lost = read.lost.saturating_add(lost);
         } else {
             read.skipped += 1;
         }
@@ -461,7 +470,9 @@ fn group<'a>(
     for record in calls {
         if !record.tool.writes() {
             group.reads += 1;
-            group.read_tokens += record.tokens.request + record.tokens.result;
+            group.read_tokens = group
+                .read_tokens
+                .saturating_add(record.tokens.request.saturating_add(record.tokens.result));
             continue;
         }
         if record.resent {
@@ -470,8 +481,11 @@ fn group<'a>(
         if !attempt(record) {
             continue;
         }
-        group.cleaned.prefixes += record.cleaned.prefixes;
-        group.cleaned.echoes += record.cleaned.echoes;
+        group.cleaned.prefixes = group
+            .cleaned
+            .prefixes
+            .saturating_add(record.cleaned.prefixes);
+        group.cleaned.echoes = group.cleaned.echoes.saturating_add(record.cleaned.echoes);
         let applied = record.outcome == Outcome::Applied;
         group.stale_recovered += u64::from(applied && record.remapped);
         if let Some(code) = code(record) {

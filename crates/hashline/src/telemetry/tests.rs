@@ -690,3 +690,193 @@ fn several_processes_append_whole_records_and_rotate_within_the_bound() {
     assert!(total <= bound, "{total} bytes on disk, bound {bound}");
     assert!(!tight.join(log_name(3)).exists());
 }
+
+/// Runs `work` on a thread of its own; whether it ended within `limit`.
+fn ends_within(limit: std::time::Duration, work: impl FnOnce() + Send + 'static) -> bool {
+    let (done, ended) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        work();
+        let _ = done.send(());
+    });
+    ended.recv_timeout(limit).is_ok()
+}
+
+#[cfg(unix)]
+#[test]
+fn a_fifo_planted_as_a_file_of_the_folder_never_holds_a_write_up() {
+    use rustix::fs::{mknodat, FileType, Mode, CWD};
+    for name in [LOG, super::folder::LOCK] {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("telemetry");
+        let mut settings = settings(tmp.path());
+        // A file already past its bound, so that the lock is taken too.
+        settings.max_file_bytes = 1;
+        let telemetry = Telemetry::unstarted(settings);
+        telemetry.record(edit(T0, "m", "a", Outcome::Applied));
+        telemetry.flush();
+        fs::remove_file(dir.join(name)).ok();
+        mknodat(
+            CWD,
+            dir.join(name),
+            FileType::Fifo,
+            Mode::from_raw_mode(0o600),
+            0,
+        )
+        .unwrap();
+        // No process reads it: an open for writing would wait for one.
+        let ended = ends_within(std::time::Duration::from_secs(20), move || {
+            for at in 0..3 {
+                telemetry.record(edit(T0 + at, "m", "a", Outcome::Applied));
+                telemetry.flush();
+            }
+        });
+        assert!(ended, "a write held up by a pipe named {name}");
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn a_hard_link_planted_as_the_live_file_is_not_written_through() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("telemetry");
+    let telemetry = Telemetry::unstarted(settings(tmp.path()));
+    telemetry.record(edit(T0, "m", "a", Outcome::Applied));
+    telemetry.flush();
+    let outside = tmp.path().join("outside.txt");
+    fs::write(&outside, "keep me\n").unwrap();
+    fs::remove_file(dir.join(LOG)).unwrap();
+    fs::hard_link(&outside, dir.join(LOG)).unwrap();
+    telemetry.record(edit(T0 + 1, "m", "a", Outcome::Applied));
+    telemetry.flush();
+    assert_eq!(fs::read_to_string(&outside).unwrap(), "keep me\n");
+}
+
+#[test]
+fn a_line_another_process_left_cut_short_does_not_swallow_the_next_record() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("telemetry");
+    let telemetry = Telemetry::unstarted(settings(tmp.path()));
+    telemetry.record(edit(T0, "m", "a", Outcome::Applied));
+    telemetry.flush();
+    drop(telemetry);
+    let whole = fs::read_to_string(dir.join(LOG)).unwrap();
+    fs::write(
+        dir.join(LOG),
+        format!("{whole}{}", &whole[..whole.len() / 2]),
+    )
+    .unwrap();
+    let telemetry = Telemetry::unstarted(settings(tmp.path()));
+    telemetry.record(edit(T0 + 1, "later", "a", Outcome::Applied));
+    telemetry.flush();
+    let read = read(&dir).unwrap();
+    assert_eq!(read.records.len(), 2, "{:?}", lines(&dir));
+    assert_eq!(read.records[1].model.as_deref(), Some("later"));
+    assert_eq!(read.skipped, 1);
+}
+
+#[test]
+fn a_live_file_that_cannot_be_rotated_stops_growing_at_twice_its_bound() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("telemetry");
+    let mut settings = settings(tmp.path());
+    settings.max_file_bytes = 4096;
+    settings.files = 3;
+    let telemetry = Telemetry::unstarted(settings);
+    telemetry.record(edit(T0, "m", "a", Outcome::Applied));
+    telemetry.flush();
+    // A folder where the oldest file goes: every rotation fails.
+    fs::write(dir.join(log_name(1)), "").unwrap();
+    fs::create_dir(dir.join(log_name(2))).unwrap();
+    fs::create_dir(dir.join(log_name(2)).join("x")).unwrap();
+    for at in 0..400 {
+        telemetry.record(edit(T0 + at, "m", "a", Outcome::Applied));
+        telemetry.flush();
+    }
+    let size = fs::metadata(dir.join(LOG)).unwrap().len();
+    assert!(size <= 2 * 4096 + MAX_LINE_BYTES as u64, "{size}");
+}
+
+#[test]
+fn planted_counts_at_their_limits_add_up_without_overflow() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let mut text = String::new();
+    for at in 0..3000u64 {
+        text.push_str(&format!(
+            "{{\"v\":1,\"at\":{},\"lost\":9007199254740991}}\n",
+            T0 + at
+        ));
+        let mut big = edit(T0 + at, "m", "0123456789abcdef", Outcome::Applied);
+        big.tokens = Tokens {
+            request: 9_007_199_254_740_991,
+            result: 9_007_199_254_740_991,
+        };
+        big.lines.file = 9_007_199_254_740_991;
+        text.push_str(std::str::from_utf8(&big.line()).unwrap());
+    }
+    fs::write(dir.join(LOG), text).unwrap();
+    let loaded = read(dir).unwrap();
+    assert!(loaded.lost > 0);
+    let stats = summarise(loaded, &StatsOptions::default());
+    assert!(!stats.groups.is_empty());
+}
+
+#[test]
+fn every_usual_way_to_say_no_turns_the_record_off() {
+    let env = |pairs: &'static [(&'static str, &'static str)]| {
+        move |name: &str| {
+            pairs
+                .iter()
+                .find(|(k, _)| *k == name)
+                .map(|(_, v)| OsString::from(v))
+        }
+    };
+    for value in ["disabled", "none", "n", "0.0", "False", "disable"] {
+        let pairs: &'static [(&str, &str)] = Box::leak(Box::new([("HASHLINE_TELEMETRY", value)]));
+        assert!(off(env(pairs)), "{value}");
+    }
+    assert!(off(env(&[("DO_NOT_TRACK", "1")])));
+    assert!(!off(env(&[("DO_NOT_TRACK", "0")])));
+    assert!(!off(env(&[
+        ("HASHLINE_TELEMETRY", "1"),
+        ("DO_NOT_TRACK", "")
+    ])));
+}
+
+#[test]
+fn processes_making_the_salt_at_once_all_take_the_same_one() {
+    for _ in 0..20 {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().to_owned();
+        let hashes: Vec<String> = (0..8)
+            .map(|_| {
+                let path = path.clone();
+                std::thread::spawn(move || {
+                    let dir =
+                        cap_std::fs::Dir::open_ambient_dir(&path, cap_std::ambient_authority())
+                            .unwrap();
+                    Salt::load(&dir).unwrap().hash("a/b.ts")
+                })
+            })
+            .collect::<Vec<_>>()
+            .into_iter()
+            .map(|t| t.join().unwrap())
+            .collect();
+        assert!(hashes.iter().all(|h| *h == hashes[0]), "{hashes:?}");
+        assert_eq!(
+            fs::read_dir(&path).unwrap().count(),
+            1,
+            "only the salt is left"
+        );
+    }
+}
+
+#[test]
+fn a_label_of_control_characters_alone_is_written_as_none_and_the_record_reads_back() {
+    let mut record = edit(T0, "\u{1b}", "0123456789abcdef", Outcome::Applied);
+    record.host = Some("\u{7}".into());
+    record.call_id = Some("\n\n".into());
+    let line = String::from_utf8(record.line()).unwrap();
+    let back = Record::parse(line.trim_end()).expect("reads back");
+    assert_eq!((back.model, back.host, back.call_id), (None, None, None));
+}

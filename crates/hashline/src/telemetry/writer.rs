@@ -18,8 +18,7 @@
 use super::folder::{self, log_name, Settings, LOCK, LOG};
 use super::record::{lost_line, Record};
 use super::salt::Salt;
-use crate::cancel::Cancel;
-use crate::lock::{try_lock, wait};
+use crate::lock::try_lock;
 use cap_std::fs::{Dir, File};
 use std::collections::{HashMap, VecDeque};
 use std::io::{self, Write};
@@ -68,6 +67,10 @@ struct Sink {
     file: Option<File>,
     /// The last append was short: the next starts on a new line.
     torn: bool,
+    /// The last rotation failed (the folder refused a rename): it is tried
+    /// again at each append, and the live file takes nothing past twice its
+    /// bound until it succeeds.
+    stuck: bool,
     /// Records that could not be written, told in the next note.
     lost: u64,
 }
@@ -247,11 +250,27 @@ impl Sink {
     /// Appends `bytes`, whole lines, with one `write`; rotates the files
     /// once the live one has grown past its size.
     fn append(&mut self, settings: &Settings, bytes: &[u8]) -> io::Result<()> {
+        if self.stuck {
+            self.stuck = self.rotate(settings).is_err();
+        }
         let dir = self.dir.as_ref().expect("opened before");
         let file = match self.file.take() {
             Some(file) if still_live(dir, &file) => file,
-            _ => dir.open_with(LOG, &folder::writing(true, false))?,
+            _ => {
+                let file = folder::open_file(dir, LOG, true)?;
+                // Another writer's line cut short (it was killed mid-write)
+                // is ended before this one, which would join it otherwise.
+                self.torn |= !ends_a_line(&file)?;
+                file
+            }
         };
+        // A live file rotation cannot move away takes no more than its
+        // bound again: the record stays bounded, and what is not written is
+        // counted as lost.
+        if self.stuck && file.metadata()?.len() >= settings.max_file_bytes.saturating_mul(2) {
+            self.file = Some(file);
+            return Err(io::Error::other("the live file is past twice its bound"));
+        }
         let torn;
         let bytes = if self.torn {
             torn = [b"\n", bytes].concat();
@@ -269,7 +288,9 @@ impl Sink {
         let size = file.metadata()?.len();
         self.file = Some(file);
         if size >= settings.max_file_bytes {
-            self.rotate(settings)?;
+            // What was appended is written, whether or not the rotation
+            // succeeds.
+            self.stuck = self.rotate(settings).is_err();
         }
         Ok(())
     }
@@ -280,13 +301,10 @@ impl Sink {
     /// rotated it meanwhile.
     fn rotate(&mut self, settings: &Settings) -> io::Result<()> {
         let dir = self.dir.as_ref().expect("opened before");
-        let lock_file = dir
-            .open_with(LOCK, &folder::writing(false, false))?
-            .into_std();
-        let held = wait(Duration::from_secs(1), &Cancel::new(), || {
-            try_lock(&lock_file).map(|held| held.then_some(()))
-        })?;
-        if held.is_none() {
+        let lock_file = folder::open_file(dir, LOCK, false)?.into_std();
+        // Whoever holds the lock is rotating: no need to wait for it (a
+        // wait here would stand before every call's answer).
+        if !try_lock(&lock_file)? {
             return Ok(());
         }
         self.file = None;
@@ -326,4 +344,18 @@ fn still_live(dir: &Dir, file: &File) -> bool {
 #[cfg(not(unix))]
 fn still_live(_: &Dir, _: &File) -> bool {
     false
+}
+
+/// Whether `file` is empty or ends with a line break. (Appends go to the
+/// end whatever the position, so reading moves nothing they depend on.)
+fn ends_a_line(file: &File) -> io::Result<bool> {
+    use std::io::{Read, Seek, SeekFrom};
+    if file.metadata()?.len() == 0 {
+        return Ok(true);
+    }
+    let mut reader = file;
+    reader.seek(SeekFrom::End(-1))?;
+    let mut last = [0u8; 1];
+    reader.read_exact(&mut last)?;
+    Ok(last[0] == b'\n')
 }
