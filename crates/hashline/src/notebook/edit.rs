@@ -8,15 +8,17 @@
 
 use super::cells::Notebook;
 use super::stored::{self, History};
-use super::view::{extra, source_lines, Cells, MARK};
+use super::view::{extra, header_id, looks_like_header, source_lines, Cells, MARK};
 use super::write::{self, Changed, Written};
 use super::{invalid, kept};
 use crate::document::{Document, Splice};
 use crate::edit::EditOutcome;
 use crate::error::{Error, ErrorCode, Result};
-use crate::plan::locate::{locate, parse_refs};
+use crate::plan::locate::{chain, locate, parse_refs};
 use crate::plan::{plan, PlanContext, Planned};
 use crate::prefix::{self, Verdict};
+use crate::reference::Cited;
+use crate::reject;
 use crate::relocate::Relocated;
 use crate::remap::LineMap;
 use crate::replace::replace;
@@ -237,17 +239,25 @@ impl<'e, 'a> Edit<'e, 'a> {
         self.refuse_view_text(operations)?;
         let (cited, pairs) = parse_refs(self.ctx, operations)?;
         let located = locate(self.ctx, &cited, &pairs, rev)?;
-        let mut lines = located.lines.iter().copied();
+        self.same_cells(&cited, &located.lines)?;
+        let mut lines = cited.iter().zip(located.lines.iter().copied());
         let mut line_ops = Vec::new();
         let mut doubtful = Vec::new();
         for (i, op) in operations.iter().enumerate() {
             let number = i + 1;
             let first = op.reference.as_ref().and_then(|_| lines.next());
             let last = op.through.as_ref().and_then(|_| lines.next()).or(first);
-            let place = op.place.as_ref().and_then(|_| lines.next());
+            let place = op.place.as_ref().and_then(|_| lines.next()).map(|(_, l)| l);
+            let (first, last) = (first.map(|(_, l)| l), last.map(|(_, l)| l));
             match op.kind.cites() {
                 Cites::Cell => {
-                    self.cell_op(number, op, first.unwrap_or(0), place, &mut doubtful)?;
+                    let line = first.unwrap_or(0);
+                    let whole = matches!(op.kind.action(), Action::Replace | Action::Delete);
+                    if whole && self.cells.is_header(line) {
+                        let cited = &cited[cited.iter().position(|c| c.op == number).unwrap_or(0)];
+                        self.whole_cell_seen(cited, op.kind, line, located.from.as_deref())?;
+                    }
+                    self.cell_op(number, op, line, place, &mut doubtful)?;
                     self.cell_ops = true;
                 }
                 _ => {
@@ -269,6 +279,145 @@ impl<'e, 'a> Edit<'e, 'a> {
         }
         let planned = plan(self.ctx, &line_ops, rev)?;
         self.take(planned);
+        Ok(())
+    }
+
+    /// Refuses a ref whose line, in a kept version it holds in, is not
+    /// proven to be in the cell it is placed in now: a stale ref is carried
+    /// over only inside one cell. With ids, the cell a kept line was in is
+    /// known by the id of the header above it; without, cells are known by
+    /// their place alone, and a version counts only when this engine's own
+    /// edits lead from it to the current cells (a diff of another writer's
+    /// change is a guess for cells). A version the model read before it read
+    /// the current cells, which show the line, is not doubted (§6.3).
+    fn same_cells(&self, cited: &[Cited], lines: &[usize]) -> Result<()> {
+        let ids = self.nb.cells.iter().all(|c| c.id.is_some());
+        let current = self.ctx.history.iter().find(|v| v.rev == self.ctx.rev());
+        for (c, &now) in cited.iter().zip(lines) {
+            let at = c.reference.line - 1;
+            let read_since = current.filter(|v| {
+                at == now
+                    && v.read_at != 0
+                    && v.showed(now)
+                    && c.reference.matches(self.ctx.doc, now)
+            });
+            let header_now = self
+                .cells
+                .doc
+                .line(self.cells.headers[self.cells.cell_of(now)]);
+            for version in self.ctx.history {
+                if version.rev == self.ctx.rev()
+                    || read_since.is_some_and(|v| version.read_at <= v.read_at)
+                    || !c.reference.matches(&version.doc, at)
+                {
+                    continue;
+                }
+                let same = match ids {
+                    true => {
+                        looks_like_header(version.doc.line(at)) == self.cells.is_header(now)
+                            && header_above(&version.doc, at).and_then(header_id)
+                                == header_id(header_now)
+                    }
+                    false => chain(self.ctx, version).is_some(),
+                };
+                if same {
+                    continue;
+                }
+                let then = match ids {
+                    true => header_above(&version.doc, at)
+                        .and_then(header_id)
+                        .map_or("no cell".to_owned(), |id| format!("cell {id}")),
+                    false => "a cell known by its place alone".to_owned(),
+                };
+                let text = format!(
+                    "Edit rejected, nothing written: operation {} cites line {} as read in REV {}, where it was in {then}, and the cells of {} changed since{}. A ref is carried over only inside its own cell; cite the lines again from these current refs (REV {})",
+                    c.op,
+                    c.reference.line,
+                    version.rev,
+                    self.ctx.path,
+                    match ids {
+                        true => format!(", so that it is not proven to be in {} now", self.name(self.cells.cell_of(now))),
+                        false => ", by another writer: its cells have no ids, and which cell is which after such a change is a guess. Read the notebook again".to_owned(),
+                    },
+                    self.ctx.rev(),
+                );
+                return Err(reject::showing(
+                    &self.ctx.subject(),
+                    ErrorCode::HashMismatch,
+                    text,
+                    &[now],
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Refuses a replace_cell or delete_cell of the cell whose header `c`
+    /// cites (at line `header` now) unless, as a range replace needs, every
+    /// line of the cell is as the model was shown it, in the version the ref
+    /// was read in (`from`, or the latest kept version it holds in), and the
+    /// cell had no more lines there: the op covers lines the model never
+    /// cited one by one. Refused, the cell's lines are shown as they are.
+    fn whole_cell_seen(
+        &self,
+        c: &Cited,
+        kind: OpKind,
+        header: usize,
+        from: Option<&str>,
+    ) -> Result<()> {
+        let at = c.reference.line - 1;
+        let lines = self.cells.lines_of(self.cells.cell_of(header));
+        let version = self
+            .ctx
+            .history
+            .iter()
+            .find(|v| from.is_none_or(|f| v.rev == f) && c.reference.matches(&v.doc, at));
+        let show = |code: ErrorCode, why: String| {
+            let focus: Vec<usize> = lines.clone().collect();
+            reject::showing(
+                &self.ctx.subject(),
+                code,
+                format!(
+                    "Edit rejected, nothing written: operation {} ({}) covers every line of {}, and {why}. Here is the cell as it is now (REV {}); check it and send the op again",
+                    c.op,
+                    kind,
+                    self.name(self.cells.cell_of(header)),
+                    self.ctx.rev()
+                ),
+                &focus,
+            )
+        };
+        let Some(version) = version else {
+            if !self.ctx.seen_guard {
+                return Ok(());
+            }
+            return Err(show(
+                ErrorCode::UnseenLines,
+                "no view showed its lines".into(),
+            ));
+        };
+        let body = lines.start + 1..lines.end;
+        let kept = at + 1..at + 1 + body.len();
+        let intact = kept.end <= version.doc.line_count()
+            && body
+                .clone()
+                .zip(kept.clone())
+                .all(|(now, then)| self.ctx.doc.line(now) == version.doc.line(then))
+            && (kept.end == version.doc.line_count()
+                || looks_like_header(version.doc.line(kept.end)));
+        if !intact {
+            return Err(show(
+                ErrorCode::HashMismatch,
+                format!("its lines are not those REV {} showed", version.rev),
+            ));
+        }
+        let unseen: Vec<usize> = kept.filter(|&l| !version.saw(l)).collect();
+        if self.ctx.seen_guard && !unseen.is_empty() {
+            return Err(show(
+                ErrorCode::UnseenLines,
+                "no view showed some of them".into(),
+            ));
+        }
         Ok(())
     }
 
@@ -834,6 +983,16 @@ impl<'e, 'a> Edit<'e, 'a> {
         }
         origins
     }
+}
+
+/// The nearest line at or above `line` of kept cells that reads as a
+/// header: the header of the cell `line` is in, unless a source line reads
+/// as one.
+fn header_above(doc: &Document, line: usize) -> Option<&str> {
+    (0..=line)
+        .rev()
+        .map(|l| doc.line(l))
+        .find(|l| looks_like_header(l))
 }
 
 /// Where the source of a cell in the new notebook comes from.

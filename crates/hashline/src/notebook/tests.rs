@@ -929,3 +929,198 @@ fn a_notebook_without_cells_says_how_its_first_cell_is_added() {
     .unwrap();
     assert!(read(&session).contains(" # %% [code] id=a1\n"));
 }
+
+/// A notebook of code cells with `sources`, each with its id (nbformat
+/// 4.5) or none (4.4, when `ids` is false).
+fn code_cells(ids: bool, sources: &[(&str, &str)]) -> String {
+    let cells: Vec<serde_json::Value> = sources
+        .iter()
+        .map(|(id, source)| {
+            let mut cell = serde_json::json!({
+                "cell_type": "code", "execution_count": null, "metadata": {},
+                "outputs": [], "source": source,
+            });
+            if ids {
+                cell["id"] = serde_json::json!(id);
+            }
+            cell
+        })
+        .collect();
+    let nb = serde_json::json!({
+        "cells": cells, "metadata": {}, "nbformat": 4,
+        "nbformat_minor": if ids { 5 } else { 4 },
+    });
+    serde_json::to_string_pretty(&nb).unwrap() + "\n"
+}
+
+/// The sources of the cells of `n.ipynb`.
+fn sources(dir: &Path) -> Vec<String> {
+    let nb = Notebook::parse(&file(dir)).map(|nb| {
+        nb.cells
+            .iter()
+            .map(|c| c.source.clone())
+            .collect::<Vec<_>>()
+    });
+    nb.unwrap()
+}
+
+#[test]
+fn without_ids_a_ref_read_before_another_writer_changed_the_cells_is_refused() {
+    // Each: the cells read, the cells another writer leaves, the header the
+    // ref is read from, and the op.
+    let cases: [(&[(&str, &str)], &[(&str, &str)], &str, &str); 4] = [
+        (
+            &[("", "x = 1"), ("", "x = 1"), ("", "important = 42")],
+            &[("", "x = 1"), ("", "important = 42")],
+            "# %% [code] cell 2",
+            r#""op":"delete_cell""#,
+        ),
+        (
+            &[("", "import os"), ("", "train()")],
+            &[("", "SECRET = 1"), ("", "import os"), ("", "train()")],
+            "# %% [code] cell 1",
+            r#""op":"delete_cell""#,
+        ),
+        (
+            &[("", "import os"), ("", "train()")],
+            &[("", "SECRET = 1"), ("", "import os"), ("", "train()")],
+            "# %% [code] cell 1",
+            r#""op":"insert_cell_after","cellType":"code","content":"z = 0""#,
+        ),
+        (
+            &[("", "a = 1"), ("", "a = 1\nb = 2")],
+            &[("", "a = 1\nb = 2"), ("", "a = 1")],
+            "a = 1",
+            r#""op":"replace","content":"a = 3""#,
+        ),
+    ];
+    for (before, after, cited, op) in cases {
+        let (dir, session) = open(&code_cells(false, before));
+        let view = read(&session);
+        let target = line_ref(&view, cited);
+        let changed = code_cells(false, after);
+        std::fs::write(dir.path().join("n.ipynb"), &changed).unwrap();
+        let err = edit(
+            &session,
+            &format!(r#"{{"operations":[{{"ref":"{target}",{op}}}]}}"#),
+        )
+        .unwrap_err();
+        assert_eq!(err.code, ErrorCode::HashMismatch, "{op}: {}", err.message);
+        assert!(err.message.contains("no ids"), "{}", err.message);
+        assert_eq!(file(dir.path()), changed);
+    }
+}
+
+#[test]
+fn without_ids_refs_still_hold_across_the_engines_own_edits() {
+    let (dir, session) = open(&code_cells(false, &[("", "a = 1"), ("", "b = 2")]));
+    let view = read(&session);
+    let first = line_ref(&view, "# %% [code] cell 1");
+    let b = line_ref(&view, "b = 2");
+    edit(
+        &session,
+        &format!(r#"{{"operations":[{{"op":"insert_cell_before","ref":"{first}","cellType":"code","content":"z = 0"}}]}}"#),
+    )
+    .unwrap();
+    edit(
+        &session,
+        &format!(r#"{{"operations":[{{"op":"replace","ref":"{b}","content":"b = 3"}}]}}"#),
+    )
+    .unwrap();
+    assert_eq!(sources(dir.path()), ["z = 0", "a = 1", "b = 3"]);
+}
+
+#[test]
+fn a_stale_line_ref_is_never_carried_into_another_cell() {
+    let before = code_cells(
+        true,
+        &[
+            ("aaa", "df = load()\ndf.plot()"),
+            ("bbb", "df = load()\ndf.plot()"),
+            ("ccc", "done()"),
+        ],
+    );
+    let after = code_cells(
+        true,
+        &[
+            ("bbb", "df = load()\ndf.plot()"),
+            ("aaa", "df = load()\ndf.plot()"),
+            ("ccc", "done()"),
+        ],
+    );
+    let (dir, session) = open(&before);
+    let view = read(&session);
+    let line = view
+        .lines()
+        .find(|l| l.starts_with('5'))
+        .and_then(|l| l.split_once(' '))
+        .unwrap()
+        .0
+        .to_owned();
+    std::fs::write(dir.path().join("n.ipynb"), &after).unwrap();
+    let err = edit(
+        &session,
+        &format!(r#"{{"operations":[{{"op":"replace","ref":"{line}","content":"df = load(fast=True)"}}]}}"#),
+    )
+    .unwrap_err();
+    assert_eq!(err.code, ErrorCode::HashMismatch, "{}", err.message);
+    assert!(err.message.contains("cell bbb"), "{}", err.message);
+    assert_eq!(file(dir.path()), after);
+}
+
+#[test]
+fn replace_cell_and_delete_cell_are_refused_unless_every_line_of_the_cell_was_seen_as_it_is() {
+    for op in [
+        r#""op":"delete_cell""#,
+        r#""op":"replace_cell","content":"x = 10""#,
+    ] {
+        // Another writer adds lines to the cell after the read.
+        let (dir, session) = open(&code_cells(true, &[("c1", "x = 1"), ("c2", "y = 2")]));
+        let view = read(&session);
+        let header = line_ref(&view, "# %% [code] id=c1");
+        let changed = code_cells(
+            true,
+            &[("c1", "x = 1\n# hours of work\nfit()"), ("c2", "y = 2")],
+        );
+        std::fs::write(dir.path().join("n.ipynb"), &changed).unwrap();
+        let err = edit(
+            &session,
+            &format!(r#"{{"operations":[{{"ref":"{header}",{op}}}]}}"#),
+        )
+        .unwrap_err();
+        assert_eq!(err.code, ErrorCode::HashMismatch, "{op}: {}", err.message);
+        assert!(err.message.contains("# hours of work"), "{}", err.message);
+        assert_eq!(file(dir.path()), changed);
+
+        // A read that showed the header and not the lines after it.
+        let text = code_cells(true, &[("c1", "a = 1\nb = 2\nc = 3"), ("c2", "y = 2")]);
+        let (dir, session) = open(&text);
+        let view = session
+            .read_with(
+                "n.ipynb",
+                &ReadOptions {
+                    limit: Some(1),
+                    ..Default::default()
+                },
+            )
+            .unwrap()
+            .view
+            .text;
+        let header = line_ref(&view, "# %% [code] id=c1");
+        let err = edit(
+            &session,
+            &format!(r#"{{"operations":[{{"ref":"{header}",{op}}}]}}"#),
+        )
+        .unwrap_err();
+        assert_eq!(err.code, ErrorCode::UnseenLines, "{op}: {}", err.message);
+        assert!(err.message.contains("c = 3"), "{}", err.message);
+        assert_eq!(file(dir.path()), text);
+        // Once the whole cell is shown, the op is made.
+        read(&session);
+        edit(
+            &session,
+            &format!(r#"{{"operations":[{{"ref":"{header}",{op}}}]}}"#),
+        )
+        .unwrap();
+    }
+}

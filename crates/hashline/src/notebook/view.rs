@@ -44,6 +44,19 @@ pub(crate) fn header(kind: &str, id: Option<&str>, index: usize) -> String {
     }
 }
 
+/// Whether `line` reads as a cell's header (`header` writes it): how the
+/// cells of a kept version, which is text alone, are told apart. A source
+/// line may read so too; whoever relies on it must fail safe when it does.
+pub(crate) fn looks_like_header(line: &str) -> bool {
+    line.starts_with("# %% [") && (line.contains("] id=") || line.contains("] cell "))
+}
+
+/// The id a header line names, if it names one.
+pub(crate) fn header_id(line: &str) -> Option<&str> {
+    let at = line.rfind("] id=")?;
+    looks_like_header(line).then(|| &line[at + "] id=".len()..])
+}
+
 /// A source's lines, as a file of that text has them.
 pub(crate) fn source_lines(source: &str) -> Document {
     Document::from_string(source.to_owned())
