@@ -173,7 +173,11 @@ impl<'e, 'a> Edit<'e, 'a> {
     fn name(&self, cell: usize) -> String {
         let c = &self.nb.cells[cell];
         match &c.id {
-            Some(id) => format!("cell {id} (line {})", self.cells.headers[cell] + 1),
+            Some(id) => format!(
+                "cell {} (line {})",
+                id.escape_debug(),
+                self.cells.headers[cell] + 1
+            ),
             None => format!("cell {} (line {})", cell + 1, self.cells.headers[cell] + 1),
         }
     }

@@ -1124,3 +1124,47 @@ fn replace_cell_and_delete_cell_are_refused_unless_every_line_of_the_cell_was_se
         .unwrap();
     }
 }
+
+#[test]
+fn an_id_or_type_with_a_line_break_stays_on_its_header_line() {
+    let mut nb: serde_json::Value = serde_json::from_str(&code_cells(
+        true,
+        &[("c1", "a = 1\nb = 2"), ("c2", "keep = 1\nkeep2 = 2")],
+    ))
+    .unwrap();
+    nb["cells"][0]["id"] = serde_json::json!("c1\n");
+    let text = serde_json::to_string_pretty(&nb).unwrap() + "\n";
+    valid(&text);
+    let (dir, session) = open(&text);
+    let view = read(&session);
+    assert!(view.contains(r"# %% [code] id=c1\n"), "{view}");
+    assert_eq!(
+        view.lines().filter(|l| l.contains("# %% [")).count(),
+        2,
+        "{view}"
+    );
+    let keep = line_ref(&view, "keep = 1");
+    edit(
+        &session,
+        &format!(r#"{{"operations":[{{"op":"replace","ref":"{keep}","content":"KEEP = 1"}}]}}"#),
+    )
+    .unwrap();
+    assert_eq!(sources(dir.path()), ["a = 1\nb = 2", "KEEP = 1\nkeep2 = 2"]);
+
+    // A later nbformat's cell type, with a line break of its own.
+    nb["nbformat_minor"] = serde_json::json!(6);
+    nb["cells"][0]["cell_type"] = serde_json::json!("sql\n1zz # %% [code] id=fake");
+    let text = serde_json::to_string_pretty(&nb).unwrap() + "\n";
+    valid(&text);
+    let (_dir, session) = open(&text);
+    let view = read(&session);
+    assert!(
+        view.contains(r"# %% [sql\n1zz # %% [code] id=fake] id=c1\n"),
+        "{view}"
+    );
+    assert_eq!(
+        view.lines().filter(|l| l.contains("# %% [")).count(),
+        2,
+        "{view}"
+    );
+}

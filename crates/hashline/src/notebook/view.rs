@@ -37,9 +37,14 @@ pub(crate) struct Cells {
 /// header stays as long as the cell does; without, a cell's number changes
 /// when a cell comes or goes before it, and refs to its header no longer
 /// hold (the refs to its source lines are remapped as any line's).
+/// The type and id are written escaped as Rust escapes a string for
+/// debugging, so that a header is always one line: nbformat's id pattern
+/// takes a final line break, and a later nbformat's cell type may hold
+/// any. Ids have no backslash, so an escaped id is no other cell's.
 pub(crate) fn header(kind: &str, id: Option<&str>, index: usize) -> String {
+    let kind = kind.escape_debug();
     match id {
-        Some(id) => format!("# %% [{kind}] id={id}"),
+        Some(id) => format!("# %% [{kind}] id={}", id.escape_debug()),
         None => format!("# %% [{kind}] cell {}", index + 1),
     }
 }
