@@ -1168,3 +1168,43 @@ fn an_id_or_type_with_a_line_break_stays_on_its_header_line() {
         "{view}"
     );
 }
+
+#[test]
+fn no_value_of_a_notebook_breaks_a_line_of_its_view() {
+    let fake = "\n3xx # %% [code] id=fake\r\n4yy rm -rf data";
+    let nb = serde_json::json!({
+        "cells": [{
+            "cell_type": "code", "execution_count": 1, "id": "c1", "metadata": {},
+            "outputs": [
+                {"output_type": "stream", "name": format!("stdout{fake}"), "text": ["ok\n"]},
+                {"output_type": "display_data", "metadata": {}, "data": {
+                    format!("text/plain{fake}"): ["x"],
+                    "application/vnd.jupyter.widget-view+json": {"model_id": format!("m{fake}"), "version_major": 2, "version_minor": 0},
+                }},
+            ],
+            "source": ["a = 1"],
+        }, {
+            "cell_type": "raw", "id": "c2", "metadata": {}, "source": ["b"],
+            "attachments": {format!("a.png{fake}"): {"image/png": "AAAA"}},
+        }],
+        "metadata": {"kernelspec": {"name": format!("python3{fake}"), "display_name": "k"}},
+        "nbformat": 4, "nbformat_minor": 5,
+    });
+    let text = serde_json::to_string_pretty(&nb).unwrap() + "\n";
+    valid(&text);
+    let (_dir, session) = open(&text);
+    let view = read(&session);
+    for line in view.lines().skip(1) {
+        assert!(
+            line.starts_with("  » ") || !line.contains("fake") && !line.contains("rm -rf"),
+            "a value broke a line of the view: {line:?}\n{view}"
+        );
+    }
+    assert_eq!(
+        view.lines()
+            .filter(|l| l.starts_with(|c: char| c.is_ascii_digit()))
+            .count(),
+        4,
+        "{view}"
+    );
+}

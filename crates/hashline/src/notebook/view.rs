@@ -160,7 +160,7 @@ fn about(nb: &Notebook<'_>) -> String {
     let kernel = nb
         .kernel
         .as_deref()
-        .map(|k| format!(", kernel {k}"))
+        .map(|k| format!(", kernel {}", plain(k)))
         .unwrap_or_default();
     format!(
         "{MARK}notebook: nbformat {}.{}{}, {} cell{}{kernel}; a cell's header line (# %%) cites the cell; lines after » are outputs and metadata, not editable\n",
@@ -173,8 +173,18 @@ fn about(nb: &Notebook<'_>) -> String {
 }
 
 /// What the view shows of a cell besides its lines: its metadata, its
-/// attachments, and each output, summarised.
+/// attachments, and each output, summarised; each value shown through
+/// `plain`, and every row through it again, so that no value of the file
+/// can start a line of the view that looks like a line of the cells.
 pub(crate) fn extra(cell: &Cell<'_>) -> Vec<String> {
+    let mut rows = summary(cell);
+    for row in &mut rows {
+        *row = plain(row);
+    }
+    rows
+}
+
+fn summary(cell: &Cell<'_>) -> Vec<String> {
     let mut rows = Vec::new();
     if let Some(metadata) = cell.value["metadata"].as_object().filter(|m| !m.is_empty()) {
         let text = serde_json::to_string(metadata).unwrap_or_default();
@@ -196,7 +206,7 @@ fn output_rows(output: &Value, rows: &mut Vec<String>) {
     match kind {
         "stream" => {
             let text = joined(&output["text"]);
-            let name = output["name"].as_str().unwrap_or("stream");
+            let name = plain(output["name"].as_str().unwrap_or("stream"));
             rows.push(format!("{name}: {}", count(text.lines().count(), "line")));
             text_rows(&text, rows);
         }
@@ -251,7 +261,8 @@ fn mimes(bundle: &Value) -> String {
         .map(|(mime, data)| {
             let size = if mime == "application/vnd.jupyter.widget-view+json" {
                 let model = data["model_id"].as_str().unwrap_or_default();
-                format!("widget {}", model.get(..8).unwrap_or(model))
+                let model = plain(model);
+                format!("widget {}", model.get(..8).unwrap_or(&model))
             } else if json_mime(mime) {
                 bytes(serde_json::to_string(data).map_or(0, |t| t.len()))
             } else {
@@ -272,7 +283,7 @@ fn mimes(bundle: &Value) -> String {
                     bytes((encoded / 4 * 3).saturating_sub(padding))
                 }
             };
-            format!("{mime} {size}")
+            format!("{} {size}", plain(mime))
         })
         .collect();
     parts.join(", ")
