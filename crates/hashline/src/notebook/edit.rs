@@ -8,7 +8,7 @@
 
 use super::cells::Notebook;
 use super::stored::{self, History};
-use super::view::{extra, header_id, looks_like_header, source_lines, Cells, MARK};
+use super::view::{about, extra, header_id, looks_like_header, source_lines, Cells, MARK};
 use super::write::{self, Changed, Written};
 use super::{invalid, kept};
 use crate::document::{Document, Splice};
@@ -456,6 +456,11 @@ impl<'e, 'a> Edit<'e, 'a> {
                 "an empty oldString writes a whole file, and a notebook's cells are not one: cite refs, or send the file's JSON with `raw`.".into(),
             ));
         }
+        let lines: Vec<String> = new.lines().map(str::to_owned).collect();
+        self.refuse_view_lines(
+            &[("newString".to_owned(), &lines[..])],
+            "If such a line is meant as source, send the change as a replace operation with \"literal\": true.",
+        )?;
         let replaced = replace(self.ctx.doc, old, new, all, self.ctx.style)
             .map_err(|e| e.with_path(self.ctx.path))?;
         for splice in &replaced.splices {
@@ -483,43 +488,62 @@ impl<'e, 'a> Edit<'e, 'a> {
         Ok(())
     }
 
-    /// Refuses content that holds a line of the notebook view that is no
-    /// source: a cell's header, or a line of outputs or metadata.
+    /// Refuses the content of operations that holds a line of the notebook
+    /// view that is no source, unless the operation is literal.
     fn refuse_view_text(&self, operations: &[Operation]) -> Result<()> {
+        let contents: Vec<(String, &[String])> = operations
+            .iter()
+            .enumerate()
+            .filter(|(_, op)| !op.literal)
+            .map(|(i, op)| {
+                (
+                    format!("operation {} ({})", i + 1, op.kind),
+                    &op.content[..],
+                )
+            })
+            .collect();
+        self.refuse_view_lines(
+            &contents,
+            "If such a line is meant as source, add \"literal\": true to the operation.",
+        )
+    }
+
+    /// Refuses content (each with what it is and its lines) that holds a
+    /// line of the notebook view that is no source: a cell's header, a line
+    /// of outputs or metadata, or the line that says what the notebook is.
+    fn refuse_view_lines(&self, contents: &[(String, &[String])], literal: &str) -> Result<()> {
+        if !self.ctx.cleanup {
+            return Ok(());
+        }
         let headers: HashSet<&str> = self
             .cells
             .headers
             .iter()
             .map(|&h| self.cells.doc.line(h))
             .collect();
+        let mark = MARK.trim_start();
         let extras: HashSet<String> = self
             .nb
             .cells
             .iter()
             .flat_map(extra)
-            .map(|row| format!("{}{row}", MARK.trim_start()))
+            .chain([about(self.nb).trim_start()[mark.len()..]
+                .trim_end()
+                .to_owned()])
+            .map(|row| format!("{mark}{row}"))
             .collect();
         let mut found = Vec::new();
-        for (i, op) in operations.iter().enumerate() {
-            if op.literal || !self.ctx.cleanup {
-                continue;
-            }
-            for (k, line) in op.content.iter().enumerate() {
+        for (what, lines) in contents {
+            for (k, line) in lines.iter().enumerate() {
                 let body = prefix::parse(line).map_or(line.as_str(), |p| &line[p.len..]);
-                let what = if headers.contains(body) {
+                let why = if headers.contains(body) {
                     "is a cell's header line as the view shows it"
                 } else if extras.contains(line.trim_start()) {
-                    "is a line the view shows of a cell's outputs or metadata"
+                    "is a line the view shows of the notebook, or of a cell's outputs or metadata"
                 } else {
                     continue;
                 };
-                found.push(format!(
-                    "  operation {} ({}), content line {}: {:?} {what}",
-                    i + 1,
-                    op.kind,
-                    k + 1,
-                    line
-                ));
+                found.push(format!("  {what}, content line {}: {line:?} {why}", k + 1));
             }
         }
         if found.is_empty() {
@@ -528,7 +552,7 @@ impl<'e, 'a> Edit<'e, 'a> {
         Err(Error::new(
             ErrorCode::AmbiguousEcho,
             format!(
-                "Edit rejected, nothing written: content holds lines of the notebook view that are no cell's source, which are never written as source:\n{}\nSend the content without them: a header line is the cell itself (cell ops change cells), outputs and metadata are not edited as lines. If such a line is meant as source, add \"literal\": true to the operation.",
+                "Edit rejected, nothing written: content holds lines of the notebook view that are no cell's source, which are never written as source:\n{}\nSend the content without them: a header line is the cell itself (cell ops change cells), outputs and metadata are not edited as lines. {literal}",
                 found.join("\n")
             ),
         )

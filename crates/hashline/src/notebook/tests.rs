@@ -1208,3 +1208,44 @@ fn no_value_of_a_notebook_breaks_a_line_of_its_view() {
         "{view}"
     );
 }
+
+#[test]
+fn view_lines_are_refused_in_new_string_and_the_summary_line_anywhere() {
+    let (dir, session) = open(NB45);
+    let view = read(&session);
+    let about = view.lines().nth(1).unwrap().to_owned();
+    assert!(about.starts_with("  » notebook:"), "{view}");
+    let header = line_ref(&view, "# %% [code] id=c1");
+    for new_string in [
+        "x = 1\n# %% [code] id=c1\nprint(math.pi)".to_owned(),
+        format!("x = 1\n{header} # %% [code] id=c1"),
+        "x = 1\n  » 3.141592653589793".to_owned(),
+        format!("x = 1\n{about}"),
+    ] {
+        let err = session
+            .edit(
+                "n.ipynb",
+                &Request::Replace {
+                    old_string: "x = 1".into(),
+                    new_string: new_string.clone(),
+                    replace_all: false,
+                },
+            )
+            .unwrap_err();
+        assert_eq!(
+            err.code,
+            ErrorCode::AmbiguousEcho,
+            "{new_string}: {}",
+            err.message
+        );
+        assert_eq!(file(dir.path()), NB45);
+    }
+    let target = line_ref(&view, "x = 1");
+    let op = format!(
+        r#"{{"op":"replace","ref":"{target}","content":{}}}"#,
+        serde_json::to_string(&format!("{about}\nx = 2")).unwrap()
+    );
+    let err = edit(&session, &format!(r#"{{"operations":[{op}]}}"#)).unwrap_err();
+    assert_eq!(err.code, ErrorCode::AmbiguousEcho, "{}", err.message);
+    assert_eq!(file(dir.path()), NB45);
+}

@@ -156,7 +156,7 @@ pub(crate) fn render(
 
 /// The line under the view's header: what the notebook is, and how to read
 /// the view.
-fn about(nb: &Notebook<'_>) -> String {
+pub(crate) fn about(nb: &Notebook<'_>) -> String {
     let kernel = nb
         .kernel
         .as_deref()
