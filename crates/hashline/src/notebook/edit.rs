@@ -811,7 +811,11 @@ impl<'e, 'a> Edit<'e, 'a> {
             cleared,
             ..
         } = built;
-        let text = write::notebook(nb, &written);
+        let text = write::notebook(nb, &written).map_err(|why| {
+            self.refuse(format!(
+                "{why}. Edit its JSON instead: read the file with `raw: true` and send the edit with \"raw\": true."
+            ))
+        })?;
         if text == nb.text {
             return Err(Error::new(
                 ErrorCode::NoChange,

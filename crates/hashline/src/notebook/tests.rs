@@ -1249,3 +1249,35 @@ fn view_lines_are_refused_in_new_string_and_the_summary_line_anywhere() {
     assert_eq!(err.code, ErrorCode::AmbiguousEcho, "{}", err.message);
     assert_eq!(file(dir.path()), NB45);
 }
+
+#[test]
+fn metadata_set_where_a_key_appears_twice_is_refused_not_dropped() {
+    let text = code_cells(true, &[("c2", "x = 1\ny = 2")]).replace(
+        "\"metadata\": {},\n      \"outputs\"",
+        "\"metadata\": {\n        \"tags\": [\"a\"],\n        \"tags\": [\"b\"]\n      },\n      \"outputs\"",
+    );
+    assert!(text.contains("\"tags\": [\"b\"]"), "{text}");
+    let (dir, session) = open(&text);
+    let view = read(&session);
+    let err = edit_lines(
+        &session,
+        &view,
+        "",
+        &[
+            (
+                "set_cell_metadata",
+                "# %% [code] id=c2",
+                r#","metadata":{"tags":["c"]}"#,
+            ),
+            ("replace", "x = 1", r#","content":"x = 3""#),
+        ],
+    )
+    .unwrap_err();
+    assert_eq!(err.code, ErrorCode::InvalidRequest, "{}", err.message);
+    assert!(
+        err.message.contains("\"tags\" appears twice"),
+        "{}",
+        err.message
+    );
+    assert_eq!(file(dir.path()), text);
+}
