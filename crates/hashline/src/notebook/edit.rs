@@ -334,14 +334,17 @@ impl<'e, 'a> Edit<'e, 'a> {
                     false => "a cell known by its place alone".to_owned(),
                 };
                 let text = format!(
-                    "Edit rejected, nothing written: operation {} cites line {} as read in REV {}, where it was in {then}, and the cells of {} changed since{}. A ref is carried over only inside its own cell; cite the lines again from these current refs (REV {})",
+                    "Edit rejected, nothing written: operation {} cites line {} as read in REV {}, where it was in {then}, and the cells of {} changed since{}. A ref is carried over only inside its own cell: read the notebook again and cite its lines from that read. Here is the line now (REV {})",
                     c.op,
                     c.reference.line,
                     version.rev,
                     self.ctx.path,
                     match ids {
-                        true => format!(", so that it is not proven to be in {} now", self.name(self.cells.cell_of(now))),
-                        false => ", by another writer: its cells have no ids, and which cell is which after such a change is a guess. Read the notebook again".to_owned(),
+                        true => format!(
+                            ", so that it is not proven to be in {}, where the ref holds now",
+                            self.name(self.cells.cell_of(now))
+                        ),
+                        false => ", by another writer: its cells have no ids, and which cell is which after such a change is a guess".to_owned(),
                     },
                     self.ctx.rev(),
                 );

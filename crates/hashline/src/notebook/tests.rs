@@ -968,7 +968,8 @@ fn sources(dir: &Path) -> Vec<String> {
 fn without_ids_a_ref_read_before_another_writer_changed_the_cells_is_refused() {
     // Each: the cells read, the cells another writer leaves, the header the
     // ref is read from, and the op.
-    let cases: [(&[(&str, &str)], &[(&str, &str)], &str, &str); 4] = [
+    type Cells<'a> = &'a [(&'a str, &'a str)];
+    let cases: [(Cells, Cells, &str, &str); 4] = [
         (
             &[("", "x = 1"), ("", "x = 1"), ("", "important = 42")],
             &[("", "x = 1"), ("", "important = 42")],
