@@ -362,7 +362,8 @@ impl<'e, 'a> Edit<'e, 'a> {
     /// Refuses a replace_cell or delete_cell of the cell whose header `c`
     /// cites (at line `header` now) unless, as a range replace needs, every
     /// line of the cell is as the model was shown it, in the version the ref
-    /// was read in (`from`, or the latest kept version it holds in), and the
+    /// was read in (`from`; the current cells, or the latest kept version
+    /// it holds in), and the
     /// cell had no more lines there: the op covers lines the model never
     /// cited one by one. Refused, the cell's lines are shown as they are.
     fn whole_cell_seen(
@@ -374,11 +375,19 @@ impl<'e, 'a> Edit<'e, 'a> {
     ) -> Result<()> {
         let at = c.reference.line - 1;
         let lines = self.cells.lines_of(self.cells.cell_of(header));
-        let version = self
-            .ctx
-            .history
-            .iter()
-            .find(|v| from.is_none_or(|f| v.rev == f) && c.reference.matches(&v.doc, at));
+        // The current cells where the store keeps them (what the model saw of
+        // them, shown or carried unchanged by this engine's edits), unless the
+        // ref was read in a version another writer's change led from.
+        let holds = |v: &&Version| c.reference.matches(&v.doc, at);
+        let mut held = self.ctx.history.iter().filter(holds);
+        let read = match from {
+            Some(from) => held.clone().find(|v| v.rev == from),
+            None => held.clone().next(),
+        };
+        let version = held
+            .find(|v| v.rev == self.ctx.rev())
+            .filter(|_| read.is_none_or(|r| chain(self.ctx, r).is_some()))
+            .or(read);
         let show = |code: ErrorCode, why: String| {
             let focus: Vec<usize> = lines.clone().collect();
             reject::showing(

@@ -999,17 +999,29 @@ fn without_ids_a_ref_read_before_another_writer_changed_the_cells_is_refused() {
         let (dir, session) = open(&code_cells(false, before));
         let view = read(&session);
         let target = line_ref(&view, cited);
-        let changed = code_cells(false, after);
-        std::fs::write(dir.path().join("n.ipynb"), &changed).unwrap();
-        let err = edit(
-            &session,
-            &format!(r#"{{"operations":[{{"ref":"{target}",{op}}}]}}"#),
-        )
-        .unwrap_err();
-        assert_eq!(err.code, ErrorCode::HashMismatch, "{op}: {}", err.message);
+        let err = refused_after(&dir, &session, &code_cells(false, after), &target, op);
         assert!(err.message.contains("no ids"), "{}", err.message);
-        assert_eq!(file(dir.path()), changed);
     }
+}
+
+/// The refusal of `op` citing `target` once another writer left `changed`
+/// in `n.ipynb`, which it leaves as it is.
+fn refused_after(
+    dir: &tempfile::TempDir,
+    session: &Hashline,
+    changed: &str,
+    target: &str,
+    op: &str,
+) -> crate::Error {
+    std::fs::write(dir.path().join("n.ipynb"), changed).unwrap();
+    let err = edit(
+        session,
+        &format!(r#"{{"operations":[{{"ref":"{target}",{op}}}]}}"#),
+    )
+    .unwrap_err();
+    assert_eq!(err.code, ErrorCode::HashMismatch, "{op}: {}", err.message);
+    assert_eq!(file(dir.path()), changed);
+    err
 }
 
 #[test]
@@ -1058,15 +1070,33 @@ fn a_stale_line_ref_is_never_carried_into_another_cell() {
         .unwrap()
         .0
         .to_owned();
-    std::fs::write(dir.path().join("n.ipynb"), &after).unwrap();
-    let err = edit(
-        &session,
-        &format!(r#"{{"operations":[{{"op":"replace","ref":"{line}","content":"df = load(fast=True)"}}]}}"#),
-    )
-    .unwrap_err();
-    assert_eq!(err.code, ErrorCode::HashMismatch, "{}", err.message);
+    let op = r#""op":"replace","content":"df = load(fast=True)""#;
+    let err = refused_after(&dir, &session, &after, &line, op);
     assert!(err.message.contains("cell bbb"), "{}", err.message);
-    assert_eq!(file(dir.path()), after);
+}
+
+#[test]
+fn a_cell_op_after_the_sessions_own_edit_of_the_cell_is_made() {
+    let (dir, session) = open(&code_cells(
+        true,
+        &[("c1", "a = 1\nb = 2"), ("c2", "y = 2")],
+    ));
+    let view = read(&session);
+    edit_lines(
+        &session,
+        &view,
+        "",
+        &[("replace", "b = 2", r#","content":"b = 3\nc = 4""#)],
+    )
+    .unwrap();
+    edit_lines(
+        &session,
+        &view,
+        "",
+        &[("delete_cell", "# %% [code] id=c1", "")],
+    )
+    .unwrap();
+    assert_eq!(sources(dir.path()), ["y = 2"]);
 }
 
 #[test]
@@ -1083,15 +1113,14 @@ fn replace_cell_and_delete_cell_are_refused_unless_every_line_of_the_cell_was_se
             true,
             &[("c1", "x = 1\n# hours of work\nfit()"), ("c2", "y = 2")],
         );
-        std::fs::write(dir.path().join("n.ipynb"), &changed).unwrap();
-        let err = edit(
+        let err = refused_after(&dir, &session, &changed, &header, op);
+        assert!(err.message.contains("# hours of work"), "{}", err.message);
+        // The refusal showed the cell as it is: sent again, the op is made.
+        edit(
             &session,
             &format!(r#"{{"operations":[{{"ref":"{header}",{op}}}]}}"#),
         )
-        .unwrap_err();
-        assert_eq!(err.code, ErrorCode::HashMismatch, "{op}: {}", err.message);
-        assert!(err.message.contains("# hours of work"), "{}", err.message);
-        assert_eq!(file(dir.path()), changed);
+        .unwrap();
 
         // A read that showed the header and not the lines after it.
         let text = code_cells(true, &[("c1", "a = 1\nb = 2\nc = 3"), ("c2", "y = 2")]);
