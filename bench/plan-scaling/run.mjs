@@ -74,6 +74,17 @@ const WORKLOADS = [
       return { file: 'f.txt', request: { operations: Array.from({ length: n }, (_, k) => ({ op: 'replace', ref: refs[2 * k + 1], content: `  edited(${k})` })) } }
     },
   },
+  {
+    name: 'an edit of a notebook whose cell has n keys (each checked once)',
+    lines: () => 2,
+    build: (n, _refs, _hl, dir) => {
+      /** @type {Record<string, unknown>} */
+      const cell = { cell_type: 'code', execution_count: null, id: 'c1', metadata: {}, outputs: [], source: ['a = 1'] }
+      for (let k = 0; k < n; k++) cell[`k${k}`] = 0
+      fs.writeFileSync(path.join(dir, 'n.ipynb'), JSON.stringify({ cells: [cell], metadata: {}, nbformat: 4, nbformat_minor: 6 }, null, 1) + '\n')
+      return { file: 'n.ipynb', request: { oldString: 'a = 1', newString: 'a = 2' } }
+    },
+  },
 ]
 
 const opts = options(import.meta.url, {

@@ -179,7 +179,7 @@ impl<'a> FullRefs<'a> {
 
 /// A refusal that shows the lines `focus` (0-based, now) with context and
 /// fresh refs after `text`.
-fn showing(ctx: &Subject<'_>, code: ErrorCode, text: String, focus: &[usize]) -> Error {
+pub(crate) fn showing(ctx: &Subject<'_>, code: ErrorCode, text: String, focus: &[usize]) -> Error {
     let (shown_text, shown) = window(ctx.doc, focus, REJECTION_CONTEXT, ctx.style);
     let mut err = Error::new(code, format!("{text}:\n{shown_text}")).with_path(ctx.path);
     err.shown = shown;

@@ -8,15 +8,17 @@
 
 use super::cells::Notebook;
 use super::stored::{self, History};
-use super::view::{extra, source_lines, Cells, MARK};
+use super::view::{about, extra, header_id, looks_like_header, source_lines, Cells, MARK};
 use super::write::{self, Changed, Written};
 use super::{invalid, kept};
 use crate::document::{Document, Splice};
 use crate::edit::EditOutcome;
 use crate::error::{Error, ErrorCode, Result};
-use crate::plan::locate::{locate, parse_refs};
+use crate::plan::locate::{chain, locate, parse_refs};
 use crate::plan::{plan, PlanContext, Planned};
 use crate::prefix::{self, Verdict};
+use crate::reference::Cited;
+use crate::reject;
 use crate::relocate::Relocated;
 use crate::remap::LineMap;
 use crate::replace::replace;
@@ -171,7 +173,11 @@ impl<'e, 'a> Edit<'e, 'a> {
     fn name(&self, cell: usize) -> String {
         let c = &self.nb.cells[cell];
         match &c.id {
-            Some(id) => format!("cell {id} (line {})", self.cells.headers[cell] + 1),
+            Some(id) => format!(
+                "cell {} (line {})",
+                id.escape_debug(),
+                self.cells.headers[cell] + 1
+            ),
             None => format!("cell {} (line {})", cell + 1, self.cells.headers[cell] + 1),
         }
     }
@@ -237,17 +243,25 @@ impl<'e, 'a> Edit<'e, 'a> {
         self.refuse_view_text(operations)?;
         let (cited, pairs) = parse_refs(self.ctx, operations)?;
         let located = locate(self.ctx, &cited, &pairs, rev)?;
-        let mut lines = located.lines.iter().copied();
+        self.same_cells(&cited, &located.lines)?;
+        let mut lines = cited.iter().zip(located.lines.iter().copied());
         let mut line_ops = Vec::new();
         let mut doubtful = Vec::new();
         for (i, op) in operations.iter().enumerate() {
             let number = i + 1;
             let first = op.reference.as_ref().and_then(|_| lines.next());
             let last = op.through.as_ref().and_then(|_| lines.next()).or(first);
-            let place = op.place.as_ref().and_then(|_| lines.next());
+            let place = op.place.as_ref().and_then(|_| lines.next()).map(|(_, l)| l);
+            let (first, last) = (first.map(|(_, l)| l), last.map(|(_, l)| l));
             match op.kind.cites() {
                 Cites::Cell => {
-                    self.cell_op(number, op, first.unwrap_or(0), place, &mut doubtful)?;
+                    let line = first.unwrap_or(0);
+                    let whole = matches!(op.kind.action(), Action::Replace | Action::Delete);
+                    if whole && self.cells.is_header(line) {
+                        let cited = &cited[cited.iter().position(|c| c.op == number).unwrap_or(0)];
+                        self.whole_cell_seen(cited, op.kind, line, located.from.as_deref())?;
+                    }
+                    self.cell_op(number, op, line, place, &mut doubtful)?;
                     self.cell_ops = true;
                 }
                 _ => {
@@ -269,6 +283,157 @@ impl<'e, 'a> Edit<'e, 'a> {
         }
         let planned = plan(self.ctx, &line_ops, rev)?;
         self.take(planned);
+        Ok(())
+    }
+
+    /// Refuses a ref whose line, in a kept version it holds in, is not
+    /// proven to be in the cell it is placed in now: a stale ref is carried
+    /// over only inside one cell. With ids, the cell a kept line was in is
+    /// known by the id of the header above it; without, cells are known by
+    /// their place alone, and a version counts only when this engine's own
+    /// edits lead from it to the current cells (a diff of another writer's
+    /// change is a guess for cells). A version the model read before it read
+    /// the current cells, which show the line, is not doubted (§6.3).
+    fn same_cells(&self, cited: &[Cited], lines: &[usize]) -> Result<()> {
+        let ids = self.nb.cells.iter().all(|c| c.id.is_some());
+        let current = self.ctx.history.iter().find(|v| v.rev == self.ctx.rev());
+        for (c, &now) in cited.iter().zip(lines) {
+            let at = c.reference.line - 1;
+            let read_since = current.filter(|v| {
+                at == now
+                    && v.read_at != 0
+                    && v.showed(now)
+                    && c.reference.matches(self.ctx.doc, now)
+            });
+            let header_now = self
+                .cells
+                .doc
+                .line(self.cells.headers[self.cells.cell_of(now)]);
+            for version in self.ctx.history {
+                if version.rev == self.ctx.rev()
+                    || read_since.is_some_and(|v| version.read_at <= v.read_at)
+                    || !c.reference.matches(&version.doc, at)
+                {
+                    continue;
+                }
+                let same = match ids {
+                    true => {
+                        looks_like_header(version.doc.line(at)) == self.cells.is_header(now)
+                            && header_above(&version.doc, at).and_then(header_id)
+                                == header_id(header_now)
+                    }
+                    false => chain(self.ctx, version).is_some(),
+                };
+                if same {
+                    continue;
+                }
+                let then = match ids {
+                    true => header_above(&version.doc, at)
+                        .and_then(header_id)
+                        .map_or("no cell".to_owned(), |id| format!("cell {id}")),
+                    false => "a cell known by its place alone".to_owned(),
+                };
+                let text = format!(
+                    "Edit rejected, nothing written: operation {} cites line {} as read in REV {}, where it was in {then}, and the cells of {} changed since{}. A ref is carried over only inside its own cell: read the notebook again and cite its lines from that read. Here is the line now (REV {})",
+                    c.op,
+                    c.reference.line,
+                    version.rev,
+                    self.ctx.path,
+                    match ids {
+                        true => format!(
+                            ", so that it is not proven to be in {}, where the ref holds now",
+                            self.name(self.cells.cell_of(now))
+                        ),
+                        false => ", by another writer: its cells have no ids, and which cell is which after such a change is a guess".to_owned(),
+                    },
+                    self.ctx.rev(),
+                );
+                return Err(reject::showing(
+                    &self.ctx.subject(),
+                    ErrorCode::HashMismatch,
+                    text,
+                    &[now],
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Refuses a replace_cell or delete_cell of the cell whose header `c`
+    /// cites (at line `header` now) unless, as a range replace needs, every
+    /// line of the cell is as the model was shown it, in the version the ref
+    /// was read in (`from`; the current cells, or the latest kept version
+    /// it holds in), and the
+    /// cell had no more lines there: the op covers lines the model never
+    /// cited one by one. Refused, the cell's lines are shown as they are.
+    fn whole_cell_seen(
+        &self,
+        c: &Cited,
+        kind: OpKind,
+        header: usize,
+        from: Option<&str>,
+    ) -> Result<()> {
+        let at = c.reference.line - 1;
+        let lines = self.cells.lines_of(self.cells.cell_of(header));
+        // The current cells where the store keeps them (what the model saw of
+        // them, shown or carried unchanged by this engine's edits), unless the
+        // ref was read in a version another writer's change led from.
+        let holds = |v: &&Version| c.reference.matches(&v.doc, at);
+        let mut held = self.ctx.history.iter().filter(holds);
+        let read = match from {
+            Some(from) => held.clone().find(|v| v.rev == from),
+            None => held.clone().next(),
+        };
+        let version = held
+            .find(|v| v.rev == self.ctx.rev())
+            .filter(|_| read.is_none_or(|r| chain(self.ctx, r).is_some()))
+            .or(read);
+        let show = |code: ErrorCode, why: String| {
+            let focus: Vec<usize> = lines.clone().collect();
+            reject::showing(
+                &self.ctx.subject(),
+                code,
+                format!(
+                    "Edit rejected, nothing written: operation {} ({}) covers every line of {}, and {why}. Here is the cell as it is now (REV {}); check it and send the op again",
+                    c.op,
+                    kind,
+                    self.name(self.cells.cell_of(header)),
+                    self.ctx.rev()
+                ),
+                &focus,
+            )
+        };
+        let Some(version) = version else {
+            if !self.ctx.seen_guard {
+                return Ok(());
+            }
+            return Err(show(
+                ErrorCode::UnseenLines,
+                "no view showed its lines".into(),
+            ));
+        };
+        let body = lines.start + 1..lines.end;
+        let kept = at + 1..at + 1 + body.len();
+        let intact = kept.end <= version.doc.line_count()
+            && body
+                .clone()
+                .zip(kept.clone())
+                .all(|(now, then)| self.ctx.doc.line(now) == version.doc.line(then))
+            && (kept.end == version.doc.line_count()
+                || looks_like_header(version.doc.line(kept.end)));
+        if !intact {
+            return Err(show(
+                ErrorCode::HashMismatch,
+                format!("its lines are not those REV {} showed", version.rev),
+            ));
+        }
+        let unseen: Vec<usize> = kept.filter(|&l| !version.saw(l)).collect();
+        if self.ctx.seen_guard && !unseen.is_empty() {
+            return Err(show(
+                ErrorCode::UnseenLines,
+                "no view showed some of them".into(),
+            ));
+        }
         Ok(())
     }
 
@@ -303,6 +468,11 @@ impl<'e, 'a> Edit<'e, 'a> {
                 "an empty oldString writes a whole file, and a notebook's cells are not one: cite refs, or send the file's JSON with `raw`.".into(),
             ));
         }
+        let lines: Vec<String> = new.lines().map(str::to_owned).collect();
+        self.refuse_view_lines(
+            &[("newString".to_owned(), &lines[..])],
+            "If such a line is meant as source, send the change as a replace operation with \"literal\": true.",
+        )?;
         let replaced = replace(self.ctx.doc, old, new, all, self.ctx.style)
             .map_err(|e| e.with_path(self.ctx.path))?;
         for splice in &replaced.splices {
@@ -330,43 +500,62 @@ impl<'e, 'a> Edit<'e, 'a> {
         Ok(())
     }
 
-    /// Refuses content that holds a line of the notebook view that is no
-    /// source: a cell's header, or a line of outputs or metadata.
+    /// Refuses the content of operations that holds a line of the notebook
+    /// view that is no source, unless the operation is literal.
     fn refuse_view_text(&self, operations: &[Operation]) -> Result<()> {
+        let contents: Vec<(String, &[String])> = operations
+            .iter()
+            .enumerate()
+            .filter(|(_, op)| !op.literal)
+            .map(|(i, op)| {
+                (
+                    format!("operation {} ({})", i + 1, op.kind),
+                    &op.content[..],
+                )
+            })
+            .collect();
+        self.refuse_view_lines(
+            &contents,
+            "If such a line is meant as source, add \"literal\": true to the operation.",
+        )
+    }
+
+    /// Refuses content (each with what it is and its lines) that holds a
+    /// line of the notebook view that is no source: a cell's header, a line
+    /// of outputs or metadata, or the line that says what the notebook is.
+    fn refuse_view_lines(&self, contents: &[(String, &[String])], literal: &str) -> Result<()> {
+        if !self.ctx.cleanup {
+            return Ok(());
+        }
         let headers: HashSet<&str> = self
             .cells
             .headers
             .iter()
             .map(|&h| self.cells.doc.line(h))
             .collect();
+        let mark = MARK.trim_start();
         let extras: HashSet<String> = self
             .nb
             .cells
             .iter()
             .flat_map(extra)
-            .map(|row| format!("{}{row}", MARK.trim_start()))
+            .chain([about(self.nb).trim_start()[mark.len()..]
+                .trim_end()
+                .to_owned()])
+            .map(|row| format!("{mark}{row}"))
             .collect();
         let mut found = Vec::new();
-        for (i, op) in operations.iter().enumerate() {
-            if op.literal || !self.ctx.cleanup {
-                continue;
-            }
-            for (k, line) in op.content.iter().enumerate() {
+        for (what, lines) in contents {
+            for (k, line) in lines.iter().enumerate() {
                 let body = prefix::parse(line).map_or(line.as_str(), |p| &line[p.len..]);
-                let what = if headers.contains(body) {
+                let why = if headers.contains(body) {
                     "is a cell's header line as the view shows it"
                 } else if extras.contains(line.trim_start()) {
-                    "is a line the view shows of a cell's outputs or metadata"
+                    "is a line the view shows of the notebook, or of a cell's outputs or metadata"
                 } else {
                     continue;
                 };
-                found.push(format!(
-                    "  operation {} ({}), content line {}: {:?} {what}",
-                    i + 1,
-                    op.kind,
-                    k + 1,
-                    line
-                ));
+                found.push(format!("  {what}, content line {}: {line:?} {why}", k + 1));
             }
         }
         if found.is_empty() {
@@ -375,7 +564,7 @@ impl<'e, 'a> Edit<'e, 'a> {
         Err(Error::new(
             ErrorCode::AmbiguousEcho,
             format!(
-                "Edit rejected, nothing written: content holds lines of the notebook view that are no cell's source, which are never written as source:\n{}\nSend the content without them: a header line is the cell itself (cell ops change cells), outputs and metadata are not edited as lines. If such a line is meant as source, add \"literal\": true to the operation.",
+                "Edit rejected, nothing written: content holds lines of the notebook view that are no cell's source, which are never written as source:\n{}\nSend the content without them: a header line is the cell itself (cell ops change cells), outputs and metadata are not edited as lines. {literal}",
                 found.join("\n")
             ),
         )
@@ -634,7 +823,11 @@ impl<'e, 'a> Edit<'e, 'a> {
             cleared,
             ..
         } = built;
-        let text = write::notebook(nb, &written);
+        let text = write::notebook(nb, &written).map_err(|why| {
+            self.refuse(format!(
+                "{why}. Edit its JSON instead: read the file with `raw: true` and send the edit with \"raw\": true."
+            ))
+        })?;
         if text == nb.text {
             return Err(Error::new(
                 ErrorCode::NoChange,
@@ -834,6 +1027,16 @@ impl<'e, 'a> Edit<'e, 'a> {
         }
         origins
     }
+}
+
+/// The nearest line at or above `line` of kept cells that reads as a
+/// header: the header of the cell `line` is in, unless a source line reads
+/// as one.
+fn header_above(doc: &Document, line: usize) -> Option<&str> {
+    (0..=line)
+        .rev()
+        .map(|l| doc.line(l))
+        .find(|l| looks_like_header(l))
 }
 
 /// Where the source of a cell in the new notebook comes from.

@@ -13,6 +13,7 @@ use crate::request::Value;
 use serde::de::{self, Deserialize, Deserializer, MapAccess, Visitor};
 use serde_json::value::RawValue;
 use std::borrow::Cow;
+use std::collections::HashSet;
 use std::fmt;
 use std::fmt::Write as _;
 use std::ops::Range;
@@ -33,8 +34,9 @@ impl<'de> Deserialize<'de> for Members<'de> {
 
             fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Members<'de>, M::Error> {
                 let mut members: Vec<(String, &'de RawValue)> = Vec::new();
+                let mut keys = HashSet::new();
                 while let Some((key, value)) = map.next_entry::<String, &'de RawValue>()? {
-                    if members.iter().any(|(k, _)| *k == key) {
+                    if !keys.insert(key.clone()) {
                         return Err(de::Error::custom(format!("the key {key:?} appears twice")));
                     }
                     members.push((key, value));

@@ -929,3 +929,385 @@ fn a_notebook_without_cells_says_how_its_first_cell_is_added() {
     .unwrap();
     assert!(read(&session).contains(" # %% [code] id=a1\n"));
 }
+
+/// A notebook of code cells with `sources`, each with its id (nbformat
+/// 4.5) or none (4.4, when `ids` is false).
+fn code_cells(ids: bool, sources: &[(&str, &str)]) -> String {
+    let cells: Vec<serde_json::Value> = sources
+        .iter()
+        .map(|(id, source)| {
+            let mut cell = serde_json::json!({
+                "cell_type": "code", "execution_count": null, "metadata": {},
+                "outputs": [], "source": source,
+            });
+            if ids {
+                cell["id"] = serde_json::json!(id);
+            }
+            cell
+        })
+        .collect();
+    let nb = serde_json::json!({
+        "cells": cells, "metadata": {}, "nbformat": 4,
+        "nbformat_minor": if ids { 5 } else { 4 },
+    });
+    serde_json::to_string_pretty(&nb).unwrap() + "\n"
+}
+
+/// The sources of the cells of `n.ipynb`.
+fn sources(dir: &Path) -> Vec<String> {
+    let nb = Notebook::parse(&file(dir)).map(|nb| {
+        nb.cells
+            .iter()
+            .map(|c| c.source.clone())
+            .collect::<Vec<_>>()
+    });
+    nb.unwrap()
+}
+
+#[test]
+fn without_ids_a_ref_read_before_another_writer_changed_the_cells_is_refused() {
+    // Each: the cells read, the cells another writer leaves, the header the
+    // ref is read from, and the op.
+    type Cells<'a> = &'a [(&'a str, &'a str)];
+    let cases: [(Cells, Cells, &str, &str); 4] = [
+        (
+            &[("", "x = 1"), ("", "x = 1"), ("", "important = 42")],
+            &[("", "x = 1"), ("", "important = 42")],
+            "# %% [code] cell 2",
+            r#""op":"delete_cell""#,
+        ),
+        (
+            &[("", "import os"), ("", "train()")],
+            &[("", "SECRET = 1"), ("", "import os"), ("", "train()")],
+            "# %% [code] cell 1",
+            r#""op":"delete_cell""#,
+        ),
+        (
+            &[("", "import os"), ("", "train()")],
+            &[("", "SECRET = 1"), ("", "import os"), ("", "train()")],
+            "# %% [code] cell 1",
+            r#""op":"insert_cell_after","cellType":"code","content":"z = 0""#,
+        ),
+        (
+            &[("", "a = 1"), ("", "a = 1\nb = 2")],
+            &[("", "a = 1\nb = 2"), ("", "a = 1")],
+            "a = 1",
+            r#""op":"replace","content":"a = 3""#,
+        ),
+    ];
+    for (before, after, cited, op) in cases {
+        let (dir, session) = open(&code_cells(false, before));
+        let view = read(&session);
+        let target = line_ref(&view, cited);
+        let err = refused_after(&dir, &session, &code_cells(false, after), &target, op);
+        assert!(err.message.contains("no ids"), "{}", err.message);
+    }
+}
+
+/// The refusal of `op` citing `target` once another writer left `changed`
+/// in `n.ipynb`, which it leaves as it is.
+fn refused_after(
+    dir: &tempfile::TempDir,
+    session: &Hashline,
+    changed: &str,
+    target: &str,
+    op: &str,
+) -> crate::Error {
+    std::fs::write(dir.path().join("n.ipynb"), changed).unwrap();
+    let err = edit(
+        session,
+        &format!(r#"{{"operations":[{{"ref":"{target}",{op}}}]}}"#),
+    )
+    .unwrap_err();
+    assert_eq!(err.code, ErrorCode::HashMismatch, "{op}: {}", err.message);
+    assert_eq!(file(dir.path()), changed);
+    err
+}
+
+#[test]
+fn without_ids_refs_still_hold_across_the_engines_own_edits() {
+    let (dir, session) = open(&code_cells(false, &[("", "a = 1"), ("", "b = 2")]));
+    let view = read(&session);
+    let first = line_ref(&view, "# %% [code] cell 1");
+    let b = line_ref(&view, "b = 2");
+    edit(
+        &session,
+        &format!(r#"{{"operations":[{{"op":"insert_cell_before","ref":"{first}","cellType":"code","content":"z = 0"}}]}}"#),
+    )
+    .unwrap();
+    edit(
+        &session,
+        &format!(r#"{{"operations":[{{"op":"replace","ref":"{b}","content":"b = 3"}}]}}"#),
+    )
+    .unwrap();
+    assert_eq!(sources(dir.path()), ["z = 0", "a = 1", "b = 3"]);
+}
+
+#[test]
+fn a_stale_line_ref_is_never_carried_into_another_cell() {
+    let before = code_cells(
+        true,
+        &[
+            ("aaa", "df = load()\ndf.plot()"),
+            ("bbb", "df = load()\ndf.plot()"),
+            ("ccc", "done()"),
+        ],
+    );
+    let after = code_cells(
+        true,
+        &[
+            ("bbb", "df = load()\ndf.plot()"),
+            ("aaa", "df = load()\ndf.plot()"),
+            ("ccc", "done()"),
+        ],
+    );
+    let (dir, session) = open(&before);
+    let view = read(&session);
+    let line = view
+        .lines()
+        .find(|l| l.starts_with('5'))
+        .and_then(|l| l.split_once(' '))
+        .unwrap()
+        .0
+        .to_owned();
+    let op = r#""op":"replace","content":"df = load(fast=True)""#;
+    let err = refused_after(&dir, &session, &after, &line, op);
+    assert!(err.message.contains("cell bbb"), "{}", err.message);
+}
+
+#[test]
+fn a_cell_op_after_the_sessions_own_edit_of_the_cell_is_made() {
+    let (dir, session) = open(&code_cells(
+        true,
+        &[("c1", "a = 1\nb = 2"), ("c2", "y = 2")],
+    ));
+    let view = read(&session);
+    edit_lines(
+        &session,
+        &view,
+        "",
+        &[("replace", "b = 2", r#","content":"b = 3\nc = 4""#)],
+    )
+    .unwrap();
+    edit_lines(
+        &session,
+        &view,
+        "",
+        &[("delete_cell", "# %% [code] id=c1", "")],
+    )
+    .unwrap();
+    assert_eq!(sources(dir.path()), ["y = 2"]);
+}
+
+#[test]
+fn replace_cell_and_delete_cell_are_refused_unless_every_line_of_the_cell_was_seen_as_it_is() {
+    for op in [
+        r#""op":"delete_cell""#,
+        r#""op":"replace_cell","content":"x = 10""#,
+    ] {
+        // Another writer adds lines to the cell after the read.
+        let (dir, session) = open(&code_cells(true, &[("c1", "x = 1"), ("c2", "y = 2")]));
+        let view = read(&session);
+        let header = line_ref(&view, "# %% [code] id=c1");
+        let changed = code_cells(
+            true,
+            &[("c1", "x = 1\n# hours of work\nfit()"), ("c2", "y = 2")],
+        );
+        let err = refused_after(&dir, &session, &changed, &header, op);
+        assert!(err.message.contains("# hours of work"), "{}", err.message);
+        // The refusal showed the cell as it is: sent again, the op is made.
+        edit(
+            &session,
+            &format!(r#"{{"operations":[{{"ref":"{header}",{op}}}]}}"#),
+        )
+        .unwrap();
+
+        // A read that showed the header and not the lines after it.
+        let text = code_cells(true, &[("c1", "a = 1\nb = 2\nc = 3"), ("c2", "y = 2")]);
+        let (dir, session) = open(&text);
+        let view = session
+            .read_with(
+                "n.ipynb",
+                &ReadOptions {
+                    limit: Some(1),
+                    ..Default::default()
+                },
+            )
+            .unwrap()
+            .view
+            .text;
+        let header = line_ref(&view, "# %% [code] id=c1");
+        let err = edit(
+            &session,
+            &format!(r#"{{"operations":[{{"ref":"{header}",{op}}}]}}"#),
+        )
+        .unwrap_err();
+        assert_eq!(err.code, ErrorCode::UnseenLines, "{op}: {}", err.message);
+        assert!(err.message.contains("c = 3"), "{}", err.message);
+        assert_eq!(file(dir.path()), text);
+        // Once the whole cell is shown, the op is made.
+        read(&session);
+        edit(
+            &session,
+            &format!(r#"{{"operations":[{{"ref":"{header}",{op}}}]}}"#),
+        )
+        .unwrap();
+    }
+}
+
+#[test]
+fn an_id_or_type_with_a_line_break_stays_on_its_header_line() {
+    let mut nb: serde_json::Value = serde_json::from_str(&code_cells(
+        true,
+        &[("c1", "a = 1\nb = 2"), ("c2", "keep = 1\nkeep2 = 2")],
+    ))
+    .unwrap();
+    nb["cells"][0]["id"] = serde_json::json!("c1\n");
+    let text = serde_json::to_string_pretty(&nb).unwrap() + "\n";
+    valid(&text);
+    let (dir, session) = open(&text);
+    let view = read(&session);
+    assert!(view.contains(r"# %% [code] id=c1\n"), "{view}");
+    assert_eq!(
+        view.lines().filter(|l| l.contains("# %% [")).count(),
+        2,
+        "{view}"
+    );
+    let keep = line_ref(&view, "keep = 1");
+    edit(
+        &session,
+        &format!(r#"{{"operations":[{{"op":"replace","ref":"{keep}","content":"KEEP = 1"}}]}}"#),
+    )
+    .unwrap();
+    assert_eq!(sources(dir.path()), ["a = 1\nb = 2", "KEEP = 1\nkeep2 = 2"]);
+
+    // A later nbformat's cell type, with a line break of its own.
+    nb["nbformat_minor"] = serde_json::json!(6);
+    nb["cells"][0]["cell_type"] = serde_json::json!("sql\n1zz # %% [code] id=fake");
+    let text = serde_json::to_string_pretty(&nb).unwrap() + "\n";
+    valid(&text);
+    let (_dir, session) = open(&text);
+    let view = read(&session);
+    assert!(
+        view.contains(r"# %% [sql\n1zz # %% [code] id=fake] id=c1\n"),
+        "{view}"
+    );
+    assert_eq!(
+        view.lines().filter(|l| l.contains("# %% [")).count(),
+        2,
+        "{view}"
+    );
+}
+
+#[test]
+fn no_value_of_a_notebook_breaks_a_line_of_its_view() {
+    let fake = "\n3xx # %% [code] id=fake\r\n4yy rm -rf data";
+    let nb = serde_json::json!({
+        "cells": [{
+            "cell_type": "code", "execution_count": 1, "id": "c1", "metadata": {},
+            "outputs": [
+                {"output_type": "stream", "name": format!("stdout{fake}"), "text": ["ok\n"]},
+                {"output_type": "display_data", "metadata": {}, "data": {
+                    format!("text/plain{fake}"): ["x"],
+                    "application/vnd.jupyter.widget-view+json": {"model_id": format!("m{fake}"), "version_major": 2, "version_minor": 0},
+                }},
+            ],
+            "source": ["a = 1"],
+        }, {
+            "cell_type": "raw", "id": "c2", "metadata": {}, "source": ["b"],
+            "attachments": {format!("a.png{fake}"): {"image/png": "AAAA"}},
+        }],
+        "metadata": {"kernelspec": {"name": format!("python3{fake}"), "display_name": "k"}},
+        "nbformat": 4, "nbformat_minor": 5,
+    });
+    let text = serde_json::to_string_pretty(&nb).unwrap() + "\n";
+    valid(&text);
+    let (_dir, session) = open(&text);
+    let view = read(&session);
+    for line in view.lines().skip(1) {
+        assert!(
+            line.starts_with("  » ") || !line.contains("fake") && !line.contains("rm -rf"),
+            "a value broke a line of the view: {line:?}\n{view}"
+        );
+    }
+    assert_eq!(
+        view.lines()
+            .filter(|l| l.starts_with(|c: char| c.is_ascii_digit()))
+            .count(),
+        4,
+        "{view}"
+    );
+}
+
+#[test]
+fn view_lines_are_refused_in_new_string_and_the_summary_line_anywhere() {
+    let (dir, session) = open(NB45);
+    let view = read(&session);
+    let about = view.lines().nth(1).unwrap().to_owned();
+    assert!(about.starts_with("  » notebook:"), "{view}");
+    let header = line_ref(&view, "# %% [code] id=c1");
+    for new_string in [
+        "x = 1\n# %% [code] id=c1\nprint(math.pi)".to_owned(),
+        format!("x = 1\n{header} # %% [code] id=c1"),
+        "x = 1\n  » 3.141592653589793".to_owned(),
+        format!("x = 1\n{about}"),
+    ] {
+        let err = session
+            .edit(
+                "n.ipynb",
+                &Request::Replace {
+                    old_string: "x = 1".into(),
+                    new_string: new_string.clone(),
+                    replace_all: false,
+                },
+            )
+            .unwrap_err();
+        assert_eq!(
+            err.code,
+            ErrorCode::AmbiguousEcho,
+            "{new_string}: {}",
+            err.message
+        );
+        assert_eq!(file(dir.path()), NB45);
+    }
+    let target = line_ref(&view, "x = 1");
+    let op = format!(
+        r#"{{"op":"replace","ref":"{target}","content":{}}}"#,
+        serde_json::to_string(&format!("{about}\nx = 2")).unwrap()
+    );
+    let err = edit(&session, &format!(r#"{{"operations":[{op}]}}"#)).unwrap_err();
+    assert_eq!(err.code, ErrorCode::AmbiguousEcho, "{}", err.message);
+    assert_eq!(file(dir.path()), NB45);
+}
+
+#[test]
+fn metadata_set_where_a_key_appears_twice_is_refused_not_dropped() {
+    let text = code_cells(true, &[("c2", "x = 1\ny = 2")]).replace(
+        "\"metadata\": {},\n      \"outputs\"",
+        "\"metadata\": {\n        \"tags\": [\"a\"],\n        \"tags\": [\"b\"]\n      },\n      \"outputs\"",
+    );
+    assert!(text.contains("\"tags\": [\"b\"]"), "{text}");
+    let (dir, session) = open(&text);
+    let view = read(&session);
+    let err = edit_lines(
+        &session,
+        &view,
+        "",
+        &[
+            (
+                "set_cell_metadata",
+                "# %% [code] id=c2",
+                r#","metadata":{"tags":["c"]}"#,
+            ),
+            ("replace", "x = 1", r#","content":"x = 3""#),
+        ],
+    )
+    .unwrap_err();
+    assert_eq!(err.code, ErrorCode::InvalidRequest, "{}", err.message);
+    assert!(
+        err.message.contains("\"tags\" appears twice"),
+        "{}",
+        err.message
+    );
+    assert_eq!(file(dir.path()), text);
+}

@@ -37,11 +37,29 @@ pub(crate) struct Cells {
 /// header stays as long as the cell does; without, a cell's number changes
 /// when a cell comes or goes before it, and refs to its header no longer
 /// hold (the refs to its source lines are remapped as any line's).
+/// The type and id are written escaped as Rust escapes a string for
+/// debugging, so that a header is always one line: nbformat's id pattern
+/// takes a final line break, and a later nbformat's cell type may hold
+/// any. Ids have no backslash, so an escaped id is no other cell's.
 pub(crate) fn header(kind: &str, id: Option<&str>, index: usize) -> String {
+    let kind = kind.escape_debug();
     match id {
-        Some(id) => format!("# %% [{kind}] id={id}"),
+        Some(id) => format!("# %% [{kind}] id={}", id.escape_debug()),
         None => format!("# %% [{kind}] cell {}", index + 1),
     }
+}
+
+/// Whether `line` reads as a cell's header (`header` writes it): how the
+/// cells of a kept version, which is text alone, are told apart. A source
+/// line may read so too; whoever relies on it must fail safe when it does.
+pub(crate) fn looks_like_header(line: &str) -> bool {
+    line.starts_with("# %% [") && (line.contains("] id=") || line.contains("] cell "))
+}
+
+/// The id a header line names, if it names one.
+pub(crate) fn header_id(line: &str) -> Option<&str> {
+    let at = line.rfind("] id=")?;
+    looks_like_header(line).then(|| &line[at + "] id=".len()..])
 }
 
 /// A source's lines, as a file of that text has them.
@@ -138,11 +156,11 @@ pub(crate) fn render(
 
 /// The line under the view's header: what the notebook is, and how to read
 /// the view.
-fn about(nb: &Notebook<'_>) -> String {
+pub(crate) fn about(nb: &Notebook<'_>) -> String {
     let kernel = nb
         .kernel
         .as_deref()
-        .map(|k| format!(", kernel {k}"))
+        .map(|k| format!(", kernel {}", plain(k)))
         .unwrap_or_default();
     format!(
         "{MARK}notebook: nbformat {}.{}{}, {} cell{}{kernel}; a cell's header line (# %%) cites the cell; lines after » are outputs and metadata, not editable\n",
@@ -155,8 +173,18 @@ fn about(nb: &Notebook<'_>) -> String {
 }
 
 /// What the view shows of a cell besides its lines: its metadata, its
-/// attachments, and each output, summarised.
+/// attachments, and each output, summarised; each value shown through
+/// `plain`, and every row through it again, so that no value of the file
+/// can start a line of the view that looks like a line of the cells.
 pub(crate) fn extra(cell: &Cell<'_>) -> Vec<String> {
+    let mut rows = summary(cell);
+    for row in &mut rows {
+        *row = plain(row);
+    }
+    rows
+}
+
+fn summary(cell: &Cell<'_>) -> Vec<String> {
     let mut rows = Vec::new();
     if let Some(metadata) = cell.value["metadata"].as_object().filter(|m| !m.is_empty()) {
         let text = serde_json::to_string(metadata).unwrap_or_default();
@@ -178,7 +206,7 @@ fn output_rows(output: &Value, rows: &mut Vec<String>) {
     match kind {
         "stream" => {
             let text = joined(&output["text"]);
-            let name = output["name"].as_str().unwrap_or("stream");
+            let name = plain(output["name"].as_str().unwrap_or("stream"));
             rows.push(format!("{name}: {}", count(text.lines().count(), "line")));
             text_rows(&text, rows);
         }
@@ -233,7 +261,8 @@ fn mimes(bundle: &Value) -> String {
         .map(|(mime, data)| {
             let size = if mime == "application/vnd.jupyter.widget-view+json" {
                 let model = data["model_id"].as_str().unwrap_or_default();
-                format!("widget {}", model.get(..8).unwrap_or(model))
+                let model = plain(model);
+                format!("widget {}", model.get(..8).unwrap_or(&model))
             } else if json_mime(mime) {
                 bytes(serde_json::to_string(data).map_or(0, |t| t.len()))
             } else {
@@ -254,7 +283,7 @@ fn mimes(bundle: &Value) -> String {
                     bytes((encoded / 4 * 3).saturating_sub(padding))
                 }
             };
-            format!("{mime} {size}")
+            format!("{} {size}", plain(mime))
         })
         .collect();
     parts.join(", ")

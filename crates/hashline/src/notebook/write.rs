@@ -69,8 +69,9 @@ pub(crate) enum Written<'r> {
     },
 }
 
-/// The notebook's text with `cells` in place of its cells.
-pub(crate) fn notebook(nb: &Notebook<'_>, cells: &[Written<'_>]) -> String {
+/// The notebook's text with `cells` in place of its cells, or why a change
+/// cannot be written.
+pub(crate) fn notebook(nb: &Notebook<'_>, cells: &[Written<'_>]) -> Result<String, String> {
     let text = nb.text;
     let indent = nb.array_indent();
     let cell_indent = match nb.array.items.first() {
@@ -80,18 +81,22 @@ pub(crate) fn notebook(nb: &Notebook<'_>, cells: &[Written<'_>]) -> String {
     let items: Vec<Item<'_>> = cells
         .iter()
         .map(|cell| match cell {
-            Written::Kept(i, changed) => Item::Kept(*i, edited(nb, *i, changed)),
-            Written::New { kind, id, source } => {
-                Item::New(new_cell(nb, *kind, id.as_deref(), source, &cell_indent))
-            }
+            Written::Kept(i, changed) => Ok(Item::Kept(*i, edited(nb, *i, changed)?)),
+            Written::New { kind, id, source } => Ok(Item::New(new_cell(
+                nb,
+                *kind,
+                id.as_deref(),
+                source,
+                &cell_indent,
+            ))),
         })
-        .collect();
+        .collect::<Result<_, String>>()?;
     let array = json::rebuild(text, &nb.array, &items, indent, &nb.layout);
-    format!(
+    Ok(format!(
         "{}{array}{}",
         &text[..nb.array.span.start],
         &text[nb.array.span.end..]
-    )
+    ))
 }
 
 /// Where a new member goes among `keys`: in order where the keys are
@@ -125,7 +130,11 @@ impl<'t> Members<'t> {
 
 /// Cell `index` of the file with `changed` applied: the members it does
 /// not change copied as they are.
-fn edited<'t>(nb: &Notebook<'t>, index: usize, changed: &Changed<'_>) -> Cow<'t, str> {
+fn edited<'t>(
+    nb: &Notebook<'t>,
+    index: usize,
+    changed: &Changed<'_>,
+) -> Result<Cow<'t, str>, String> {
     let text = nb.text;
     let cell = &nb.cells[index];
     if changed.source.is_none()
@@ -133,7 +142,7 @@ fn edited<'t>(nb: &Notebook<'t>, index: usize, changed: &Changed<'_>) -> Cow<'t,
         && !changed.clear_outputs
         && changed.metadata.is_empty()
     {
-        return Cow::Borrowed(&text[cell.object.span.clone()]);
+        return Ok(Cow::Borrowed(&text[cell.object.span.clone()]));
     }
     let layout = &nb.layout;
     let member_indent = match cell.object.items.first() {
@@ -181,7 +190,7 @@ fn edited<'t>(nb: &Notebook<'t>, index: usize, changed: &Changed<'_>) -> Cow<'t,
                 member,
                 &changed.metadata,
                 &member_indent,
-            )),
+            )?),
             _ => Item::Kept(i, Cow::Borrowed(&text[whole])),
         };
         members.items.push((member.key.clone(), item));
@@ -195,13 +204,13 @@ fn edited<'t>(nb: &Notebook<'t>, index: usize, changed: &Changed<'_>) -> Cow<'t,
         }
     }
     let indent = line_indent(text, cell.object.span.start);
-    Cow::Owned(json::rebuild(
+    Ok(Cow::Owned(json::rebuild(
         text,
         &cell.object,
         &members.into_items(),
         indent,
         layout,
-    ))
+    )))
 }
 
 /// The layout to write a new value of `member` in: the indent its old
@@ -231,19 +240,21 @@ fn nested<'l>(
 }
 
 /// The cell's metadata object with the keys of `sets` set (or, for null,
-/// removed); a key set to the value it has keeps its bytes.
+/// removed); a key set to the value it has keeps its bytes. Metadata that
+/// cannot be read member by member (a key twice, whose value a reader picks
+/// as it likes) is not written over.
 fn metadata(
     nb: &Notebook<'_>,
     cell: &Cell<'_>,
     member: &json::Member<'_>,
     sets: &[&Metadata],
     member_indent: &str,
-) -> String {
+) -> Result<String, String> {
     let text = nb.text;
     let layout = &nb.layout;
-    let Ok((object, members)) = json::object(text, member.raw) else {
-        return text[member.value.clone()].to_owned();
-    };
+    let (object, members) = json::object(text, member.raw).map_err(|why| {
+        format!("set_cell_metadata changes metadata that cannot be read member by member ({why})")
+    })?;
     let inner = match object.items.first() {
         Some(first) => line_indent(text, first.start).to_owned(),
         None => layout.inner(member_indent),
@@ -293,7 +304,13 @@ fn metadata(
             json::member(key, &Json::from_value(value, layout), &inner, layout),
         );
     }
-    json::rebuild(text, &object, &items.into_items(), member_indent, layout)
+    Ok(json::rebuild(
+        text,
+        &object,
+        &items.into_items(),
+        member_indent,
+        layout,
+    ))
 }
 
 /// Whether a value of the file and one a host handed over are the same

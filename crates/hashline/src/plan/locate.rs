@@ -550,7 +550,7 @@ fn only_line_with(doc: &Document, hashes: &[Tag], reference: &Ref) -> Option<usi
 /// made from `version` by edits this store recorded: exact if this process
 /// recorded every step, else a hint. A step whose map names lines its
 /// texts do not have breaks the chain.
-fn chain(ctx: &PlanContext<'_>, version: &Version) -> Option<LineMap> {
+pub(crate) fn chain(ctx: &PlanContext<'_>, version: &Version) -> Option<LineMap> {
     let mut maps = Vec::new();
     let mut at = ctx.history.iter().find(|v| v.rev == ctx.rev());
     while let Some(current) = at {
