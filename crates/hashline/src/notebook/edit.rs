@@ -256,7 +256,10 @@ impl<'e, 'a> Edit<'e, 'a> {
             match op.kind.cites() {
                 Cites::Cell => {
                     let line = first.unwrap_or(0);
-                    let whole = matches!(op.kind.action(), Action::Replace | Action::Delete);
+                    let whole = matches!(
+                        op.kind.action(),
+                        Action::Replace | Action::Delete | Action::SetType
+                    );
                     if whole && self.cells.is_header(line) {
                         let cited = &cited[cited.iter().position(|c| c.op == number).unwrap_or(0)];
                         self.whole_cell_seen(cited, op.kind, line, located.from.as_deref())?;

@@ -1100,10 +1100,14 @@ fn a_cell_op_after_the_sessions_own_edit_of_the_cell_is_made() {
 }
 
 #[test]
-fn replace_cell_and_delete_cell_are_refused_unless_every_line_of_the_cell_was_seen_as_it_is() {
+fn replace_cell_delete_cell_and_set_cell_type_are_refused_unless_every_line_of_the_cell_was_seen_as_it_is(
+) {
     for op in [
         r#""op":"delete_cell""#,
         r#""op":"replace_cell","content":"x = 10""#,
+        // A code cell made markdown loses its outputs, and its source is read
+        // as another language.
+        r#""op":"set_cell_type","cellType":"markdown""#,
     ] {
         // Another writer adds lines to the cell after the read.
         let (dir, session) = open(&code_cells(true, &[("c1", "x = 1"), ("c2", "y = 2")]));
