@@ -292,16 +292,18 @@ fn an_unfit_salt_is_replaced_and_a_fit_one_kept() {
     }
 }
 
+/// An environment of `pairs` alone, as `from_env` and `off` read one.
+fn env(pairs: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Option<OsString> {
+    move |name: &str| {
+        pairs
+            .iter()
+            .find(|(k, _)| *k == name)
+            .map(|(_, v)| OsString::from(v))
+    }
+}
+
 #[test]
 fn the_folder_comes_from_the_environment_given() {
-    let env = |pairs: &'static [(&'static str, &'static str)]| {
-        move |name: &str| {
-            pairs
-                .iter()
-                .find(|(k, _)| *k == name)
-                .map(|(_, v)| OsString::from(v))
-        }
-    };
     let moved = default_dir(env(&[
         ("HASHLINE_TELEMETRY_DIR", "/x/t"),
         ("HOME", "/home/u"),
@@ -823,14 +825,6 @@ fn planted_counts_at_their_limits_add_up_without_overflow() {
 
 #[test]
 fn every_usual_way_to_say_no_turns_the_record_off() {
-    let env = |pairs: &'static [(&'static str, &'static str)]| {
-        move |name: &str| {
-            pairs
-                .iter()
-                .find(|(k, _)| *k == name)
-                .map(|(_, v)| OsString::from(v))
-        }
-    };
     for value in ["disabled", "none", "n", "0.0", "False", "disable"] {
         let pairs: &'static [(&str, &str)] = Box::leak(Box::new([("HASHLINE_TELEMETRY", value)]));
         assert!(off(env(pairs)), "{value}");
