@@ -19,7 +19,8 @@ export function scratch(t) {
 
 /**
  * The records of a telemetry folder's live file, each line parsed, after
- * this process wrote what it had queued.
+ * this process wrote what it had queued. Other test processes may share the
+ * folder: a last line without its line break is one of them still writing.
  * @param {string} dir
  * @returns {Array<Record<string, any>>}
  */
@@ -27,7 +28,9 @@ export function recorded(dir) {
   binding.flushTelemetry()
   const file = join(dir, 'telemetry.jsonl')
   if (!existsSync(file)) return []
-  return readFileSync(file, 'utf8')
+  const text = readFileSync(file, 'utf8')
+  return text
+    .slice(0, text.lastIndexOf('\n') + 1)
     .split('\n')
     .filter(Boolean)
     .map((line) => JSON.parse(line))
