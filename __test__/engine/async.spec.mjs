@@ -171,7 +171,12 @@ for (const [name, start] of [...writes, /** @type {[string, Start]} */ (['applyB
 lockingSerially('reformattedAsync aborted while an edit of the file keeps its lock stops waiting and fails with CANCELLED', async (t) => {
   const s = setup(t, undefined, 4_000)
   const lock = await holdFolderLock(t, s.dir)
-  const edit = s.hl.editAsync('a.txt', { operations: [{ op: 'replace', ref: s.refs[2], content: 'TWO' }] })
+  let editSettled = false
+  const edit = s.hl.editAsync('a.txt', { operations: [{ op: 'replace', ref: s.refs[2], content: 'TWO' }] }).finally(() => {
+    editSettled = true
+  })
+  // The edit takes the file's lock on the thread pool, then waits for the folder's.
+  t.is(await timersFired(() => editSettled, 50), 50, 'the edit waits for the folder')
   const controller = new AbortController()
   let settled = false
   const call = s.hl.reformattedAsync('a.txt', s.hl.read('a.txt').rev, { signal: controller.signal }).finally(() => {
